@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything convfail needs to build, test and re-execute models on Debian 12.
+# Idempotent: packages already present are not reinstalled; run as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates
+  libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev
+)
+if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then
+  # Model re-execution: ONNX backend test data, Node.js for the ONNX Runtime runner, PyTorch.
+  packages+=(libonnx-testdata python3 python3-torch python3-onnx python3-numpy)
+  # Node.js may come from elsewhere (with its own npm); take Debian's only when there is none.
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ONNX Runtime for Node.js, without its install script (it downloads GPU files and fails offline).
+if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f src/repro/runner/package.json ] &&
+   [ ! -d src/repro/runner/node_modules/onnxruntime-node ]; then
+  echo "install-deps: npm install (onnxruntime-node) in src/repro/runner"
+  (cd src/repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+echo "install-deps: ok"

@@ -1,0 +1,22 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/migrations.h"
+
+namespace convfail {
+
+void add_init_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "init", "Create the database, or migrate it to this version's schema (every other command\n"
+              "also migrates on open).");
+  cmd->callback([&ctx] {
+    Db db(ctx.db_path);
+    int before = db.user_version();
+    int applied = migrate(db);
+    std::cout << ctx.db_path << ": schema version " << db.user_version();
+    if (applied) std::cout << " (migrated from " << before << ", " << applied << " migration(s))";
+    std::cout << "\n";
+  });
+}
+
+}  // namespace convfail

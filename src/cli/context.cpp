@@ -1,0 +1,17 @@
+#include "cli/context.h"
+
+#include <unistd.h>
+
+#include "core/migrations.h"
+
+namespace convfail {
+
+Db& Context::db() {
+  if (!db_) db_ = open_database(db_path);
+  return *db_;
+}
+
+bool Context::stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+bool Context::stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+}  // namespace convfail

@@ -1,0 +1,28 @@
+// What every subcommand shares: global options and the lazily opened, migrated database.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/db.h"
+
+namespace convfail {
+
+class Context {
+ public:
+  // --db PATH, else $CONVFAIL_DB, else ./convfail.db
+  std::string db_path;
+  // --data-dir, else $CONVFAIL_DATA_DIR, else the build's data/ folder.
+  std::string data_dir;
+
+  // Opens and migrates the database on first use.
+  Db& db();
+  // True when stdout is a terminal (colours, progress lines).
+  static bool stdout_is_tty();
+  static bool stderr_is_tty();
+
+ private:
+  std::unique_ptr<Db> db_;
+};
+
+}  // namespace convfail

@@ -1,0 +1,65 @@
+// convfail: mine, classify and re-execute failure reports of DL model converters.
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+using namespace convfail;
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Context ctx;
+  ctx.db_path = env_or("CONVFAIL_DB", "convfail.db");
+  ctx.data_dir = env_or("CONVFAIL_DATA_DIR", CONVFAIL_DEFAULT_DATA_DIR);
+
+  CLI::App app{
+      "convfail mines, classifies and re-executes failure reports of deep-learning model\n"
+      "converters (torch.onnx, tf2onnx, ...) after Jajal et al., ISSTA 2024.",
+      "convfail"};
+  app.set_version_flag("--version", std::string("convfail ") + CONVFAIL_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+  app.add_option("--db", ctx.db_path, "SQLite database file (env CONVFAIL_DB)")
+      ->capture_default_str();
+  app.add_option("--data-dir", ctx.data_dir,
+                 "folder with taxonomy.json and rules/ (env CONVFAIL_DATA_DIR)")
+      ->capture_default_str();
+
+  add_init_command(app, ctx);
+  add_import_command(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "convfail: " << e.what() << "\n";
+    std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "convfail: " << e.what() << "\n";
+    return 2;
+  } catch (const UserError& e) {
+    std::cerr << "convfail: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "convfail: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,154 @@
+#include "core/db.h"
+
+#include "core/error.h"
+
+namespace convfail {
+
+Db::Db(const std::string& path) : path_(path) {
+  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw UserError("cannot open database " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_extended_result_codes(db_, 1);
+  try {
+    // A file that is not a database fails here, on the first read.
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA foreign_keys=ON");
+    exec("PRAGMA synchronous=NORMAL");
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Db::~Db() { sqlite3_close_v2(db_); }
+
+void Db::fail(const std::string& context) const {
+  throw UserError("database " + path_ + ": " + context + ": " + sqlite3_errmsg(db_));
+}
+
+void Db::exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw UserError("database " + path_ + ": " + msg);
+  }
+}
+
+std::int64_t Db::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+int Db::changes() const { return sqlite3_changes(db_); }
+
+std::int64_t Db::scalar(std::string_view sql) {
+  Stmt st(*this, sql);
+  return st.step() ? st.int64(0) : 0;
+}
+
+int Db::user_version() { return static_cast<int>(scalar("PRAGMA user_version")); }
+
+void Db::set_user_version(int version) {
+  exec("PRAGMA user_version=" + std::to_string(version));
+}
+
+Stmt::Stmt(Db& db, std::string_view sql) : db_(&db) {
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK) {
+    db.fail("prepare");
+  }
+}
+
+Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt& Stmt::bind(int index, std::int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+Stmt& Stmt::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+Stmt& Stmt::bind(int index, std::string_view value) {
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                        SQLITE_TRANSIENT) != SQLITE_OK) {
+    db_->fail("bind");
+  }
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+Stmt& Stmt::bind(int index, const std::optional<std::string>& value) {
+  return value ? bind(index, std::string_view(*value)) : bind_null(index);
+}
+
+Stmt& Stmt::bind(int index, const std::optional<std::int64_t>& value) {
+  return value ? bind(index, *value) : bind_null(index);
+}
+
+bool Stmt::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_->fail("step");
+}
+
+void Stmt::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+std::int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
+
+std::string Stmt::text(int col) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, col);
+  if (!p) return {};
+  return std::string(reinterpret_cast<const char*>(p),
+                     static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
+std::optional<std::string> Stmt::opt_text(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return text(col);
+}
+
+std::optional<std::int64_t> Stmt::opt_int64(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return int64(col);
+}
+
+int Stmt::column_count() const { return sqlite3_column_count(stmt_); }
+std::string Stmt::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
+
+Transaction::Transaction(Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace convfail

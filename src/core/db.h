@@ -1,0 +1,99 @@
+// A thin RAII layer over the SQLite C API: a connection, prepared statements, transactions.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace convfail {
+
+class Db;
+
+// A prepared statement. Bind parameters by 1-based index, step(), read columns by 0-based index.
+class Stmt {
+ public:
+  Stmt(Db& db, std::string_view sql);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt(Stmt&& other) noexcept;
+
+  Stmt& bind(int index, std::int64_t value);
+  Stmt& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+  Stmt& bind(int index, double value);
+  Stmt& bind(int index, std::string_view value);
+  Stmt& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  Stmt& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
+  Stmt& bind_null(int index);
+  // Binds the value, or NULL when it is empty.
+  Stmt& bind(int index, const std::optional<std::string>& value);
+  Stmt& bind(int index, const std::optional<std::int64_t>& value);
+
+  // Returns true while a row is available; false when done. Throws on error.
+  bool step();
+  // Runs a statement that returns no rows (step until done), then resets it for reuse.
+  void run();
+  void reset();
+
+  bool is_null(int col) const;
+  std::int64_t int64(int col) const;
+  double real(int col) const;
+  std::string text(int col) const;  // "" for NULL
+  std::optional<std::string> opt_text(int col) const;
+  std::optional<std::int64_t> opt_int64(int col) const;
+  int column_count() const;
+  std::string column_name(int col) const;
+
+  sqlite3_stmt* handle() { return stmt_; }
+
+ private:
+  Db* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// A database connection with WAL, foreign keys and a busy timeout. Does not migrate by itself:
+// see migrations.h.
+class Db {
+ public:
+  explicit Db(const std::string& path);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  void exec(std::string_view sql);
+  Stmt prepare(std::string_view sql) { return Stmt(*this, sql); }
+  std::int64_t last_insert_id() const;
+  int changes() const;
+  // Runs a query expected to return one integer (0 when no row).
+  std::int64_t scalar(std::string_view sql);
+
+  int user_version();
+  void set_user_version(int version);
+
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }
+  [[noreturn]] void fail(const std::string& context) const;
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+// BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() was called.
+class Transaction {
+ public:
+  explicit Transaction(Db& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Db& db_;
+  bool done_ = false;
+};
+
+}  // namespace convfail

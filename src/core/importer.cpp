@@ -1,0 +1,179 @@
+#include "core/importer.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/issue_store.h"
+#include "core/json_util.h"
+
+namespace convfail {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UserError(path + ": read error");
+  return ss.str();
+}
+
+std::int64_t line_at(std::string_view text, std::size_t offset) {
+  std::int64_t line = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+// One issue object, from either shape, into the store.
+void import_object(IssueStore& store, const Json& obj, const ImportOptions& options,
+                   ImportCounts& counts) {
+  if (!obj.is_object()) throw UserError("not a JSON object");
+  if (!obj.contains("number")) throw UserError("missing \"number\"");
+  if (!obj["number"].is_number_integer()) throw UserError("\"number\" is not an integer");
+  std::optional<std::string> repo = opt_string(obj, "repo");
+  if (!repo) repo = repo_from_issue_urls(obj);
+  if (!repo) repo = options.default_repo;
+  if (!repo) {
+    throw UserError(
+        "no repository: the object has no \"repo\", \"repository_url\" or \"html_url\" "
+        "(pass --repo OWNER/NAME)");
+  }
+  if (repo->find('/') == std::string::npos) throw UserError("bad repository \"" + *repo + "\"");
+  std::int64_t id = 0;
+  switch (store.upsert_issue(*repo, obj, &id)) {
+    case UpsertResult::kInserted: ++counts.inserted; break;
+    case UpsertResult::kUpdated: ++counts.updated; break;
+    case UpsertResult::kUnchanged: ++counts.unchanged; break;
+    case UpsertResult::kStale: ++counts.stale; return;  // keep the newer stored thread
+  }
+  if (obj.contains("pull_request") && !obj["pull_request"].is_null()) ++counts.pull_requests;
+  auto c = obj.find("comments");
+  if (c != obj.end() && c->is_array() && store.store_comments(id, *c)) ++counts.comment_sets_changed;
+  auto t = obj.find("timeline");
+  if (t != obj.end() && !t->is_null() && store.store_timeline(id, *repo, *t))
+    ++counts.timelines_changed;
+}
+
+void import_text(IssueStore& store, const std::string& path, std::string_view text,
+                 const ImportOptions& options, ImportCounts& counts) {
+  std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return;  // an empty file holds no issues
+  std::int64_t n = 0;
+  auto one = [&](std::int64_t line, std::string_view element) {
+    Json obj;
+    try {
+      obj = Json::parse(element);
+    } catch (const Json::parse_error& e) {
+      throw UserError(path + ":" + std::to_string(line) + ": malformed JSON: " + e.what());
+    }
+    try {
+      import_object(store, obj, options, counts);
+    } catch (const UserError& e) {
+      throw UserError(path + ":" + std::to_string(line) + ": " + e.what());
+    }
+    if (options.progress) options.progress(path, ++n);
+  };
+  if (text[first] == '[') {
+    std::vector<std::pair<std::int64_t, std::string_view>> elements;
+    try {
+      elements = split_json_array(text);
+    } catch (const UserError& e) {
+      throw UserError(path + ":" + e.what());
+    }
+    for (auto& [line, element] : elements) one(line, element);
+    return;
+  }
+  // JSONL: one object per non-blank line.
+  std::size_t pos = 0;
+  std::int64_t line = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    ++line;
+    std::string_view row = text.substr(pos, end - pos);
+    if (row.find_first_not_of(" \t\r") != std::string_view::npos) one(line, row);
+    pos = end + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::int64_t, std::string_view>> split_json_array(std::string_view text) {
+  std::vector<std::pair<std::int64_t, std::string_view>> out;
+  std::size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || text[i] != '[')
+    throw UserError(std::to_string(line_at(text, i)) + ": expected a JSON array");
+  ++i;
+  std::int64_t line = line_at(text, i);
+  auto skip_ws = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
+                               text[i] == '\n')) {
+      if (text[i] == '\n') ++line;
+      ++i;
+    }
+  };
+  skip_ws();
+  if (i < text.size() && text[i] == ']') return out;
+  while (true) {
+    skip_ws();
+    if (i >= text.size()) throw UserError(std::to_string(line) + ": unterminated array");
+    std::size_t start = i;
+    std::int64_t start_line = line;
+    int depth = 0;
+    bool in_string = false;
+    // Scan one value: track strings (with escapes) and bracket depth.
+    for (; i < text.size(); ++i) {
+      char ch = text[i];
+      if (ch == '\n') ++line;
+      if (in_string) {
+        if (ch == '\\') {
+          ++i;
+        } else if (ch == '"') {
+          in_string = false;
+        }
+        continue;
+      }
+      if (ch == '"') {
+        in_string = true;
+      } else if (ch == '{' || ch == '[') {
+        ++depth;
+      } else if (ch == '}' || ch == ']') {
+        if (depth == 0) break;  // the closing bracket of the outer array
+        --depth;
+      } else if (ch == ',' && depth == 0) {
+        break;
+      }
+    }
+    if (i >= text.size()) throw UserError(std::to_string(start_line) + ": unterminated array");
+    std::string_view element = text.substr(start, i - start);
+    while (!element.empty() && (element.back() == ' ' || element.back() == '\n' ||
+                                element.back() == '\r' || element.back() == '\t'))
+      element.remove_suffix(1);
+    if (element.empty()) throw UserError(std::to_string(start_line) + ": empty array element");
+    out.emplace_back(start_line, element);
+    if (text[i] == ']') {
+      ++i;
+      skip_ws();
+      if (i != text.size()) throw UserError(std::to_string(line) + ": text after the array");
+      return out;
+    }
+    ++i;  // the comma
+  }
+}
+
+ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
+                          const ImportOptions& options) {
+  ImportCounts counts;
+  Transaction tx(db);
+  IssueStore store(db);
+  for (const std::string& path : paths) {
+    std::string text = read_file(path);
+    import_text(store, path, text, options, counts);
+  }
+  tx.commit();
+  return counts;
+}
+
+}  // namespace convfail

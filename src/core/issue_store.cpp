@@ -1,0 +1,284 @@
+#include "core/issue_store.h"
+
+#include <cctype>
+#include <regex>
+
+#include "core/error.h"
+
+namespace convfail {
+namespace {
+
+// Labels come as ["name", ...] (flattened) or [{"name": ...}, ...] (REST).
+std::vector<std::string> label_names(const Json& issue) {
+  std::vector<std::string> out;
+  auto it = issue.find("labels");
+  if (it == issue.end() || !it->is_array()) return out;
+  for (const Json& l : *it) {
+    if (l.is_string()) {
+      out.push_back(l.get<std::string>());
+    } else if (l.is_object()) {
+      if (auto n = opt_string(l, "name")) out.push_back(*n);
+    }
+  }
+  return out;
+}
+
+// Author: REST user.login, or flattened "author".
+std::optional<std::string> author_of(const Json& j) {
+  if (auto login = opt_nested_string(j, "user", "login")) return login;
+  return opt_string(j, "author");
+}
+
+// The raw JSON we keep for an issue: the object without embedded comment/timeline arrays
+// (those are stored in their own tables).
+std::string issue_raw(const Json& issue) {
+  if (!issue.contains("timeline") && !(issue.contains("comments") && issue["comments"].is_array()))
+    return issue.dump();
+  Json copy = issue;
+  copy.erase("timeline");
+  if (copy.contains("comments") && copy["comments"].is_array()) copy.erase("comments");
+  return copy.dump();
+}
+
+}  // namespace
+
+std::optional<std::string> repo_from_issue_urls(const Json& issue) {
+  static const std::regex api(R"(/repos/([^/]+)/([^/?#]+)/?$)");
+  static const std::regex html(R"(^https?://[^/]+/([^/]+)/([^/]+)/(issues|pull)/\d+)");
+  std::smatch m;
+  if (auto u = opt_string(issue, "repository_url")) {
+    if (std::regex_search(*u, m, api)) return m[1].str() + "/" + m[2].str();
+  }
+  if (auto u = opt_string(issue, "html_url")) {
+    if (std::regex_search(*u, m, html)) return m[1].str() + "/" + m[2].str();
+  }
+  return std::nullopt;
+}
+
+bool timeline_has_fix_link(const std::string& repo, const Json& events) {
+  if (!events.is_array()) return false;
+  auto same_repo = [&](const std::string& other) {
+    if (other.size() != repo.size()) return false;
+    for (std::size_t i = 0; i < repo.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(repo[i])) !=
+          std::tolower(static_cast<unsigned char>(other[i])))
+        return false;
+    return true;
+  };
+  for (const Json& e : events) {
+    if (!e.is_object()) continue;
+    std::string event = opt_string(e, "event").value_or("");
+    bool has_commit = opt_string(e, "commit_id").has_value();
+    if ((event == "closed" || event == "referenced") && has_commit) return true;
+    if (event == "connected") return true;
+    if (event == "cross-referenced") {
+      auto src = e.find("source");
+      if (src == e.end() || !src->is_object()) continue;
+      auto issue = src->find("issue");
+      if (issue == src->end() || !issue->is_object()) continue;
+      if (opt_string(*issue, "state").value_or("") != "closed") continue;
+      std::optional<std::string> src_repo = opt_nested_string(*issue, "repository", "full_name");
+      if (!src_repo) src_repo = repo_from_issue_urls(*issue);
+      if (src_repo && same_repo(*src_repo)) return true;
+    }
+  }
+  return false;
+}
+
+IssueStore::IssueStore(Db& db)
+    : db_(db),
+      select_issue_(db, "SELECT id, updated_at, raw_json FROM issues WHERE repo_id=? AND number=?"),
+      insert_issue_(db,
+                    "INSERT INTO issues (repo_id, number, github_id, title, body, state, author, "
+                    "author_association, created_at, updated_at, closed_at, html_url, "
+                    "is_pull_request, comment_count, raw_json) "
+                    "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
+      update_issue_(db,
+                    "UPDATE issues SET github_id=?3, title=?4, body=?5, state=?6, author=?7, "
+                    "author_association=?8, created_at=?9, updated_at=?10, closed_at=?11, "
+                    "html_url=?12, is_pull_request=?13, comment_count=?14, raw_json=?15, "
+                    "stored_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?16"),
+      delete_labels_(db, "DELETE FROM issue_labels WHERE issue_id=?"),
+      insert_label_(db, "INSERT OR IGNORE INTO issue_labels (issue_id, name) VALUES (?, ?)"),
+      select_comments_(db, "SELECT raw_json FROM comments WHERE issue_id=? ORDER BY position"),
+      delete_comments_(db, "DELETE FROM comments WHERE issue_id=?"),
+      insert_comment_(db,
+                      "INSERT INTO comments (issue_id, position, github_id, author, "
+                      "author_association, created_at, updated_at, body, raw_json) "
+                      "VALUES (?,?,?,?,?,?,?,?,?)"),
+      select_events_(db, "SELECT raw_json FROM timeline_events WHERE issue_id=? ORDER BY position"),
+      delete_events_(db, "DELETE FROM timeline_events WHERE issue_id=?"),
+      insert_event_(db,
+                    "INSERT INTO timeline_events (issue_id, position, event, actor, created_at, "
+                    "commit_id, source_repo, source_number, source_is_pull_request, "
+                    "source_state, raw_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)"),
+      set_fix_link_(db, "UPDATE issues SET has_fix_link=? WHERE id=? AND has_fix_link<>?1") {}
+
+std::int64_t IssueStore::repository_id(const std::string& full_name) {
+  auto it = repo_ids_.find(full_name);
+  if (it != repo_ids_.end()) return it->second;
+  Stmt ins(db_, "INSERT INTO repositories (full_name) VALUES (?) ON CONFLICT DO NOTHING");
+  ins.bind(1, full_name).run();
+  Stmt sel(db_, "SELECT id FROM repositories WHERE full_name=?");
+  sel.bind(1, full_name);
+  if (!sel.step()) db_.fail("repository lookup");
+  std::int64_t id = sel.int64(0);
+  repo_ids_[full_name] = id;
+  return id;
+}
+
+std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std::int64_t number) {
+  Stmt sel(db_,
+           "SELECT i.id FROM issues i JOIN repositories r ON r.id=i.repo_id "
+           "WHERE r.full_name=? AND i.number=?");
+  sel.bind(1, repo).bind(2, number);
+  if (!sel.step()) return std::nullopt;
+  return sel.int64(0);
+}
+
+UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue,
+                                      std::int64_t* issue_id) {
+  if (!issue.is_object()) throw UserError("issue is not a JSON object");
+  auto number = opt_int(issue, "number");
+  if (!number) throw UserError("issue has no integer \"number\"");
+  std::int64_t repo_id = repository_id(repo);
+  std::optional<std::string> updated = opt_string(issue, "updated_at");
+  std::string raw = issue_raw(issue);
+
+  select_issue_.bind(1, repo_id).bind(2, *number);
+  std::optional<std::int64_t> existing;
+  std::optional<std::string> stored_updated;
+  std::string stored_raw;
+  if (select_issue_.step()) {
+    existing = select_issue_.int64(0);
+    stored_updated = select_issue_.opt_text(1);
+    stored_raw = select_issue_.text(2);
+  }
+  select_issue_.reset();
+
+  if (existing) {
+    *issue_id = *existing;
+    if (updated && stored_updated) {
+      // ISO 8601 timestamps in one format compare as strings.
+      if (*updated < *stored_updated) return UpsertResult::kStale;
+      if (*updated == *stored_updated) return UpsertResult::kUnchanged;
+    } else if (raw == stored_raw) {
+      return UpsertResult::kUnchanged;
+    }
+  }
+
+  Stmt& st = existing ? update_issue_ : insert_issue_;
+  auto comment_count = opt_int(issue, "comments");
+  if (!comment_count) {
+    auto c = issue.find("comments");
+    if (c != issue.end() && c->is_array()) comment_count = static_cast<std::int64_t>(c->size());
+  }
+  st.bind(1, repo_id)
+      .bind(2, *number)
+      .bind(3, opt_int(issue, "id"))
+      .bind(4, opt_string(issue, "title").value_or(""))
+      .bind(5, opt_string(issue, "body"))
+      .bind(6, opt_string(issue, "state"))
+      .bind(7, author_of(issue))
+      .bind(8, opt_string(issue, "author_association"))
+      .bind(9, opt_string(issue, "created_at"))
+      .bind(10, updated)
+      .bind(11, opt_string(issue, "closed_at"))
+      .bind(12, opt_string(issue, "html_url"))
+      .bind(13, static_cast<std::int64_t>(issue.contains("pull_request") &&
+                                          !issue["pull_request"].is_null()))
+      .bind(14, comment_count)
+      .bind(15, raw);
+  if (existing) st.bind(16, *existing);
+  st.run();
+  if (!existing) *issue_id = db_.last_insert_id();
+
+  delete_labels_.bind(1, *issue_id).run();
+  for (const std::string& name : label_names(issue)) {
+    insert_label_.bind(1, *issue_id).bind(2, name).run();
+  }
+  return existing ? UpsertResult::kUpdated : UpsertResult::kInserted;
+}
+
+bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
+  if (!comments.is_array()) throw UserError("\"comments\" is not an array");
+  std::vector<std::string> raws;
+  for (const Json& c : comments) {
+    if (!c.is_object()) throw UserError("a comment is not a JSON object");
+    raws.push_back(c.dump());
+  }
+  select_comments_.bind(1, issue_id);
+  std::vector<std::string> stored;
+  while (select_comments_.step()) stored.push_back(select_comments_.text(0));
+  select_comments_.reset();
+  if (stored == raws) return false;
+
+  delete_comments_.bind(1, issue_id).run();
+  std::int64_t pos = 0;
+  for (const Json& c : comments) {
+    insert_comment_.bind(1, issue_id)
+        .bind(2, pos)
+        .bind(3, opt_int(c, "id"))
+        .bind(4, author_of(c))
+        .bind(5, opt_string(c, "author_association"))
+        .bind(6, opt_string(c, "created_at"))
+        .bind(7, opt_string(c, "updated_at"))
+        .bind(8, opt_string(c, "body"))
+        .bind(9, raws[static_cast<std::size_t>(pos)])
+        .run();
+    ++pos;
+  }
+  return true;
+}
+
+bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
+                                const Json& events) {
+  if (!events.is_array()) throw UserError("\"timeline\" is not an array");
+  std::vector<std::string> raws;
+  for (const Json& e : events) {
+    if (!e.is_object()) throw UserError("a timeline event is not a JSON object");
+    raws.push_back(e.dump());
+  }
+  select_events_.bind(1, issue_id);
+  std::vector<std::string> stored;
+  while (select_events_.step()) stored.push_back(select_events_.text(0));
+  select_events_.reset();
+  if (stored == raws) return false;
+
+  delete_events_.bind(1, issue_id).run();
+  std::int64_t pos = 0;
+  for (const Json& e : events) {
+    std::optional<std::string> src_repo, src_state;
+    std::optional<std::int64_t> src_number, src_is_pr;
+    auto src = e.find("source");
+    if (src != e.end() && src->is_object() && src->contains("issue") &&
+        (*src)["issue"].is_object()) {
+      const Json& si = (*src)["issue"];
+      src_repo = opt_nested_string(si, "repository", "full_name");
+      if (!src_repo) src_repo = repo_from_issue_urls(si);
+      src_number = opt_int(si, "number");
+      src_state = opt_string(si, "state");
+      src_is_pr = static_cast<std::int64_t>(si.contains("pull_request") &&
+                                            !si["pull_request"].is_null());
+    }
+    std::optional<std::string> actor = opt_nested_string(e, "actor", "login");
+    insert_event_.bind(1, issue_id)
+        .bind(2, pos)
+        .bind(3, opt_string(e, "event"))
+        .bind(4, actor)
+        .bind(5, opt_string(e, "created_at"))
+        .bind(6, opt_string(e, "commit_id"))
+        .bind(7, src_repo)
+        .bind(8, src_number)
+        .bind(9, src_is_pr)
+        .bind(10, src_state)
+        .bind(11, raws[static_cast<std::size_t>(pos)])
+        .run();
+    ++pos;
+  }
+  std::int64_t fix = timeline_has_fix_link(repo, events) ? 1 : 0;
+  set_fix_link_.bind(1, fix).bind(2, issue_id).run();
+  return true;
+}
+
+}  // namespace convfail

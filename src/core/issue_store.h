@@ -1,0 +1,65 @@
+// The issue store: idempotent upserts of issues, labels, comments and timeline events from
+// GitHub REST objects or the flattened dump shape. Shared by `import` and the crawler.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/db.h"
+#include "core/json_util.h"
+
+namespace convfail {
+
+enum class UpsertResult { kInserted, kUpdated, kUnchanged, kStale };
+
+// Whether a timeline links the issue to a fix (the study's data-availability filter): closed with
+// a commit_id, referenced with a commit_id, cross-referenced from a closed issue or pull request
+// of the same repository, or connected.
+bool timeline_has_fix_link(const std::string& repo, const Json& events);
+
+class IssueStore {
+ public:
+  explicit IssueStore(Db& db);
+
+  // Repository id for "owner/name", created on first use.
+  std::int64_t repository_id(const std::string& full_name);
+
+  // Upserts one issue object (REST or flattened shape) of repository `repo`. A newer updated_at
+  // replaces the stored copy, an older one is ignored (kStale), an identical one changes nothing.
+  // Throws UserError when `number` is missing. Embedded "comments"/"timeline" arrays are NOT
+  // handled here (see store_comments / store_timeline). Sets *issue_id.
+  UpsertResult upsert_issue(const std::string& repo, const Json& issue, std::int64_t* issue_id);
+
+  // Replaces an issue's comments with `comments` (REST or flattened objects) unless they are the
+  // same as stored. Returns true when something changed.
+  bool store_comments(std::int64_t issue_id, const Json& comments);
+
+  // Replaces an issue's timeline with `events` unless unchanged, and recomputes has_fix_link.
+  bool store_timeline(std::int64_t issue_id, const std::string& repo, const Json& events);
+
+  // The issue id of repo#number, if stored.
+  std::optional<std::int64_t> find_issue(const std::string& repo, std::int64_t number);
+
+ private:
+  Db& db_;
+  std::map<std::string, std::int64_t> repo_ids_;
+  Stmt select_issue_;
+  Stmt insert_issue_;
+  Stmt update_issue_;
+  Stmt delete_labels_;
+  Stmt insert_label_;
+  Stmt select_comments_;
+  Stmt delete_comments_;
+  Stmt insert_comment_;
+  Stmt select_events_;
+  Stmt delete_events_;
+  Stmt insert_event_;
+  Stmt set_fix_link_;
+};
+
+// "owner/name" from a REST issue's repository_url or html_url; nullopt when neither parses.
+std::optional<std::string> repo_from_issue_urls(const Json& issue);
+
+}  // namespace convfail

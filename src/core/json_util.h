@@ -1,0 +1,35 @@
+// Null-tolerant accessors for GitHub JSON, where any field may be missing or null.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace convfail {
+
+using Json = nlohmann::json;
+
+// The string at key, or nullopt when missing, null or not a string.
+inline std::optional<std::string> opt_string(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+inline std::optional<std::int64_t> opt_int(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
+}
+
+// j[key][sub] as a string, e.g. user.login.
+inline std::optional<std::string> opt_nested_string(const Json& j, const char* key,
+                                                    const char* sub) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return std::nullopt;
+  return opt_string(*it, sub);
+}
+
+}  // namespace convfail

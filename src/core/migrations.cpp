@@ -1,0 +1,67 @@
+#include "core/migrations.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace convfail {
+
+struct EmbeddedFile {
+  const char* name;
+  const char* text;
+};
+extern const EmbeddedFile kMigrations[];
+extern const std::size_t kMigrations_count;
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> all = [] {
+    std::vector<Migration> out;
+    for (std::size_t i = 0; i < kMigrations_count; ++i) {
+      std::string name = kMigrations[i].name;
+      int version = std::atoi(name.c_str());
+      if (version <= 0) continue;  // not a numbered migration
+      out.push_back({version, name, kMigrations[i].text});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Migration& a, const Migration& b) { return a.version < b.version; });
+    return out;
+  }();
+  return all;
+}
+
+int schema_version() { return migrations().empty() ? 0 : migrations().back().version; }
+
+int migrate(Db& db) {
+  int current = db.user_version();
+  if (current > schema_version()) {
+    throw UserError("database " + db.path() + " has schema version " + std::to_string(current) +
+                    ", newer than this convfail (" + std::to_string(schema_version()) +
+                    "); upgrade convfail to open it");
+  }
+  if (current == schema_version()) return 0;
+  Transaction tx(db);
+  // Re-read under the write lock: another process may have migrated meanwhile.
+  current = db.user_version();
+  int applied = 0;
+  for (const Migration& m : migrations()) {
+    if (m.version <= current) continue;
+    try {
+      db.exec(m.sql);
+    } catch (const UserError& e) {
+      throw UserError("migration " + m.name + " failed: " + e.what());
+    }
+    ++applied;
+  }
+  db.set_user_version(schema_version());
+  tx.commit();
+  return applied;
+}
+
+std::unique_ptr<Db> open_database(const std::string& path) {
+  auto db = std::make_unique<Db>(path);
+  migrate(*db);
+  return db;
+}
+
+}  // namespace convfail

@@ -1,0 +1,155 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "core/error.h"
+#include "core/importer.h"
+#include "core/issue_store.h"
+#include "core/migrations.h"
+#include "test_helpers.h"
+
+using namespace convfail;
+
+namespace {
+
+// Row counts of every table that import touches: the "database unchanged" fingerprint.
+std::string fingerprint(Db& db) {
+  std::string out;
+  for (const char* t : {"repositories", "issues", "issue_labels", "comments", "timeline_events"}) {
+    out += std::string(t) + "=" + std::to_string(db.scalar(std::string("SELECT count(*) FROM ") + t)) + " ";
+  }
+  Stmt st(db, "SELECT group_concat(raw_json, '|') FROM issues");
+  st.step();
+  return out + st.text(0);
+}
+
+const char* kRestArray = R"([
+  {"id": 11, "number": 1, "title": "Export fails for GridSample", "state": "closed",
+   "user": {"login": "alice"}, "labels": [{"name": "module: onnx"}, {"name": "triaged"}],
+   "created_at": "2023-01-01T00:00:00Z", "updated_at": "2023-01-02T00:00:00Z",
+   "closed_at": "2023-01-02T00:00:00Z", "comments": 0,
+   "repository_url": "https://api.github.com/repos/pytorch/pytorch",
+   "html_url": "https://github.com/pytorch/pytorch/issues/1", "body": "RuntimeError: boom"},
+  {"id": 12, "number": 2, "title": "A pull request", "state": "closed",
+   "user": {"login": "bob"}, "labels": [], "pull_request": {"url": "x"},
+   "created_at": "2023-01-01T00:00:00Z", "updated_at": "2023-01-01T00:00:00Z",
+   "repository_url": "https://api.github.com/repos/pytorch/pytorch", "body": null}
+])";
+
+}  // namespace
+
+TEST_CASE("import: REST array, idempotent on re-import") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  std::string f = dir.write("rest.json", kRestArray);
+  ImportCounts c = import_files(*db, {f});
+  CHECK(c.inserted == 2);
+  CHECK(c.pull_requests == 1);
+  CHECK(db->scalar("SELECT count(*) FROM issues WHERE is_pull_request=1") == 1);
+  CHECK(db->scalar("SELECT count(*) FROM issue_labels") == 2);
+  std::string before = fingerprint(*db);
+  ImportCounts again = import_files(*db, {f});
+  CHECK(again.inserted == 0);
+  CHECK(again.updated == 0);
+  CHECK(again.unchanged == 2);
+  CHECK(fingerprint(*db) == before);
+}
+
+TEST_CASE("import: flattened JSONL with comments; newer updated_at replaces, older is ignored") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  std::string v1 = dir.write(
+      "v1.jsonl",
+      R"({"repo":"onnx/tensorflow-onnx","number":5,"title":"old","state":"closed","labels":["bug"],"author":"a","updated_at":"2022-01-01T00:00:00Z","body":"b","comments":[{"author":"c","created_at":"2022-01-01","body":"first"}]})"
+      "\n\n");
+  std::string v2 = dir.write(
+      "v2.jsonl",
+      R"({"repo":"onnx/tensorflow-onnx","number":5,"title":"new","state":"closed","labels":["bug","fixed"],"author":"a","updated_at":"2022-02-01T00:00:00Z","body":"b","comments":[{"author":"c","body":"first"},{"author":"d","body":"second"}]})");
+  import_files(*db, {v1});
+  CHECK(db->scalar("SELECT count(*) FROM comments") == 1);
+  ImportCounts c = import_files(*db, {v2});
+  CHECK(c.updated == 1);
+  CHECK(db->scalar("SELECT count(*) FROM comments") == 2);
+  CHECK(db->scalar("SELECT count(*) FROM issue_labels") == 2);
+  ImportCounts old = import_files(*db, {v1});
+  CHECK(old.stale == 1);
+  Stmt st(*db, "SELECT title FROM issues");
+  REQUIRE(st.step());
+  CHECK(st.text(0) == "new");
+  CHECK(db->scalar("SELECT count(*) FROM comments") == 2);
+}
+
+TEST_CASE("import: FTS index follows inserts and updates") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  import_files(*db, {dir.write("a.jsonl", R"({"repo":"a/b","number":1,"title":"GridSample unsupported","updated_at":"1","comments":[{"body":"INTERNAL ASSERT FAILED at graph.cpp"}]})")});
+  CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 1);
+  CHECK(db->scalar("SELECT count(*) FROM comments_fts WHERE comments_fts MATCH '\"INTERNAL ASSERT\"'") == 1);
+  import_files(*db, {dir.write("b.jsonl", R"({"repo":"a/b","number":1,"title":"Resize mismatch","updated_at":"2","comments":[]})")});
+  CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 0);
+  CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'resize'") == 1);
+  CHECK(db->scalar("SELECT count(*) FROM comments_fts WHERE comments_fts MATCH 'assert'") == 0);
+}
+
+TEST_CASE("import: malformed input names file:line and leaves the database unchanged") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  std::string good = dir.write("good.json", kRestArray);
+  import_files(*db, {good});
+  std::string before = fingerprint(*db);
+
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {"badjson.jsonl", "{\"repo\":\"a/b\",\"number\":1}\n{\"repo\": \"a/b\", \"number\": 2,,}\n",
+       "badjson.jsonl:2: malformed JSON"},
+      {"notobject.jsonl", "{\"repo\":\"a/b\",\"number\":3}\n[1,2]\n", "notobject.jsonl:2: not a JSON object"},
+      {"nonumber.jsonl", "{\"repo\":\"a/b\",\"number\":4}\n\n{\"repo\":\"a/b\",\"title\":\"x\"}\n",
+       "nonumber.jsonl:3: missing \"number\""},
+      {"norepo.jsonl", "{\"number\":4}\n", "norepo.jsonl:1: no repository"},
+      {"badarray.json", "[\n {\"repo\":\"a/b\",\"number\":7},\n {\"repo\":\"a/b\"}\n]\n",
+       "badarray.json:3: missing \"number\""},
+      {"truncated.json", "[\n {\"repo\":\"a/b\",\"number\":7},\n {\"repo\":\"a/b\", \"number\": 8",
+       "truncated.json:3: unterminated array"},
+      {"badcomments.jsonl", "{\"repo\":\"a/b\",\"number\":9,\"comments\":[1]}\n",
+       "badcomments.jsonl:1: a comment is not a JSON object"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::string path = dir.write(c.name, c.text);
+    // A good file before the bad one must be rolled back too.
+    CHECK_THROWS_WITH_AS(import_files(*db, {dir.write("ok.jsonl", "{\"repo\":\"z/z\",\"number\":1}"), path}),
+                         doctest::Contains(c.expect.c_str()), UserError);
+    CHECK(fingerprint(*db) == before);
+  }
+}
+
+TEST_CASE("split_json_array keeps strings with brackets and escaped quotes intact") {
+  auto parts = split_json_array("[{\"a\":\"]\\\"}\"},\n\n {\"b\":[1,2]}]");
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0].first == 1);
+  CHECK(parts[0].second == "{\"a\":\"]\\\"}\"}");
+  CHECK(parts[1].first == 3);
+  CHECK(split_json_array("  [ ]").empty());
+}
+
+TEST_CASE("has_fix_link follows the study's four rules") {
+  const std::string repo = "pytorch/pytorch";
+  auto j = [](const char* s) { return Json::parse(s); };
+  CHECK_FALSE(timeline_has_fix_link(repo, j("[]")));
+  CHECK_FALSE(timeline_has_fix_link(repo, j(R"([{"event":"closed","commit_id":null}])")));
+  CHECK(timeline_has_fix_link(repo, j(R"([{"event":"closed","commit_id":"abc"}])")));
+  CHECK(timeline_has_fix_link(repo, j(R"([{"event":"referenced","commit_id":"abc"}])")));
+  CHECK(timeline_has_fix_link(repo, j(R"([{"event":"connected"}])")));
+  CHECK(timeline_has_fix_link(
+      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","pull_request":{},"repository":{"full_name":"pytorch/pytorch"}}}}])")));
+  // Open source issue, or another repository: no.
+  CHECK_FALSE(timeline_has_fix_link(
+      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"open","repository":{"full_name":"pytorch/pytorch"}}}}])")));
+  CHECK_FALSE(timeline_has_fix_link(
+      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","repository":{"full_name":"other/repo"}}}}])")));
+  CHECK_FALSE(timeline_has_fix_link(repo, j(R"([{"event":"labeled","label":{"name":"x"}}])")));
+}
