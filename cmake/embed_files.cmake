@@ -1,5 +1,6 @@
-# Writes a C++ source holding the text of FILES (a ;-list) as an array of {name, text} pairs,
+# Writes a C++ source holding the text of FILES (a |-separated list) as an array of {name, text} pairs,
 # sorted by name. Invoked at build time: cmake -DOUT=... -DSYMBOL=... -DFILES=... -P embed_files.cmake
+string(REPLACE "|" ";" FILES "${FILES}")
 list(SORT FILES)
 set(body "")
 foreach(f IN LISTS FILES)
