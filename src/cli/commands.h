@@ -10,5 +10,9 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_list_command(CLI::App& app, Context& ctx);
+void add_show_command(CLI::App& app, Context& ctx);
+void add_search_command(CLI::App& app, Context& ctx);
+void add_stats_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail
