@@ -18,7 +18,7 @@ IssueStats compute_stats(Db& db, int top_labels,
              "  (SELECT count(*) FROM comments c JOIN issues j ON j.id = c.issue_id "
              "   WHERE j.repo_id = r.id) "
              "FROM repositories r JOIN issues i ON i.repo_id = r.id "
-             "GROUP BY r.id ORDER BY count(*) DESC, r.full_name");
+             "GROUP BY r.id ORDER BY sum(i.is_pull_request = 0) DESC, r.full_name");
   while (repos.step()) {
     RepoStats r;
     r.repo = repos.text(0);
