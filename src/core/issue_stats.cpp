@@ -107,7 +107,10 @@ std::string format_stats(const IssueStats& s) {
   for (auto& [k, v] : s.states) out << "  " << k << ": " << v << "\n";
   if (!s.labels.empty()) {
     out << "\ntop labels (" << s.labels.size() << " of " << s.distinct_labels << ")\n";
-    for (auto& [k, v] : s.labels) out << "  " << v << "  " << k << "\n";
+    for (auto& [k, v] : s.labels) {
+      std::snprintf(line, sizeof line, "  %6lld  %s\n", static_cast<long long>(v), k.c_str());
+      out << line;
+    }
   }
   return out.str();
 }
