@@ -191,16 +191,22 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
 
   // Title matches weigh twice as much as body matches.
   std::vector<FtsRow> issue_rows, comment_rows;
-  run_match(db,
-            "SELECT rowid, bm25(issues_fts, 2.0, 1.0), snippet(issues_fts, -1, ?1, ?2, '...', ?3), "
-            "'' FROM issues_fts WHERE issues_fts MATCH ?4",
-            query, options, issue_rows);
-  run_match(
+  bool issues_ok = run_match(
+      db,
+      "SELECT rowid, bm25(issues_fts, 2.0, 1.0), snippet(issues_fts, -1, ?1, ?2, '...', ?3), "
+      "'' FROM issues_fts WHERE issues_fts MATCH ?4",
+      query, options, issue_rows);
+  bool comments_ok = run_match(
       db,
       "SELECT c.issue_id, bm25(comments_fts), snippet(comments_fts, 0, ?1, ?2, '...', ?3), "
       "coalesce(c.author, '?') FROM comments_fts JOIN comments c ON c.id = comments_fts.rowid "
       "WHERE comments_fts MATCH ?4 ORDER BY bm25(comments_fts)",
       query, options, comment_rows);
+
+  if (!issues_ok && !comments_ok) {
+    throw UserError("cannot run search query '" + query +
+                    "': no such column (searchable columns: title, body)");
+  }
 
   // Group per issue: score = title/body score + best comment score (both negative, lower is
   // better), so an issue matching in its text and its thread ranks above one matching in either.

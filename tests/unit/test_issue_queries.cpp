@@ -157,6 +157,7 @@ TEST_CASE("issue queries: phrases, column filters, literal text and syntax error
   REQUIRE(title.size() == 1);
   CHECK(title[0].issue.number == 10);
   CHECK_THROWS_AS(search_issues(*db, "x.cpp"), UserError);
+  CHECK_THROWS_AS(search_issues(*db, "author:f"), UserError);  // no such column anywhere
   CHECK_THROWS_AS(search_issues(*db, "\"unterminated"), UserError);
   CHECK_THROWS_AS(search_issues(*db, "   "), UsageError);
   SearchOptions lit;
