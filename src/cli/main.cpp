@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_report_command(app, ctx);
+  add_opsets_command(app, ctx);
 
   try {
     app.parse(argc, argv);
