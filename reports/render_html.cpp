@@ -36,7 +36,8 @@ std::string esc(const std::string& s) {
 const char* kFills[] = {"#1f4e79", "#9dc3e6", "#c55a11", "#f4b183", "#548235", "#c9e2b3"};
 
 std::string svg_chart(const BarChart& c) {
-  const int bar = 16, gap = 18, left = 40, top = 30, plot = 180, bottom = 110;
+  // The left margin leaves room for the first category label, rotated to the lower left.
+  const int bar = 16, gap = 18, left = 100, top = 30, plot = 180, bottom = 110;
   const int series = static_cast<int>(std::max<std::size_t>(c.series.size(), 1));
   const int group = series * bar + gap;
   const int width = std::max(left + static_cast<int>(c.categories.size()) * group + 20, 320);

@@ -133,6 +133,14 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
     if (*d && !is_iso_date(**d)) throw UsageError("not a date (YYYY-MM-DD): " + **d);
   if (o.since && o.until && *o.since > *o.until)
     throw UsageError("--since " + *o.since + " is after --until " + *o.until);
+  if (o.source.rfind("classifier:", 0) == 0 ||
+      (o.compare && o.compare->rfind("classifier:", 0) == 0)) {
+    const std::string& s = o.source.rfind("classifier:", 0) == 0 ? o.source : *o.compare;
+    std::string run = s.substr(11);
+    if (run.empty() || run.size() > 18 ||
+        !std::all_of(run.begin(), run.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw UsageError("a classifier run source is classifier:RUN_ID, not " + s);
+  }
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
 

@@ -151,6 +151,9 @@ TEST_CASE("report: --repo, --since and --until filter the issues") {
   CHECK_THROWS_AS(report(*db, bad), UsageError);
   bad.since = "yesterday";
   CHECK_THROWS_AS(report(*db, bad), UsageError);
+  ReportOptions run;
+  run.source = "classifier:latest";
+  CHECK_THROWS_AS(report(*db, run), UsageError);
   ReportOptions by;
   by.period = "month";
   CHECK_THROWS_AS(report(*db, by), UsageError);
