@@ -14,5 +14,7 @@ void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);
 void add_search_command(CLI::App& app, Context& ctx);
 void add_stats_command(CLI::App& app, Context& ctx);
+void add_report_command(CLI::App& app, Context& ctx);
+void add_opsets_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   add_show_command(app, ctx);
   add_search_command(app, ctx);
   add_stats_command(app, ctx);
+  add_report_command(app, ctx);
+  add_opsets_command(app, ctx);
 
   try {
     app.parse(argc, argv);
