@@ -10,5 +10,8 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_label_command(CLI::App& app, Context& ctx);
+void add_labels_command(CLI::App& app, Context& ctx);
+void add_agreement_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

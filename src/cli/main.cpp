@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_label_command(app, ctx);
+  add_labels_command(app, ctx);
+  add_agreement_command(app, ctx);
 
   try {
     app.parse(argc, argv);
