@@ -13,5 +13,7 @@ void add_import_command(CLI::App& app, Context& ctx);
 void add_label_command(CLI::App& app, Context& ctx);
 void add_labels_command(CLI::App& app, Context& ctx);
 void add_agreement_command(CLI::App& app, Context& ctx);
+void add_annotate_command(CLI::App& app, Context& ctx);
+void add_adjudicate_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail
