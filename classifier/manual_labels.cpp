@@ -103,6 +103,16 @@ std::optional<std::string> ManualLabels::current(std::int64_t issue_id,
   return out;
 }
 
+std::optional<ManualLabelRow> ManualLabels::latest(std::int64_t issue_id,
+                                                   const std::string& annotator,
+                                                   const std::string& dimension) {
+  Stmt st(db_, std::string(kRowColumns) +
+                   "WHERE issue_id=? AND annotator=? AND dimension=? ORDER BY id DESC LIMIT 1");
+  st.bind(1, issue_id).bind(2, annotator).bind(3, dimension);
+  if (!st.step()) return std::nullopt;
+  return read_row(st);
+}
+
 std::optional<std::string> ManualLabels::value_before(std::int64_t issue_id,
                                                       const std::string& annotator,
                                                       const std::string& dimension,
@@ -183,7 +193,10 @@ LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_
   if (choice.stage) values.emplace_back("stage", checked_label(tax, "stage", *choice.stage));
   LabelOutcome out;
   for (const auto& [dim, value] : values) {
-    if (!choice.note && store.current(issue_id, annotator, dim) == value) {
+    // Same value (and no new note): nothing to record.
+    auto last = store.latest(issue_id, annotator, dim);
+    if (last && last->kind != "skip" && last->value == value &&
+        (!choice.note || last->note == choice.note)) {
       ++out.unchanged;
       continue;
     }

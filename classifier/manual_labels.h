@@ -47,6 +47,9 @@ class ManualLabels {
   // The annotator's current value: their latest row (skip -> none, undo -> the value it restores).
   std::optional<std::string> current(std::int64_t issue_id, const std::string& annotator,
                                      const std::string& dimension);
+  // The latest row of (issue, annotator, dimension), if any.
+  std::optional<ManualLabelRow> latest(std::int64_t issue_id, const std::string& annotator,
+                                       const std::string& dimension);
   // The current value as it was just before row `row_id` was written.
   std::optional<std::string> value_before(std::int64_t issue_id, const std::string& annotator,
                                           const std::string& dimension, std::int64_t row_id);
@@ -85,7 +88,7 @@ struct LabelOutcome {
 
 // `convfail label`: checks every value first (a subtype needs the given cause, else the
 // annotator's current cause), then appends one row per changed dimension in one transaction.
-// A value equal to the current one is not appended again unless a note comes with it.
+// A value equal to the current one is not appended again unless a different note comes with it.
 LabelOutcome record_labels(Db& db, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
                            const std::string& source);
