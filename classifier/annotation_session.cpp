@@ -165,9 +165,16 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       if (pos != options.end()) out << " [" << (pos - options.begin()) + 1 << "]";
       out << "\n";
     }
-    out << "   ";
-    for (std::size_t i = 0; i < options.size(); ++i) out << " " << i + 1 << " " << options[i];
-    out << "\n" << q.dimension << "> " << std::flush;
+    std::string row = "   ";
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      std::string entry = " " + std::to_string(i + 1) + " " + options[i];
+      if (row.size() + entry.size() > 96) {
+        out << row << "\n";
+        row = "   ";
+      }
+      row += entry;
+    }
+    out << row << "\n" << q.dimension << "> " << std::flush;
 
     auto key = keys.next(static_cast<int>(options.size()));
     if (!key) {

@@ -203,6 +203,16 @@ LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_
     store.append(issue_id, annotator, dim, value, "label", choice.note, source);
     ++out.written;
   }
+  // A new cause without a subtype: a held subtype that does not belong to it is cleared, so
+  // the current labels never pair a cause with a foreign subtype.
+  if (cause && !choice.subtype) {
+    auto held = store.current(issue_id, annotator, "subtype");
+    if (held && !tax.has_subtype(*cause, *held)) {
+      store.append(issue_id, annotator, "subtype", std::nullopt, "label",
+                   "cleared: not a subtype of " + *cause, source);
+      ++out.written;
+    }
+  }
   return out;
 }
 

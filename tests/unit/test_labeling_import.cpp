@@ -140,6 +140,10 @@ TEST_CASE("label: unknown ids and foreign subtypes are refused with the valid on
   record_labels(*f.db, f.tax, id, "A", {{}, "Type Problem", {}, {}, {}}, "cli");
   CHECK(record_labels(*f.db, f.tax, id, "A", {{}, {}, "Node", {}, {}}, "cli").written == 1);
   CHECK(f.rows().size() == 2);
+  // Changing the cause clears a subtype that does not belong to the new cause.
+  CHECK(record_labels(*f.db, f.tax, id, "A", {{}, "typo", {}, {}, {}}, "cli").written == 2);
+  auto now = load_annotator_labels(*f.db, "A");
+  CHECK(now[0].values == std::map<std::string, std::string>{{"cause", "typo"}});
   CHECK(parse_issue_ref("acme/conv#12").number == 12);
   CHECK(parse_issue_ref("https://github.com/acme/conv/issues/3").repo == "acme/conv");
   CHECK_THROWS_AS(parse_issue_ref("acme-conv-12"), UsageError);
