@@ -80,6 +80,7 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   if (column("rater") >= 0 && column("annotator") >= 0)
     throw fail(header.line, "both \"rater\" and \"annotator\" columns; keep one");
   int c_annotator = column("rater") >= 0 ? column("rater") : column("annotator");
+  int c_kind = column("kind");
   if (c_annotator < 0 && !options.annotator)
     throw UsageError(origin + ": no rater/annotator column: give --annotator NAME");
 
@@ -111,6 +112,9 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
     if (!annotator) annotator = options.annotator;
     if (!annotator) throw fail(rec.line, "no annotator (empty rater cell and no --annotator)");
 
+    std::string kind = cell(rec, c_kind).value_or("label");
+    if (kind != "label" && kind != "adjudication")
+      throw fail(rec.line, "kind \"" + kind + "\" must be label or adjudication (or empty)");
     LabelChoice choice{cell(rec, c_symptom), cell(rec, c_cause), cell(rec, c_subtype),
                        cell(rec, c_stage), cell(rec, c_note)};
     // Check values before looking the issue up, so a bad value is an error even for unknown
@@ -142,7 +146,7 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
     }
     if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) continue;
     try {
-      LabelOutcome o = append_choice(store, tax, *issue_id, *annotator, choice, source);
+      LabelOutcome o = append_choice(store, tax, *issue_id, *annotator, choice, source, kind);
       result.written += o.written;
       result.unchanged += o.unchanged;
       if (o.written) annotators.insert(*annotator);
@@ -163,8 +167,12 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
   Stmt notes(db,
              "SELECT note FROM manual_labels WHERE issue_id=? AND annotator=? AND note IS NOT NULL "
              "ORDER BY id DESC LIMIT 1");
-  static const std::vector<std::string> columns = {"repo",  "number",  "annotator", "symptom",
-                                                   "cause", "subtype", "stage",     "note"};
+  // Whether the annotator's current labels of an issue are adjudications.
+  Stmt adjudicated(db,
+                   "SELECT count(*) FROM current_manual_labels WHERE issue_id=? AND annotator=? "
+                   "AND kind='adjudication'");
+  static const std::vector<std::string> columns = {
+      "repo", "number", "annotator", "symptom", "cause", "subtype", "stage", "note", "kind"};
   if (format == LabelFormat::kCsv) out << csv_line(columns);
   std::int64_t count = 0;
   for (const auto& name : who) {
@@ -172,18 +180,22 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
       notes.bind(1, l.issue_id).bind(2, name);
       std::string note = notes.step() ? notes.text(0) : "";
       notes.reset();
+      adjudicated.bind(1, l.issue_id).bind(2, name);
+      std::string kind = adjudicated.step() && adjudicated.int64(0) > 0 ? "adjudication" : "";
+      adjudicated.reset();
       auto value = [&](const char* dim) {
         auto it = l.values.find(dim);
         return it == l.values.end() ? std::string() : it->second;
       };
       if (format == LabelFormat::kCsv) {
         out << csv_line({l.repo, std::to_string(l.number), name, value("symptom"), value("cause"),
-                         value("subtype"), value("stage"), note});
+                         value("subtype"), value("stage"), note, kind});
       } else {
         nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"annotator", name}};
         for (const auto& dim : manual_dimensions())
           j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
         j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
+        j["kind"] = kind.empty() ? "label" : kind;
         out << j.dump() << "\n";
       }
       ++count;

@@ -30,7 +30,8 @@ struct LabelImportResult {
 };
 
 // Imports a CSV with a header holding `repo`, `number` and any of symptom, cause, subtype, stage,
-// note; `rater` or `annotator` names the annotator per row. Values may be ids or the spreadsheet
+// note; `rater` or `annotator` names the annotator per row, `kind` (label or adjudication) what
+// its values are. Values may be ids or the spreadsheet
 // names of data/taxonomy.json. Other columns are ignored. Everything happens in one transaction:
 // on any malformed row nothing is written and UserError("FILE:LINE: what is wrong") is thrown.
 LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
@@ -43,7 +44,8 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
 enum class LabelFormat { kCsv, kJsonl };
 
 // Writes the current labels of one annotator (or of every annotator) as CSV with the header
-// repo,number,annotator,symptom,cause,subtype,stage,note — what import reads back — or JSONL.
+// repo,number,annotator,symptom,cause,subtype,stage,note,kind — what import reads back (kind is
+// "adjudication" for an adjudicator's decisions, else empty) — or JSONL.
 // Returns the number of records written.
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
                            std::ostream& out);

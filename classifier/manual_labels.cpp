@@ -174,7 +174,7 @@ std::string checked_subtype(const Taxonomy& tax, const std::string& cause,
 
 LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
-                           const std::string& source) {
+                           const std::string& source, const std::string& kind) {
   if (annotator.empty()) throw UserError("an annotator name is required");
   // Check every value before writing any.
   std::vector<std::pair<std::string, std::string>> values;
@@ -195,12 +195,13 @@ LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_
   for (const auto& [dim, value] : values) {
     // Same value (and no new note): nothing to record.
     auto last = store.latest(issue_id, annotator, dim);
-    if (last && last->kind != "skip" && last->value == value &&
-        (!choice.note || last->note == choice.note)) {
+    // (an undo restoring the value counts as a label of it)
+    bool same_kind = last && (last->kind == kind || (last->kind == "undo" && kind == "label"));
+    if (same_kind && last->value == value && (!choice.note || last->note == choice.note)) {
       ++out.unchanged;
       continue;
     }
-    store.append(issue_id, annotator, dim, value, "label", choice.note, source);
+    store.append(issue_id, annotator, dim, value, kind, choice.note, source);
     ++out.written;
   }
   // A new cause without a subtype: a held subtype that does not belong to it is cleared, so
@@ -208,7 +209,7 @@ LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_
   if (cause && !choice.subtype) {
     auto held = store.current(issue_id, annotator, "subtype");
     if (held && !tax.has_subtype(*cause, *held)) {
-      store.append(issue_id, annotator, "subtype", std::nullopt, "label",
+      store.append(issue_id, annotator, "subtype", std::nullopt, kind,
                    "cleared: not a subtype of " + *cause, source);
       ++out.written;
     }

@@ -95,8 +95,9 @@ LabelOutcome record_labels(Db& db, const Taxonomy& tax, std::int64_t issue_id,
 
 // The same without a transaction of its own (for callers that hold one, e.g. import). Throws
 // UserError before writing anything when a value is invalid.
+// `kind` is "label" or "adjudication".
 LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
-                           const std::string& source);
+                           const std::string& source, const std::string& kind = "label");
 
 }  // namespace convfail

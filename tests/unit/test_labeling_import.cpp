@@ -100,13 +100,16 @@ TEST_CASE("labels export: CSV reads back into the same current labels") {
   record_labels(*f.db, f.tax, f.issues[0], "A", {std::nullopt, "type_problem", "tensor", {}, {}},
                 "cli");
   record_labels(*f.db, f.tax, f.issues[1], "B", {"hang", {}, {}, {}, {}}, "cli");
+  append_choice(store, f.tax, f.issues[1], "J", {"crash", {}, {}, {}, {}}, "t", "adjudication");
   std::ostringstream csv;
-  CHECK(export_labels(*f.db, std::nullopt, LabelFormat::kCsv, csv) == 2);
+  CHECK(export_labels(*f.db, std::nullopt, LabelFormat::kCsv, csv) == 3);
+  CHECK(csv.str().find("acme/conv,2,J,crash,,,,,adjudication\n") != std::string::npos);
 
   LabelingFixture g;
   auto r = import_label_csv_text(*g.db, g.tax, csv.str(), "export.csv", {});
   CHECK(r.skipped_unknown == 0);
-  for (const char* who : {"A", "B"}) {
+  CHECK(g.db->scalar("SELECT count(*) FROM manual_labels WHERE kind='adjudication'") == 1);
+  for (const char* who : {"A", "B", "J"}) {
     auto a = load_annotator_labels(*f.db, who), b = load_annotator_labels(*g.db, who);
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i].values == b[i].values);
