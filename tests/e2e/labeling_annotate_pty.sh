@@ -13,7 +13,7 @@ done >"$T/issues.jsonl"
 $CF import "$T/issues.jsonl" >/dev/null
 
 # One key at a time, with pauses so each read sees one keystroke; no Enter anywhere.
-keys() { for k in "$@"; do printf '%s' "$k"; sleep 0.15; done; sleep 0.5; }
+keys() { for k in "$@"; do printf "%s" "$k"; sleep 0.15; done; sleep 1.5; }
 run_pty() { timeout 60 script -qec "$CF annotate --annotator P" /dev/null; }
 
 # Issue 1: symptom 1 crash, cause 3 type_problem, subtype 1 node, stage 2 node_conversion.
