@@ -16,5 +16,10 @@ void add_search_command(CLI::App& app, Context& ctx);
 void add_stats_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);
 void add_opsets_command(CLI::App& app, Context& ctx);
+void add_label_command(CLI::App& app, Context& ctx);
+void add_labels_command(CLI::App& app, Context& ctx);
+void add_agreement_command(CLI::App& app, Context& ctx);
+void add_annotate_command(CLI::App& app, Context& ctx);
+void add_adjudicate_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

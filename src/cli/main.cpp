@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
   add_stats_command(app, ctx);
   add_report_command(app, ctx);
   add_opsets_command(app, ctx);
+  add_label_command(app, ctx);
+  add_labels_command(app, ctx);
+  add_agreement_command(app, ctx);
+  add_annotate_command(app, ctx);
+  add_adjudicate_command(app, ctx);
 
   try {
     app.parse(argc, argv);
