@@ -1,6 +1,5 @@
 #include "classifier/manual_labels.h"
 
-#include <regex>
 
 #include "core/error.h"
 #include "core/issue_store.h"
@@ -10,29 +9,6 @@ namespace convfail {
 const std::vector<std::string>& manual_dimensions() {
   static const std::vector<std::string> dims = {"symptom", "cause", "subtype", "stage"};
   return dims;
-}
-
-IssueRef parse_issue_ref(const std::string& text) {
-  static const std::regex ref(R"(^\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)\s*$)");
-  static const std::regex url(
-      R"(^\s*https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(?:issues|pull)/([0-9]+)/?\s*$)");
-  std::smatch m;
-  if (std::regex_match(text, m, ref) || std::regex_match(text, m, url)) {
-    try {
-      return IssueRef{m[1].str(), std::stoll(m[2].str())};
-    } catch (const std::exception&) {
-    }
-  }
-  throw UsageError("issue \"" + text + "\" is not OWNER/REPO#NUMBER");
-}
-
-std::int64_t require_issue(Db& db, const IssueRef& ref) {
-  IssueStore store(db);
-  auto id = store.find_issue(ref.repo, ref.number);
-  if (!id)
-    throw UserError("issue " + ref.repo + "#" + std::to_string(ref.number) +
-                    " is not in the store (import or crawl it first)");
-  return *id;
 }
 
 namespace {

@@ -9,20 +9,13 @@
 
 #include "classifier/taxonomy.h"
 #include "core/db.h"
+#include "core/issue_ref.h"
 
 namespace convfail {
 
 // The dimensions a person labels, in the order they are asked.
 const std::vector<std::string>& manual_dimensions();  // symptom, cause, subtype, stage
 
-struct IssueRef {
-  std::string repo;  // owner/name
-  std::int64_t number = 0;
-};
-// "owner/name#N" (also accepts the issue URL); throws UsageError when it does not parse.
-IssueRef parse_issue_ref(const std::string& text);
-// The stored issue id of a reference; throws UserError when the issue is not in the store.
-std::int64_t require_issue(Db& db, const IssueRef& ref);
 
 struct ManualLabelRow {
   std::int64_t id = 0;

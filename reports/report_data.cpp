@@ -59,7 +59,7 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& 
   std::map<std::int64_t, const IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
   for (const auto& dim : tax.dimensions()) {
-    DimensionAgreement a;
+    SourceAgreement a;
     a.dimension = dim.id;
     LabelPairs pairs;
     std::map<std::pair<std::string, std::string>, long> diff;

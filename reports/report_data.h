@@ -24,7 +24,7 @@ struct ReportOptions {
 using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
 
 // Agreement of two sources on one dimension (section 6).
-struct DimensionAgreement {
+struct SourceAgreement {
   std::string dimension;
   long n = 0;  // issues labeled on this dimension by both
   double observed = 0;
@@ -60,7 +60,7 @@ struct ReportData {
   // period -> converter -> cause -> n, for the causes in trend_causes
   std::map<std::string, std::map<std::string, Counts>> causes_by_period;
   std::vector<std::string> trend_causes;                     // incompatibility, type_problem
-  std::vector<DimensionAgreement> agreement;                 // filled with compare
+  std::vector<SourceAgreement> agreement;                 // filled with compare
   std::optional<std::map<std::string, ReproOutcome>> repro;  // symptom -> outcome, when runs exist
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "core/issue_ref.h"
 #include "core/json_util.h"
 
 namespace convfail {
@@ -42,13 +43,6 @@ struct IssueFilter {
 // Issues matching the filter, newest first (created_at, then number).
 std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter);
 
-// "owner/name#123" (also "owner/name/issues/123" or a github.com URL).
-struct IssueRef {
-  std::string repo;
-  std::int64_t number = 0;
-};
-// Throws UsageError for a reference that does not parse.
-IssueRef parse_issue_ref(const std::string& text);
 
 struct CommentView {
   std::optional<std::string> author;

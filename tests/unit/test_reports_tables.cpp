@@ -174,7 +174,7 @@ TEST_CASE("report: --compare gives agreement per dimension and the labels that d
   o.compare = "bob";
   ReportData d = report(*db, o);
   REQUIRE(d.agreement.size() == 3);
-  const DimensionAgreement* symptom = nullptr;
+  const SourceAgreement* symptom = nullptr;
   for (const auto& a : d.agreement)
     if (a.dimension == "symptom") symptom = &a;
   REQUIRE(symptom);
