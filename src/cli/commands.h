@@ -10,5 +10,6 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_crawl_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_crawl_command(app, ctx);
 
   try {
     app.parse(argc, argv);
