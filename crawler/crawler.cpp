@@ -191,18 +191,19 @@ class Crawl {
         ++summary_.excluded;
         continue;
       }
-      if (o_.max_issues > 0 && seen_this_run_ >= o_.max_issues) {
-        stop = true;  // revisit this page next run: stored issues are then unchanged
-        *next = url;
-        break;
-      }
-      ++seen_this_run_;
       Item it{issue, *opt_int(issue, "number")};
       stored.bind(1, o_.repo).bind(2, it.number);
       bool known = stored.step();
       std::optional<std::string> old = known ? stored.opt_text(0) : std::nullopt;
       stored.reset();
       it.details = !known || old != opt_string(issue, "updated_at");
+      // --max-issues counts new or changed issues; unchanged ones cost nothing.
+      if (it.details && o_.max_issues > 0 && stored_this_run_ >= o_.max_issues) {
+        stop = true;  // revisit this page next run: what is stored by then is unchanged
+        *next = url;
+        break;
+      }
+      if (it.details) ++stored_this_run_;
       items.push_back(std::move(it));
     }
 
@@ -289,7 +290,7 @@ class Crawl {
   CrawlProgress progress_;
   CrawlSummary summary_;
   CrawlState state_;
-  std::int64_t seen_this_run_ = 0;
+  std::int64_t stored_this_run_ = 0;
 };
 
 void validate(const CrawlOptions& o) {

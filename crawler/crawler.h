@@ -23,7 +23,8 @@ struct CrawlOptions {
   bool comments = true;
   bool timeline = true;
   std::string api_url = "https://api.github.com";
-  std::int64_t max_issues = 0;  // stop after this many issues (0: no limit); the next run resumes
+  std::int64_t max_issues = 0;  // stop after this many new or changed issues (0: no limit);
+                                // the next run resumes
   int overlap_s = 60;           // incremental runs ask since=(largest updated_at - overlap)
   int max_walks = 3;            // listing passes per run until one sees no change
   ApiOptions api;

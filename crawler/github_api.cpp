@@ -84,6 +84,7 @@ http::Request GitHubApi::make_request(const std::string& url) {
 void GitHubApi::note_rate(const http::Response& r) {
   auto remaining = header_int(r, "x-ratelimit-remaining");
   auto reset = header_int(r, "x-ratelimit-reset");
+  if (auto limit = header_int(r, "x-ratelimit-limit")) rate_limit_ = limit;
   if (!remaining) return;
   // Responses of one round arrive out of order: within a window keep the lowest budget.
   if (reset && reset_epoch_ && *reset == *reset_epoch_ && stats_.rate_remaining)
@@ -115,7 +116,8 @@ void GitHubApi::wait_for_budget() {
               "rate limit budget at " + std::to_string(left) + " request(s) (floor " +
                   std::to_string(opt_.rate_floor) + "), until the reset",
               true);
-  stats_.rate_remaining.reset();  // unknown until the next answer
+  // A new window: the full budget, when the server told us its size.
+  stats_.rate_remaining = rate_limit_;
 }
 
 Fetched GitHubApi::get(const std::string& url) {
@@ -129,8 +131,9 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
 
   while (!pending.empty()) {
     wait_for_budget();
-    // Never send more than the budget above the floor allows; unknown budget: one round.
-    std::size_t allowance = static_cast<std::size_t>(16 * std::max(1, opt_.concurrency));
+    // Never send more than the budget above the floor allows; unknown budget: a small probe.
+    std::size_t allowance =
+        static_cast<std::size_t>((stats_.rate_remaining ? 16 : 1) * std::max(1, opt_.concurrency));
     if (stats_.rate_remaining)
       allowance =
           std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
@@ -250,7 +253,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
     }
     if (told_wait > 0) {
       sleep_for(told_wait, told_why, true);
-      stats_.rate_remaining.reset();
+      stats_.rate_remaining.reset();  // unknown: the next round probes with few requests
     }
     if (on_progress) on_progress();
   }

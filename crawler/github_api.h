@@ -72,6 +72,7 @@ class GitHubApi {
   http::MultiClient multi_;
   ApiStats stats_;
   std::optional<std::int64_t> reset_epoch_;
+  std::optional<std::int64_t> rate_limit_;  // X-RateLimit-Limit: the budget of a window
   std::mt19937 rng_;
 };
 

@@ -76,7 +76,8 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
                   "parallel requests for comments and timelines (1-64)")
       ->capture_default_str();
   cmd->add_option("--max-issues", args->o.max_issues,
-                  "stop after this many issues (0: all); the next run continues")
+                  "stop after storing this many new or changed issues (0: no limit); the next run "
+                  "continues")
       ->capture_default_str();
   cmd->add_option("--rate-floor", args->o.api.rate_floor,
                   "wait for the rate-limit reset when this many requests are left")

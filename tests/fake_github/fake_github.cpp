@@ -326,7 +326,8 @@ struct FakeGitHub::Impl {
 
   void log(const httplib::Request& req, int status) {
     std::lock_guard<std::mutex> lock(mu);
-    requests.push_back({req.path, query_of(req), status});
+    requests.push_back({req.path, query_of(req), status, req.has_header("If-None-Match"),
+                        req.get_header_value("Authorization")});
   }
 
   void set_rate_headers(httplib::Response& res, std::int64_t reset, int remaining) const {

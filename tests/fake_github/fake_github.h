@@ -27,8 +27,10 @@ struct FakeGitHubOptions {
 
 struct LoggedRequest {
   std::string path;
-  std::string query;  // decoded parameters, sorted, k=v joined by '&'
-  int status;         // 0 for a cut connection
+  std::string query;          // decoded parameters, sorted, k=v joined by '&'
+  int status;                 // 0 for a cut connection
+  bool conditional;           // carried If-None-Match
+  std::string authorization;  // the Authorization header as received (tests check the token)
 };
 
 class FakeGitHub {
