@@ -169,7 +169,11 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         if (!c) throw UserError("GET " + url + ": 304 Not Modified without a cached copy");
         Fetched f{url, Json::parse(c->body, nullptr, false), std::nullopt, true, std::nullopt};
         if (f.data.is_discarded()) throw UserError("cached body of " + url + " is not JSON");
-        if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
+        // GitHub may omit Link on a 304: the cached page remembers its next page.
+        if (auto link = r.header("link"))
+          f.next_url = link_with_rel(*link, "next");
+        else
+          f.next_url = c->next_url;
         ++stats_.not_modified;
         done[s.index] = std::move(f);
         continue;
@@ -185,7 +189,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         auto etag = r.header("etag");
         auto last_modified = r.header("last-modified");
         if (cache_ && (etag || last_modified))
-          f.cache_update = CacheEntry{url, etag, last_modified, r.body};
+          f.cache_update = CacheEntry{url, etag, last_modified, r.body, f.next_url};
         done[s.index] = std::move(f);
         continue;
       }
@@ -194,7 +198,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         auto remaining = header_int(r, "x-ratelimit-remaining");
         std::string msg = error_message(r);
         bool secondary = msg.find("secondary rate limit") != std::string::npos;
-        if (retry_after || (remaining && *remaining == 0) || secondary) {
+        if (retry_after || (remaining && *remaining == 0) || secondary || r.status == 429) {
           if (++s.limit_waits > 50)
             throw UserError("GET " + url + ": still rate limited after 50 waits");
           double wait;
@@ -207,8 +211,11 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
             wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
             why = "rate limit exhausted (HTTP " + std::to_string(r.status) + "), until the reset";
           } else {
-            wait = std::min(opt_.backoff_max_s, opt_.backoff_base_s * std::pow(2, s.limit_waits));
-            why = "secondary rate limit without Retry-After, backing off";
+            // GitHub asks for at least a minute here (60 x the default base of 1 s).
+            wait = std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
+            why = "HTTP " + std::to_string(r.status) + ": " + msg.substr(0, 80) +
+                  " (no Retry-After), backing off";
           }
           if (wait >= told_wait) {
             told_wait = std::max(0.0, wait);

@@ -13,6 +13,7 @@ struct CacheEntry {
   std::optional<std::string> etag;
   std::optional<std::string> last_modified;
   std::string body;
+  std::optional<std::string> next_url;  // Link rel="next" sent with the body
 };
 
 class HttpCache {

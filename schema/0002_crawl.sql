@@ -7,6 +7,7 @@ CREATE TABLE http_cache (
   etag           TEXT,
   last_modified  TEXT,
   body           TEXT NOT NULL,
+  next_url       TEXT,      -- the Link rel="next" of this page, for a 304 that omits the header
   stored_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );
 

@@ -448,6 +448,7 @@ struct FakeGitHub::Impl {
 
     res.set_header("ETag", etag);
     if (not_modified) {
+      if (!opt.link_on_304) res.headers.erase("Link");
       res.status = 304;
       log(req, 304);
       return;

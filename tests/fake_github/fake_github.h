@@ -15,14 +15,15 @@
 namespace convfail::fake {
 
 struct FakeGitHubOptions {
-  int issues = 200;        // issue and pull-request numbers 1..issues
-  int latency_ms = 0;      // added to every request
-  double fault_rate = 0;   // probability of a fault on a URL's first two requests
-  std::uint64_t seed = 1;  // picks the faults (the data does not depend on it)
-  int rate_limit = 0;      // full responses per window; 0: unlimited (reported as 5000)
-  int rate_window_s = 60;  // windows are aligned to multiples of this many epoch seconds
-  int retry_after_s = 1;   // Retry-After of injected secondary-rate-limit faults
-  int port = 0;            // 0: a free port
+  int issues = 200;         // issue and pull-request numbers 1..issues
+  int latency_ms = 0;       // added to every request
+  double fault_rate = 0;    // probability of a fault on a URL's first two requests
+  std::uint64_t seed = 1;   // picks the faults (the data does not depend on it)
+  int rate_limit = 0;       // full responses per window; 0: unlimited (reported as 5000)
+  int rate_window_s = 60;   // windows are aligned to multiples of this many epoch seconds
+  int retry_after_s = 1;    // Retry-After of injected secondary-rate-limit faults
+  int port = 0;             // 0: a free port
+  bool link_on_304 = true;  // false: 304s carry no Link header (GitHub does not promise one)
 };
 
 struct LoggedRequest {
