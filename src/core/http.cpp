@@ -75,6 +75,7 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
 }
 
 void finish(CURL* easy, CURLcode code, Transfer* t) {
+  curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &t->response.new_connections);
   if (code != CURLE_OK) {
     t->response.status = 0;
     t->response.error = curl_easy_strerror(code);

@@ -22,7 +22,8 @@ struct Response {
   long status = 0;                             // 0 when the transfer failed
   std::map<std::string, std::string> headers;  // names lower-cased; the last value wins
   std::string body;
-  std::string error;  // curl's message when the transfer failed (timeout, reset, short body)
+  std::string error;         // curl's message when the transfer failed (timeout, reset, short body)
+  long new_connections = 0;  // connections opened for this transfer (0: an open one was reused)
   bool transport_ok() const { return error.empty(); }
   // A header by case-insensitive name.
   std::optional<std::string> header(const std::string& name) const;

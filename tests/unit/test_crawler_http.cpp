@@ -25,6 +25,8 @@ TEST_CASE("http: easy client returns status, lower-cased headers and body; reuse
   http::Response again = client.perform(req);
   CHECK(again.status == 304);
   CHECK(again.body.empty());
+  CHECK(r.new_connections == 1);
+  CHECK(again.new_connections == 0);  // kept alive
   req.url = server.url() + "/repos/o/r/issues/999999/comments";
   CHECK(client.perform(req).status == 404);
 }
@@ -70,5 +72,9 @@ TEST_CASE("http: multi client runs requests in parallel and keeps their order") 
   }
   // 12 requests of 200 ms, 4 at a time: about 0.6 s, far from the sequential 2.4 s.
   CHECK(s < 1.6);
+  // A second batch reuses the four open connections.
+  long opened = 0;
+  for (const auto& r : multi.perform_all(reqs)) opened += r.new_connections;
+  CHECK(opened == 0);
   CHECK(http::url_encode("module: onnx,a/b") == "module%3A%20onnx%2Ca%2Fb");
 }
