@@ -132,8 +132,9 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
   while (!pending.empty()) {
     wait_for_budget();
     // Never send more than the budget above the floor allows; unknown budget: a small probe.
+    // Big rounds keep all connections busy (a round ends waiting for its slowest transfer).
     std::size_t allowance =
-        static_cast<std::size_t>((stats_.rate_remaining ? 16 : 1) * std::max(1, opt_.concurrency));
+        static_cast<std::size_t>((stats_.rate_remaining ? 256 : 1) * std::max(1, opt_.concurrency));
     if (stats_.rate_remaining)
       allowance =
           std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
