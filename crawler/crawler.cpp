@@ -107,14 +107,26 @@ class Crawl {
 
   // Walks the listing until a walk stores no change (so issues updated during the crawl are
   // caught, and the last walk's URL is cached for the next run's conditional request).
+  //
+  // An issue updated while a walk runs moves to the end of the sort order, and every later issue
+  // moves up by one: the first issue of the next page slips into a page already fetched. When a
+  // walk stores a new version of an issue this run already stored, the walk is repeated from
+  // the first walk's since= (pages are cheap; details are fetched only for what is new).
   void walk_all() {
+    std::optional<std::string> first_since;
+    bool repeat = false;
     for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
       std::string url;
-      if (state_.next_url && state_.next_url->rfind(api_root_ + "/", 0) == 0)
-        url = *state_.next_url;  // resume an interrupted walk
-      else
-        url = list_url(walk_since());
+      if (state_.next_url && state_.next_url->rfind(api_root_ + "/", 0) == 0) {
+        url = *state_.next_url;  // resume an interrupted walk, whose since= is not known
+        if (walk == 0) first_since = o_.since;
+      } else {
+        std::optional<std::string> since = repeat ? first_since : walk_since();
+        if (walk == 0) first_since = since;
+        url = list_url(since);
+      }
       bool changed = false;
+      shifted_ = false;
       while (!url.empty()) {
         std::optional<std::string> next;
         bool stop = page(url, &changed, &next);
@@ -122,6 +134,7 @@ class Crawl {
         url = next.value_or("");
       }
       if (!changed) break;
+      repeat = shifted_;
     }
     summary_.complete = true;
   }
@@ -250,6 +263,7 @@ class Crawl {
       if (r == UpsertResult::kUpdated) ++summary_.updated_issues;
       if (r == UpsertResult::kUnchanged || r == UpsertResult::kStale) ++summary_.unchanged_issues;
       if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
+        if (!stored_numbers_.insert(it.number).second) shifted_ = true;
         ++stored_count;
         *changed = true;
       }
@@ -291,6 +305,8 @@ class Crawl {
   CrawlSummary summary_;
   CrawlState state_;
   std::int64_t stored_this_run_ = 0;
+  std::set<std::int64_t> stored_numbers_;  // issues stored by this run
+  bool shifted_ = false;                   // this walk re-stored one of them
 };
 
 void validate(const CrawlOptions& o) {

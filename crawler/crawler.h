@@ -26,7 +26,7 @@ struct CrawlOptions {
   std::int64_t max_issues = 0;  // stop after this many new or changed issues (0: no limit);
                                 // the next run resumes
   int overlap_s = 60;           // incremental runs ask since=(largest updated_at - overlap)
-  int max_walks = 3;            // listing passes per run until one sees no change
+  int max_walks = 4;            // listing passes per run until one sees no change
   ApiOptions api;
 };
 

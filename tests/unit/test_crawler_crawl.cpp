@@ -379,3 +379,33 @@ TEST_CASE("crawl: bad options are usage errors") {
   CHECK(p[0].labels == std::vector<std::string>{"module: onnx"});
   CHECK(p[1].exclude_labels.size() == 2);
 }
+
+TEST_CASE("crawl: an issue updated during the crawl neither hides another one nor goes stale") {
+  test::TempDir dir;
+  fake::FakeGitHubOptions so;
+  so.issues = 400;
+  fake::FakeGitHub server(so);
+  auto db = open_database(dir.file("c.db"));
+  CrawlOptions o = fast_options(server);
+  // After the first listing page is stored, an issue of that page is edited: it moves to the
+  // end of the sort order and the rest of the listing shifts up by one.
+  bool edited = false;
+  int edited_number = 0;
+  CrawlSummary s = crawl(*db, o, {}, [&](const CrawlSummary& p) {
+    if (edited || p.pages < 1) return;
+    edited = true;
+    Stmt st(*db, "SELECT number FROM issues ORDER BY updated_at DESC LIMIT 1");
+    REQUIRE(st.step());
+    edited_number = static_cast<int>(st.int64(0));
+    server.change_issues({edited_number});
+  });
+  REQUIRE(edited);
+  CHECK(s.complete);
+  // The same as a crawl of a server that was edited before the crawl started.
+  fake::FakeGitHub reference(so);
+  reference.change_issues({edited_number});
+  auto ref_db = open_database(dir.file("ref.db"));
+  crawl(*ref_db, fast_options(reference));
+  CHECK(db->scalar("SELECT count(*) FROM issues") == ref_db->scalar("SELECT count(*) FROM issues"));
+  CHECK(dump(*db) == dump(*ref_db));
+}
