@@ -21,5 +21,6 @@ void add_labels_command(CLI::App& app, Context& ctx);
 void add_agreement_command(CLI::App& app, Context& ctx);
 void add_annotate_command(CLI::App& app, Context& ctx);
 void add_adjudicate_command(CLI::App& app, Context& ctx);
+void add_crawl_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

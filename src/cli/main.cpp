@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   add_agreement_command(app, ctx);
   add_annotate_command(app, ctx);
   add_adjudicate_command(app, ctx);
+  add_crawl_command(app, ctx);
 
   try {
     app.parse(argc, argv);
