@@ -10,5 +10,8 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_classify_command(CLI::App& app, Context& ctx);
+void add_explain_command(CLI::App& app, Context& ctx);
+void add_eval_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_classify_command(app, ctx);
+  add_explain_command(app, ctx);
+  add_eval_command(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,170 @@
+#include "classifier/engine.h"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace re2 {
+// RE2::Set is a nested class; this wrapper lets the header forward-declare it.
+class RE2Set : public RE2::Set {
+ public:
+  using RE2::Set::Set;
+};
+}  // namespace re2
+
+namespace convfail {
+
+const Decision* Classification::decision(const std::string& dimension) const {
+  for (const auto& d : decisions)
+    if (d.dimension == dimension) return &d;
+  return nullptr;
+}
+
+Engine::Engine(RuleSet rules, Taxonomy taxonomy)
+    : rules_(std::move(rules)), taxonomy_(std::move(taxonomy)), matchers_(kFieldKindCount) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(256 << 20);
+  for (int k = 0; k < kFieldKindCount; ++k) {
+    FieldMatcher& m = matchers_[k];
+    auto set = std::make_unique<re2::RE2Set>(options, RE2::UNANCHORED);
+    for (std::size_t r = 0; r < rules_.rules.size(); ++r) {
+      const Rule& rule = rules_.rules[r];
+      if (std::find(rule.fields.begin(), rule.fields.end(), static_cast<FieldKind>(k)) ==
+          rule.fields.end())
+        continue;
+      auto add = [&](const std::string& p, bool is_unless) {
+        std::string pattern = compiled_pattern(rule, p);
+        std::string error;
+        if (set->Add(pattern, &error) < 0)
+          throw UserError(rule.file + ":" + rule.id + ": bad pattern \"" + p + "\": " + error);
+        m.entries.push_back({r, is_unless, std::make_unique<RE2>(pattern, options)});
+      };
+      for (const auto& p : rule.patterns) add(p, false);
+      for (const auto& p : rule.unless) add(p, true);
+    }
+    if (m.entries.empty()) continue;
+    if (!set->Compile())
+      throw UserError(std::string("rules for field ") + field_name(static_cast<FieldKind>(k)) +
+                      " do not fit in RE2's memory budget");
+    m.set = std::move(set);
+  }
+}
+
+Engine::~Engine() = default;
+
+Classification Engine::classify(const IssueText& issue) const {
+  return classify(issue, segment_issue(issue));
+}
+
+Classification Engine::classify(const IssueText& issue, const Segments& segments) const {
+  const std::size_t n = rules_.rules.size();
+  std::vector<char> vetoed(n, 0);
+  std::vector<Evidence> hits;
+  std::vector<std::size_t> hit_rule;
+  std::vector<int> matched;
+  for (const Field& f : segments.fields) {
+    const FieldMatcher& m = matchers_[static_cast<int>(f.kind)];
+    if (!m.set) continue;
+    matched.clear();
+    if (!m.set->Match(f.text, &matched)) continue;
+    std::sort(matched.begin(), matched.end());
+    for (int idx : matched) {
+      const Entry& e = m.entries[idx];
+      if (e.is_unless) {
+        vetoed[e.rule] = 1;
+        continue;
+      }
+      re2::StringPiece sp;
+      if (!e.re->Match(f.text, 0, f.text.size(), RE2::UNANCHORED, &sp, 1)) continue;
+      const Rule& rule = rules_.rules[e.rule];
+      Evidence ev;
+      ev.rule_id = rule.id;
+      ev.dimension = rule.dimension;
+      ev.label = rule.label;
+      ev.subtype = rule.subtype;
+      ev.field = f.kind;
+      ev.field_index = f.index;
+      ev.span_start = static_cast<std::size_t>(sp.data() - f.text.data());
+      ev.span_end = ev.span_start + sp.size();
+      ev.matched_text = std::string(sp.data(), sp.size());
+      ev.weight = rule.weight;
+      hits.push_back(std::move(ev));
+      hit_rule.push_back(e.rule);
+    }
+  }
+
+  std::string converter = taxonomy_.converter_for_repo(issue.repo);
+  std::vector<char> fired(n, 0);
+  Classification out;
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    std::size_t r = hit_rule[i];
+    const Rule& rule = rules_.rules[r];
+    if (vetoed[r]) continue;
+    if (!rule.converters.empty() && std::find(rule.converters.begin(), rule.converters.end(),
+                                              converter) == rule.converters.end())
+      continue;
+    // Keep one evidence row per rule and field instance.
+    bool dup = false;
+    for (const auto& e : out.evidence)
+      if (e.rule_id == rule.id && e.field == hits[i].field && e.field_index == hits[i].field_index)
+        dup = true;
+    if (!dup) out.evidence.push_back(hits[i]);
+    fired[r] = 1;
+  }
+
+  for (const auto& dim : taxonomy_.dimensions()) {
+    Decision d;
+    d.dimension = dim.id;
+    std::map<std::pair<std::string, std::string>, double> subtype_scores;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (!fired[r]) continue;
+      const Rule& rule = rules_.rules[r];
+      if (rule.dimension != dim.id) continue;
+      d.scores[rule.label] += rule.weight;
+      if (!rule.subtype.empty()) subtype_scores[{rule.label, rule.subtype}] += rule.weight;
+    }
+    std::string best, second;
+    double s1 = 0, s2 = 0, positive = 0;
+    for (const auto& [label, s] : d.scores) {
+      if (s > 0) positive += s;
+      if (best.empty() || s > s1) {
+        second = best;
+        s2 = s1;
+        best = label;
+        s1 = s;
+      } else if (second.empty() || s > s2) {
+        second = label;
+        s2 = s;
+      }
+    }
+    if (second.empty()) s2 = 0;
+    DimensionSettings ds;
+    auto it = rules_.settings.dimensions.find(dim.id);
+    if (it != rules_.settings.dimensions.end()) ds = it->second;
+    d.confidence = s1 > 0 ? s1 / (positive + rules_.settings.smoothing) : 0.0;
+    bool ok = s1 > 0 && d.confidence >= ds.min_confidence &&
+              (s1 - std::max(s2, 0.0)) >= ds.margin &&
+              !(dim.abstain_label && best == *dim.abstain_label);
+    if (ok) {
+      d.label = best;
+      double sub_best = 0;
+      for (const auto& [key, s] : subtype_scores) {
+        if (key.first == best && s > sub_best) {
+          sub_best = s;
+          d.subtype = key.second;
+        }
+      }
+    } else {
+      d.abstained = true;
+      if (dim.abstain_label) d.label = *dim.abstain_label;
+    }
+    out.decisions.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace convfail
