@@ -62,9 +62,13 @@ Classification Engine::classify(const IssueText& issue) const {
 
 Classification Engine::classify(const IssueText& issue, const Segments& segments) const {
   const std::size_t n = rules_.rules.size();
+  // Pass 1: one Set scan per field; `unless` hits veto their rule for the whole issue.
   std::vector<char> vetoed(n, 0);
-  std::vector<Evidence> hits;
-  std::vector<std::size_t> hit_rule;
+  struct Hit {
+    const Field* field;
+    const Entry* entry;
+  };
+  std::vector<Hit> hits;
   std::vector<int> matched;
   for (const Field& f : segments.fields) {
     const FieldMatcher& m = matchers_[static_cast<int>(f.kind)];
@@ -74,46 +78,48 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     std::sort(matched.begin(), matched.end());
     for (int idx : matched) {
       const Entry& e = m.entries[idx];
-      if (e.is_unless) {
+      if (e.is_unless)
         vetoed[e.rule] = 1;
-        continue;
-      }
-      re2::StringPiece sp;
-      if (!e.re->Match(f.text, 0, f.text.size(), RE2::UNANCHORED, &sp, 1)) continue;
-      const Rule& rule = rules_.rules[e.rule];
-      Evidence ev;
-      ev.rule_id = rule.id;
-      ev.dimension = rule.dimension;
-      ev.label = rule.label;
-      ev.subtype = rule.subtype;
-      ev.field = f.kind;
-      ev.field_index = f.index;
-      ev.span_start = static_cast<std::size_t>(sp.data() - f.text.data());
-      ev.span_end = ev.span_start + sp.size();
-      ev.matched_text = std::string(sp.data(), sp.size());
-      ev.weight = rule.weight;
-      hits.push_back(std::move(ev));
-      hit_rule.push_back(e.rule);
+      else
+        hits.push_back({&f, &e});
     }
   }
 
+  // Pass 2: confirm with the rule's own RE2 for the span, once per rule and field instance.
   std::string converter = taxonomy_.converter_for_repo(issue.repo);
   std::vector<char> fired(n, 0);
   Classification out;
-  for (std::size_t i = 0; i < hits.size(); ++i) {
-    std::size_t r = hit_rule[i];
+  const Field* last_field = nullptr;
+  std::vector<char> done_in_field(n, 0);
+  for (const Hit& h : hits) {
+    std::size_t r = h.entry->rule;
     const Rule& rule = rules_.rules[r];
     if (vetoed[r]) continue;
     if (!rule.converters.empty() && std::find(rule.converters.begin(), rule.converters.end(),
                                               converter) == rule.converters.end())
       continue;
-    // Keep one evidence row per rule and field instance.
-    bool dup = false;
-    for (const auto& e : out.evidence)
-      if (e.rule_id == rule.id && e.field == hits[i].field && e.field_index == hits[i].field_index)
-        dup = true;
-    if (!dup) out.evidence.push_back(hits[i]);
+    if (h.field != last_field) {
+      std::fill(done_in_field.begin(), done_in_field.end(), 0);
+      last_field = h.field;
+    }
+    if (done_in_field[r]) continue;
+    const std::string& text = h.field->text;
+    re2::StringPiece sp;
+    if (!h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) continue;
+    done_in_field[r] = 1;
     fired[r] = 1;
+    Evidence ev;
+    ev.rule_id = rule.id;
+    ev.dimension = rule.dimension;
+    ev.label = rule.label;
+    ev.subtype = rule.subtype;
+    ev.field = h.field->kind;
+    ev.field_index = h.field->index;
+    ev.span_start = static_cast<std::size_t>(sp.data() - text.data());
+    ev.span_end = ev.span_start + sp.size();
+    ev.matched_text.assign(sp.data(), sp.size());
+    ev.weight = rule.weight;
+    out.evidence.push_back(std::move(ev));
   }
 
   for (const auto& dim : taxonomy_.dimensions()) {
