@@ -74,7 +74,13 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     const FieldMatcher& m = matchers_[static_cast<int>(f.kind)];
     if (!m.set) continue;
     matched.clear();
-    if (!m.set->Match(f.text, &matched)) continue;
+    RE2::Set::ErrorInfo error;
+    if (!m.set->Match(f.text, &matched, &error)) {
+      if (error.kind == RE2::Set::kNoError) continue;
+      // The Set's DFA ran out of memory: fall back to the patterns one at a time.
+      for (std::size_t i = 0; i < m.entries.size(); ++i)
+        if (RE2::PartialMatch(f.text, *m.entries[i].re)) matched.push_back(static_cast<int>(i));
+    }
     std::sort(matched.begin(), matched.end());
     for (int idx : matched) {
       const Entry& e = m.entries[idx];
