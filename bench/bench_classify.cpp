@@ -4,8 +4,8 @@
 // 10,000-issue slice in the same run), and the ratio. Times are CPU seconds on one core.
 #include <re2/re2.h>
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -57,7 +57,9 @@ std::vector<IssueText> base_issues() {
   return out;
 }
 
-double seconds_since(double t0) { return Clock::now() - t0; }
+double seconds_since(double t0) {
+  return Clock::now() - t0;
+}
 
 }  // namespace
 
