@@ -23,6 +23,7 @@ const std::set<std::string> kAllowlist = {
     "symptom.bad_performance.slow",               // bad_performance: 3 of 200
     "symptom.bad_performance.performance_words",  // bad_performance: 3 of 200
     "symptom.build_failure.install",              // build_failure: 5 of 200
+    "symptom.build_failure.installer_output",     // build_failure: 5 of 200 (pip/CMake output)
     "cause.typo.typo",                            // typo: rare cause
     "cause.documentation.docs",                   // documentation: rare cause
     "cause.testing.tests",                        // testing: rare cause
