@@ -23,6 +23,20 @@ const Decision* Classification::decision(const std::string& dimension) const {
   return nullptr;
 }
 
+namespace {
+
+// What RE2's (?i)\S matches first: the first character (a whole UTF-8 sequence) that is not
+// ASCII white space. The caller checked there is one.
+re2::StringPiece first_nonblank_char(const std::string& text) {
+  std::size_t start = text.find_first_not_of(" \t\n\f\r\v");
+  std::size_t end = start + 1;
+  if (static_cast<unsigned char>(text[start]) >= 0xC0)
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  return re2::StringPiece(text.data() + start, end - start);
+}
+
+}  // namespace
+
 Engine::Engine(RuleSet rules, Taxonomy taxonomy)
     : rules_(std::move(rules)), taxonomy_(std::move(taxonomy)), matchers_(kFieldKindCount) {
   RE2::Options options;
@@ -38,6 +52,12 @@ Engine::Engine(RuleSet rules, Taxonomy taxonomy)
         continue;
       auto add = [&](const std::string& p, bool is_unless) {
         std::string pattern = compiled_pattern(rule, p);
+        if (!is_unless && p == "\\S") {
+          // "Any text at all" (priors): checked directly, not in the Set, where a pattern that
+          // matches at every byte would make every DFA state a match state.
+          m.nonblank.push_back({r, false, std::make_unique<RE2>(pattern, options)});
+          return;
+        }
         std::string error;
         if (set->Add(pattern, &error) < 0)
           throw UserError(rule.file + ":" + rule.id + ": bad pattern \"" + p + "\": " + error);
@@ -46,7 +66,7 @@ Engine::Engine(RuleSet rules, Taxonomy taxonomy)
       for (const auto& p : rule.patterns) add(p, false);
       for (const auto& p : rule.unless) add(p, true);
     }
-    if (m.entries.empty()) continue;
+    if (m.entries.empty()) continue;  // nonblank-only fields need no Set
     if (!set->Compile())
       throw UserError(std::string("rules for field ") + field_name(static_cast<FieldKind>(k)) +
                       " do not fit in RE2's memory budget");
@@ -67,11 +87,14 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
   struct Hit {
     const Field* field;
     const Entry* entry;
+    bool nonblank;  // a "\\S" pattern: the span is the first non-space character
   };
   std::vector<Hit> hits;
   std::vector<int> matched;
   for (const Field& f : segments.fields) {
     const FieldMatcher& m = matchers_[static_cast<int>(f.kind)];
+    if (!m.nonblank.empty() && f.text.find_first_not_of(" \t\n\f\r\v") != std::string::npos)
+      for (const Entry& e : m.nonblank) hits.push_back({&f, &e, true});
     if (!m.set) continue;
     matched.clear();
     RE2::Set::ErrorInfo error;
@@ -87,7 +110,7 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
       if (e.is_unless)
         vetoed[e.rule] = 1;
       else
-        hits.push_back({&f, &e});
+        hits.push_back({&f, &e, false});
     }
   }
 
@@ -95,6 +118,7 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
   std::string converter = taxonomy_.converter_for_repo(issue.repo);
   std::vector<char> fired(n, 0);
   Classification out;
+  out.evidence.reserve(hits.size());
   const Field* last_field = nullptr;
   std::vector<char> done_in_field(n, 0);
   for (const Hit& h : hits) {
@@ -111,7 +135,11 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     if (done_in_field[r]) continue;
     const std::string& text = h.field->text;
     re2::StringPiece sp;
-    if (!h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) continue;
+    if (h.nonblank) {
+      sp = first_nonblank_char(text);
+    } else if (!h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) {
+      continue;
+    }
     done_in_field[r] = 1;
     fired[r] = 1;
     Evidence ev;

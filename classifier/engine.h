@@ -70,7 +70,8 @@ class Engine {
   };
   struct FieldMatcher {
     std::unique_ptr<re2::RE2Set> set;
-    std::vector<Entry> entries;  // index = the Set's pattern index
+    std::vector<Entry> entries;   // index = the Set's pattern index
+    std::vector<Entry> nonblank;  // "\\S" patterns: hit whenever the field has non-space text
   };
   RuleSet rules_;
   Taxonomy taxonomy_;

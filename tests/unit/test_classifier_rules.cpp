@@ -177,3 +177,29 @@ TEST_CASE("engine: converter-specific rules and case sensitivity") {
   CHECK(engine.classify(issue("stuck")).decision("symptom")->abstained);
   CHECK(*engine.classify(issue("Stuck")).decision("symptom")->label == "hang");
 }
+
+TEST_CASE("engine: an any-text prior fires on non-blank fields, with the first character as span") {
+  // "\\S" patterns are checked outside the RE2::Set; they must behave like the regex would.
+  Engine engine(rules_from(R"([
+    {"id": "prior", "dimension": "symptom", "label": "crash", "fields": ["title", "body"],
+     "weight": 1, "patterns": ["\\S"]},
+    {"id": "vetoed", "dimension": "symptom", "label": "wrong_model", "fields": ["title"],
+     "weight": 1, "patterns": ["\\S"], "unless": ["skip me"]}
+  ])"),
+                taxonomy());
+  Classification c = engine.classify(issue("  \xC3\xA9t\xC3\xA9 export", " \n "));
+  int prior = 0;
+  for (const auto& e : c.evidence) {
+    if (e.rule_id != "prior") continue;
+    ++prior;
+    CHECK(e.field == FieldKind::kTitle);  // the blank body does not count
+    CHECK(e.span_start == 2);
+    CHECK(e.matched_text == "\xC3\xA9");  // a whole UTF-8 character
+  }
+  CHECK(prior == 1);
+  CHECK(c.decision("symptom")->scores.count("wrong_model") == 1);
+  c = engine.classify(issue("please skip me"));
+  CHECK(c.decision("symptom")->scores.count("wrong_model") == 0);
+  c = engine.classify(issue("   "));
+  CHECK(c.decision("symptom")->scores.empty());
+}
