@@ -114,13 +114,13 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     }
   }
 
-  // Pass 2: confirm with the rule's own RE2 for the span, once per rule and field instance.
+  // Pass 2: confirm with the rule's own RE2 for the span, once per rule: the first field it hit
+  // (fields come title first). Scoring counts a rule once anyway; confirming it again in every
+  // later field would re-scan long code blocks and comments for nothing.
   std::string converter = taxonomy_.converter_for_repo(issue.repo);
   std::vector<char> fired(n, 0);
   Classification out;
   out.evidence.reserve(hits.size());
-  const Field* last_field = nullptr;
-  std::vector<char> done_in_field(n, 0);
   for (const Hit& h : hits) {
     std::size_t r = h.entry->rule;
     const Rule& rule = rules_.rules[r];
@@ -128,11 +128,7 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     if (!rule.converters.empty() && std::find(rule.converters.begin(), rule.converters.end(),
                                               converter) == rule.converters.end())
       continue;
-    if (h.field != last_field) {
-      std::fill(done_in_field.begin(), done_in_field.end(), 0);
-      last_field = h.field;
-    }
-    if (done_in_field[r]) continue;
+    if (fired[r]) continue;
     const std::string& text = h.field->text;
     re2::StringPiece sp;
     if (h.nonblank) {
@@ -140,7 +136,6 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     } else if (!h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) {
       continue;
     }
-    done_in_field[r] = 1;
     fired[r] = 1;
     Evidence ev;
     ev.rule_id = rule.id;

@@ -1,6 +1,7 @@
-// The rules engine: one RE2::Set per field kind scans each field once; hits are confirmed with
-// the rule's own RE2 to get spans; fired rules add their weight to their label; each dimension
-// takes its best label when it clears the margin and confidence threshold, else abstains.
+// The rules engine: one RE2::Set per field kind scans each field once; each rule's first hit is
+// confirmed with the rule's own RE2 to get its span; fired rules add their weight to their label;
+// each dimension takes its best label when it clears the margin and confidence threshold, else
+// abstains.
 #pragma once
 
 #include <map>
@@ -45,7 +46,7 @@ struct Decision {
 
 struct Classification {
   std::vector<Decision> decisions;  // taxonomy order of dimensions
-  std::vector<Evidence> evidence;   // first match of every fired rule in every field it hit
+  std::vector<Evidence> evidence;   // first match of every fired rule, in the first field it hit
   const Decision* decision(const std::string& dimension) const;
 };
 
