@@ -22,5 +22,8 @@ void add_agreement_command(CLI::App& app, Context& ctx);
 void add_annotate_command(CLI::App& app, Context& ctx);
 void add_adjudicate_command(CLI::App& app, Context& ctx);
 void add_crawl_command(CLI::App& app, Context& ctx);
+void add_classify_command(CLI::App& app, Context& ctx);
+void add_explain_command(CLI::App& app, Context& ctx);
+void add_eval_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   add_annotate_command(app, ctx);
   add_adjudicate_command(app, ctx);
   add_crawl_command(app, ctx);
+  add_classify_command(app, ctx);
+  add_explain_command(app, ctx);
+  add_eval_command(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,80 @@
+// `eval`: compares a classifier run with gold labels (an annotator's manual labels, or a CSV file
+// such as the jajal2024 labels.csv) per dimension: accuracy, macro-F1, Cohen's kappa, per-label
+// precision/recall, confusion, coverage (share not abstained) and accuracy on covered issues.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "classifier/agreement.h"
+#include "classifier/label_sets.h"
+#include "classifier/taxonomy.h"
+#include "core/db.h"
+
+namespace convfail {
+
+struct GoldItem {
+  std::string repo;
+  std::int64_t number = 0;
+  std::optional<int> fold;
+  std::map<std::string, std::string> values;  // dimension -> label id (and "subtype")
+};
+
+struct GoldSet {
+  std::string source;  // annotator name or file path
+  bool has_folds = false;
+  std::vector<GoldItem> items;
+};
+
+// Reads a CSV with columns repo, number, symptom, cause, stage (subtype and fold optional; other
+// columns ignored). Labels are normalised through the taxonomy; an unknown label is an error
+// "file:line: reason".
+GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy);
+GoldSet gold_from_labels(const std::string& source, const std::vector<IssueLabels>& labels);
+
+// The predicted-label stand-in for an abstention of symptom/cause in the pairs (kappa, accuracy
+// and the confusion matrix count it as a wrong answer).
+extern const char* const kAbstained;
+
+struct DimensionEval {
+  std::string dimension;
+  long n = 0;        // issues with a gold label and a classifier decision
+  long covered = 0;  // not abstained
+  double coverage = 0;
+  double covered_accuracy = 0;
+  double covered_kappa = 0;
+  double macro_f1 = 0;  // over real labels (gold or predicted), the abstention marker excluded
+  Evaluation all;       // abstentions as kAbstained (stage: its abstain label)
+};
+
+struct EvalReport {
+  std::int64_t run_id = 0;
+  std::string gold_source;
+  std::vector<int> folds;  // empty: all
+  long gold_items = 0;     // gold items in the selected folds
+  long missing = 0;        // of those, not in the run
+  std::vector<DimensionEval> dimensions;
+};
+
+// Throws UserError when there is no run, or folds are asked of a gold set without folds.
+EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
+                        std::optional<std::int64_t> run_id, const std::set<int>& folds);
+
+// Pure part, for tests: gold vs predicted labels per dimension. predicted values missing for
+// symptom/cause mean abstention; for stage the abstain label does.
+DimensionEval evaluate_dimension(
+    const Taxonomy& taxonomy, const std::string& dimension,
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& gold_and_predicted);
+
+nlohmann::json eval_report_json(const EvalReport& report);
+std::string eval_report_text(const EvalReport& report);
+
+// Parses "0,1,2" (ranges "0-3" allowed); throws UsageError.
+std::set<int> parse_fold_list(const std::string& text);
+
+}  // namespace convfail

@@ -1,0 +1,90 @@
+#include "classifier/explain.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "classifier/extract.h"
+
+namespace convfail {
+
+namespace {
+
+bool continuation(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
+
+std::string flatten(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string highlight_in_context(const std::string& text, std::size_t start, std::size_t end,
+                                 std::size_t context, bool color) {
+  end = std::min(end, text.size());
+  start = std::min(start, end);
+  std::size_t from = start > context ? start - context : 0;
+  while (from > 0 && continuation(static_cast<unsigned char>(text[from]))) --from;
+  std::size_t to = std::min(text.size(), end + context);
+  while (to < text.size() && continuation(static_cast<unsigned char>(text[to]))) ++to;
+  std::string out;
+  if (from > 0) out += "...";
+  out += flatten(text.substr(from, start - from));
+  out += color ? "\x1b[1;31m" : ">>";
+  out += flatten(text.substr(start, end - start));
+  out += color ? "\x1b[0m" : "<<";
+  out += flatten(text.substr(end, to - end));
+  if (to < text.size()) out += "...";
+  return out;
+}
+
+std::string explain_issue(const Engine& engine, const IssueText& issue, bool color) {
+  Segments segments = segment_issue(issue);
+  Classification c = engine.classify(issue, segments);
+  std::ostringstream out;
+  out << issue.repo << "#" << issue.number << "  " << issue.title << "\n";
+  out << "rules " << engine.rules().hash << " (" << engine.rules().rules.size() << " rules), "
+      << segments.fields.size() << " fields, " << segments.bytes() << " bytes\n\n";
+  for (const Decision& d : c.decisions) {
+    out << d.dimension << ": ";
+    if (d.abstained)
+      out << "abstained" << (d.label ? " (" + *d.label + ")" : "");
+    else
+      out << *d.label << (d.subtype ? " / " + *d.subtype : "");
+    out << "  confidence " << fixed(d.confidence, 2) << "\n";
+    std::vector<std::pair<std::string, double>> scores(d.scores.begin(), d.scores.end());
+    std::sort(scores.begin(), scores.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (scores.empty()) out << "  (no rule fired)\n";
+    for (const auto& [label, s] : scores) out << "  " << fixed(s, 2) << "  " << label << "\n";
+    for (const Evidence& e : c.evidence) {
+      if (e.dimension != d.dimension) continue;
+      const Field* field = nullptr;
+      for (const Field& f : segments.fields)
+        if (f.kind == e.field && f.index == e.field_index) field = &f;
+      out << "    " << (e.weight >= 0 ? "+" : "") << fixed(e.weight, 2) << " " << e.label
+          << (e.subtype.empty() ? "" : "/" + e.subtype) << "  " << e.rule_id << "  "
+          << field_name(e.field) << "[" << e.field_index << "] " << e.span_start << "-"
+          << e.span_end << "\n";
+      if (field)
+        out << "        " << highlight_in_context(field->text, e.span_start, e.span_end, 50, color)
+            << "\n";
+    }
+    out << "\n";
+  }
+  Extractions facts = extract_facts(segments);
+  out << "facts:" << (facts.empty() ? " none" : "") << "\n";
+  for (const auto& [kind, value] : facts) out << "  " << kind << ": " << value << "\n";
+  return out.str();
+}
+
+}  // namespace convfail

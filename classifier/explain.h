@@ -1,0 +1,19 @@
+// `explain`: one issue's labels, confidences and score tables, and the evidence with the matched
+// text highlighted in its context.
+#pragma once
+
+#include <string>
+
+#include "classifier/engine.h"
+
+namespace convfail {
+
+// color: ANSI highlight (terminal); otherwise the match is marked as >>text<<.
+std::string explain_issue(const Engine& engine, const IssueText& issue, bool color);
+
+// The text around [start, end) of `text`, `context` bytes each side (cut at UTF-8 boundaries,
+// newlines shown as spaces), with the span highlighted.
+std::string highlight_in_context(const std::string& text, std::size_t start, std::size_t end,
+                                 std::size_t context, bool color);
+
+}  // namespace convfail

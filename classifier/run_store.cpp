@@ -1,0 +1,86 @@
+#include "classifier/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "classifier/extract.h"
+#include "classifier/issue_text.h"
+#include "core/error.h"
+
+namespace convfail {
+
+RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
+                              const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  auto issues = load_issue_texts(db, repo);
+  if (issues.empty())
+    throw UserError(repo ? "no stored issues of " + *repo + " (run import first)"
+                         : "no stored issues (run import first)");
+  const RuleSet& rules = engine.rules();
+  nlohmann::json params;
+  params["smoothing"] = rules.settings.smoothing;
+  for (const auto& [dim, s] : rules.settings.dimensions)
+    params["dimensions"][dim] = {{"min_confidence", s.min_confidence}, {"margin", s.margin}};
+  params["rule_count"] = rules.rules.size();
+  if (repo) params["repo"] = *repo;
+
+  RunSummary summary;
+  summary.rules_hash = rules.hash;
+  summary.rule_count = rules.rules.size();
+  Transaction tx(db);
+  Stmt run(db, "INSERT INTO classifier_runs (rules_hash, rules_dir, params_json) VALUES (?,?,?)");
+  run.bind(1, rules.hash).bind(2, rules.dir).bind(3, params.dump()).run();
+  summary.run_id = db.last_insert_id();
+  Stmt label(db,
+             "INSERT INTO classifier_labels (run_id, issue_id, dimension, label, subtype, "
+             "confidence, scores_json) VALUES (?,?,?,?,?,?,?)");
+  Stmt evidence(db,
+                "INSERT INTO classifier_evidence (run_id, issue_id, dimension, label, subtype, "
+                "rule_id, field, field_index, span_start, span_end, matched_text, weight) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  Stmt fact(db,
+            "INSERT OR IGNORE INTO classifier_extractions (run_id, issue_id, kind, value) "
+            "VALUES (?,?,?,?)");
+  std::int64_t done = 0;
+  const auto total = static_cast<std::int64_t>(issues.size());
+  for (const IssueText& issue : issues) {
+    Segments segments = segment_issue(issue);
+    Classification c = engine.classify(issue, segments);
+    for (const Decision& d : c.decisions) {
+      nlohmann::json scores = nlohmann::json::object();
+      for (const auto& [l, s] : d.scores) scores[l] = s;
+      nlohmann::json sj = {{"scores", scores}, {"abstained", d.abstained}};
+      label.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, d.dimension);
+      label.bind(4, d.label).bind(5, d.subtype).bind(6, d.confidence).bind(7, sj.dump());
+      label.run();
+      if (d.abstained) ++summary.abstained[d.dimension];
+      ++summary.counts[d.dimension][d.label.value_or("")];
+    }
+    for (const Evidence& e : c.evidence) {
+      evidence.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, e.dimension);
+      evidence.bind(4, e.label);
+      if (e.subtype.empty())
+        evidence.bind_null(5);
+      else
+        evidence.bind(5, e.subtype);
+      evidence.bind(6, e.rule_id).bind(7, field_name(e.field)).bind(8, e.field_index);
+      evidence.bind(9, static_cast<std::int64_t>(e.span_start));
+      evidence.bind(10, static_cast<std::int64_t>(e.span_end));
+      evidence.bind(11, e.matched_text).bind(12, e.weight);
+      evidence.run();
+    }
+    for (const auto& [kind, value] : extract_facts(segments)) {
+      fact.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, kind).bind(4, value);
+      fact.run();
+    }
+    ++done;
+    if (progress) progress(done, total);
+  }
+  Stmt finish(db,
+              "UPDATE classifier_runs SET finished_at = strftime('%Y-%m-%dT%H:%M:%SZ','now'), "
+              "issue_count = ? WHERE id = ?");
+  finish.bind(1, done).bind(2, summary.run_id).run();
+  tx.commit();
+  summary.issues = done;
+  return summary;
+}
+
+}  // namespace convfail

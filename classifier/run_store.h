@@ -1,0 +1,31 @@
+// `classify`: runs the engine over stored issues and stores the run — labels, evidence and
+// extracted facts — in one transaction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "classifier/engine.h"
+#include "core/db.h"
+
+namespace convfail {
+
+struct RunSummary {
+  std::int64_t run_id = 0;
+  std::int64_t issues = 0;
+  std::string rules_hash;
+  std::size_t rule_count = 0;
+  // dimension -> label -> issues ("" = abstained; stage abstains as its abstain label)
+  std::map<std::string, std::map<std::string, std::int64_t>> counts;
+  std::map<std::string, std::int64_t> abstained;
+};
+
+// Classifies every stored issue (or those of `repo`) and stores the run. Throws UserError when
+// there is nothing to classify. progress(done, total) may be empty.
+RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
+                              const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+
+}  // namespace convfail

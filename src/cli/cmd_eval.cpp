@@ -1,0 +1,60 @@
+#include <iostream>
+#include <memory>
+
+#include "classifier/evaluation.h"
+#include "classifier/label_sets.h"
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace convfail {
+
+void add_eval_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "eval",
+      "Compare a classifier run (the latest unless --run) with gold labels, per dimension:\n"
+      "n, accuracy, macro-F1, Cohen's kappa (95% CI), coverage (share not abstained), accuracy\n"
+      "and kappa on covered issues, per-label precision/recall/F1 and a confusion matrix.\n"
+      "Abstentions count as wrong in accuracy and kappa (their own column in the matrix).");
+  struct Args {
+    std::string gold;
+    std::string gold_file;
+    std::int64_t run = 0;
+    std::string folds;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* gold = cmd->add_option("--gold", args->gold, "annotator whose manual labels are gold");
+  auto* file = cmd->add_option("--gold-file", args->gold_file,
+                               "CSV with columns repo, number, symptom, cause, stage (subtype, "
+                               "fold optional), e.g. ../shared/datasets/jajal2024/labels.csv")
+                   ->check(CLI::ExistingFile);
+  gold->excludes(file);
+  cmd->add_option("--run", args->run, "classifier run id (default: the latest)");
+  cmd->add_option("--folds", args->folds,
+                  "only gold rows of these folds, e.g. 0,1,2,3 or 4 (needs a fold column)");
+  cmd->add_flag("--json", args->json, "print the figures as JSON");
+  cmd->callback([&ctx, args] {
+    if (args->gold.empty() && args->gold_file.empty())
+      throw UsageError("eval: give --gold ANNOTATOR or --gold-file FILE");
+    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+    std::set<int> folds;
+    if (!args->folds.empty()) folds = parse_fold_list(args->folds);
+    GoldSet gold_set;
+    if (!args->gold_file.empty()) {
+      gold_set = load_gold_file(args->gold_file, taxonomy);
+    } else {
+      auto labels = load_annotator_labels(ctx.db(), args->gold);
+      if (labels.empty()) throw UserError("annotator \"" + args->gold + "\" has no labels");
+      gold_set = gold_from_labels(args->gold, labels);
+    }
+    std::optional<std::int64_t> run;
+    if (args->run > 0) run = args->run;
+    EvalReport report = evaluate_run(ctx.db(), taxonomy, gold_set, run, folds);
+    if (args->json)
+      std::cout << eval_report_json(report).dump(2) << "\n";
+    else
+      std::cout << eval_report_text(report);
+  });
+}
+
+}  // namespace convfail

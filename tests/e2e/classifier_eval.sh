@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Imports the shared jajal2024 issues, classifies them, evaluates against labels.csv on the
+# development folds and on the held-out fold, and checks that the printed figures equal the
+# --json ones. Usage: bash classifier_eval.sh BUILD_DIR SOURCE_DIR SHARED_DIR
+set -euo pipefail
+build=$1 src=$2 shared=$3
+data=$shared/datasets/jajal2024
+[ -f "$data/issues.jsonl" ] && [ -f "$data/labels.csv" ] || { echo "shared dataset missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cf() { "$build/convfail" --db "$tmp/t.db" --data-dir "$src/data" "$@"; }
+
+cf import "$data/issues.jsonl" >/dev/null
+cf classify --json >"$tmp/run.json"
+python3 - "$tmp/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["issues"] == 200, run
+assert run["run_id"] == 1
+assert len(run["rules_hash"]) == 16
+PY
+
+# Wrong arguments: clear errors, non-zero exits.
+if cf eval --gold-file "$data/labels.csv" --folds x 2>"$tmp/err"; then echo "bad --folds accepted"; exit 1; fi
+grep -q "folds" "$tmp/err"
+if cf eval 2>/dev/null; then echo "eval without gold accepted"; exit 1; fi
+if cf eval --gold-file "$data/labels.csv" --run 99 2>"$tmp/err"; then echo "unknown run accepted"; exit 1; fi
+grep -q "no classifier run 99" "$tmp/err"
+if cf explain nonsense 2>/dev/null; then echo "bad issue ref accepted"; exit 1; fi
+
+for folds in 0-3 4; do
+  cf eval --gold-file "$data/labels.csv" --folds "$folds" >"$tmp/eval.txt"
+  cf eval --gold-file "$data/labels.csv" --folds "$folds" --json >"$tmp/eval.json"
+  python3 - "$tmp/eval.txt" "$tmp/eval.json" "$folds" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+report = json.load(open(sys.argv[2]))
+expected_n = 160 if sys.argv[3] == "0-3" else 40
+assert report["gold_issues"] == expected_n and report["missing"] == 0, report
+for dim in ("symptom", "cause", "stage"):
+    d = report["dimensions"][dim]
+    m = re.search(r"^%s: (.*)$" % dim, text, re.M)
+    assert m, "no line for " + dim
+    printed = dict(kv.split("=") for kv in m.group(1).split() if "=" in kv)
+    assert int(printed["n"]) == d["n"] == expected_n, (printed, d)
+    for key in ("accuracy", "macro_f1", "kappa", "coverage", "covered_accuracy", "covered_kappa"):
+        assert printed[key] == "%.3f" % d[key], (dim, key, printed[key], d[key])
+    assert 0 <= d["coverage"] <= 1 and -1 <= d["kappa"] <= 1
+    assert sum(sum(r) for r in d["confusion"]["counts"]) == expected_n
+    print("folds %s %s: kappa=%.3f coverage=%.3f" % (sys.argv[3], dim, d["kappa"], d["coverage"]))
+PY
+done
+
+# explain shows labels and evidence with the match marked (plain text on a pipe).
+ref=$(python3 -c "import json,sys; o=json.loads(open(sys.argv[1]).readline()); print('%s#%d' % (o['repo'], o['number']))" "$data/issues.jsonl")
+cf explain "$ref" >"$tmp/explain.txt"
+grep -q "^symptom: " "$tmp/explain.txt"
+grep -q ">>.*<<" "$tmp/explain.txt"
+echo "ok"
