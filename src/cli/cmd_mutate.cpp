@@ -16,7 +16,8 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
       "Mutation test of the reproduce harness: every suite case that passes is corrupted (swap\n"
       "the inputs of a non-commutative op, change an axis or alpha attribute, drop a node) and\n"
       "re-run against its reference outputs; a mutant is killed when it comes out\n"
-      "wrong_output_reproduced or crash_reproduced. Exit 1 when the kill rate is below --min-rate.");
+      "wrong_output_reproduced or crash_reproduced. Exit 1 when the kill rate is below "
+      "--min-rate.");
   struct Args {
     std::string suite;
     repro::ReproOptions options;
@@ -29,8 +30,10 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--suite", args->suite, "folder of ONNX backend test cases")
       ->required()
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")->capture_default_str();
-  cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")->capture_default_str();
+  cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")
+      ->capture_default_str();
+  cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")
+      ->capture_default_str();
   cmd->add_option("--timeout", args->options.timeout_seconds, "seconds per model")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -47,14 +50,21 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
     nlohmann::json survivors = nlohmann::json::array();
     for (const auto& o : s.outcomes)
       if (!o.killed())
-        survivors.push_back({{"case", o.case_name}, {"op", o.op}, {"mutation", o.description},
-                             {"verdict", o.verdict.verdict}, {"reason", o.verdict.reason}});
+        survivors.push_back({{"case", o.case_name},
+                             {"op", o.op},
+                             {"mutation", o.description},
+                             {"verdict", o.verdict.verdict},
+                             {"reason", o.verdict.reason}});
     if (args->json) {
-      std::cout << nlohmann::json{{"cases_passing", s.cases_passing}, {"mutants", s.mutants},
-                                  {"killed", s.killed}, {"crash_reproduced", s.crash},
+      std::cout << nlohmann::json{{"cases_passing", s.cases_passing},
+                                  {"mutants", s.mutants},
+                                  {"killed", s.killed},
+                                  {"crash_reproduced", s.crash},
                                   {"wrong_output_reproduced", s.wrong_output},
-                                  {"survived", s.survived}, {"not_runnable", s.not_runnable},
-                                  {"kill_rate", s.kill_rate()}, {"survivors", survivors}}
+                                  {"survived", s.survived},
+                                  {"not_runnable", s.not_runnable},
+                                  {"kill_rate", s.kill_rate()},
+                                  {"survivors", survivors}}
                        .dump(2)
                 << "\n";
     } else {
@@ -64,11 +74,13 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
         p.first += o.killed();
         ++p.second;
       }
-      std::printf("%d passing cases, %d mutants: %d killed (%d crash, %d wrong output), %d survived, "
-                  "%d not runnable; kill rate %.1f%%\n",
-                  s.cases_passing, s.mutants, s.killed, s.crash, s.wrong_output, s.survived,
-                  s.not_runnable, 100 * s.kill_rate());
-      for (const auto& [op, p] : per_op) std::printf("  %-13s %d/%d killed\n", op.c_str(), p.first, p.second);
+      std::printf(
+          "%d passing cases, %d mutants: %d killed (%d crash, %d wrong output), %d survived, "
+          "%d not runnable; kill rate %.1f%%\n",
+          s.cases_passing, s.mutants, s.killed, s.crash, s.wrong_output, s.survived, s.not_runnable,
+          100 * s.kill_rate());
+      for (const auto& [op, p] : per_op)
+        std::printf("  %-13s %d/%d killed\n", op.c_str(), p.first, p.second);
       for (const auto& sv : survivors)
         std::printf("  survived: %s  %s\n", sv["case"].get<std::string>().c_str(),
                     sv["mutation"].get<std::string>().c_str());

@@ -15,10 +15,11 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string> kNonCommutative = {
-    "Sub",  "Div",          "Pow",       "MatMul", "Mod",   "Greater", "Less",
-    "GreaterOrEqual", "LessOrEqual", "Gemm", "Concat", "PRelu", "BitShift", "Conv"};
+    "Sub",         "Div",  "Pow",    "MatMul", "Mod",      "Greater", "Less", "GreaterOrEqual",
+    "LessOrEqual", "Gemm", "Concat", "PRelu",  "BitShift", "Conv"};
 // Ops whose output equals their input by design: dropping them cannot change a result.
-const std::set<std::string> kPassThrough = {"Identity", "Dropout", "Optional", "OptionalGetElement"};
+const std::set<std::string> kPassThrough = {"Identity", "Dropout", "Optional",
+                                            "OptionalGetElement"};
 
 bool swap_inputs(onnx::ModelProto& m, std::string* what) {
   auto* g = m.mutable_graph();
@@ -92,8 +93,10 @@ std::vector<Mutant> make_mutants(const onnx::ModelProto& model) {
     if (fn(mu.model, &mu.description)) out.push_back(std::move(mu));
   };
   attempt("swap_inputs", swap_inputs);
-  attempt("change_axis", [](onnx::ModelProto& m, std::string* w) { return change_attribute(m, "axis", w); });
-  attempt("change_alpha", [](onnx::ModelProto& m, std::string* w) { return change_attribute(m, "alpha", w); });
+  attempt("change_axis",
+          [](onnx::ModelProto& m, std::string* w) { return change_attribute(m, "axis", w); });
+  attempt("change_alpha",
+          [](onnx::ModelProto& m, std::string* w) { return change_attribute(m, "alpha", w); });
   attempt("drop_node", drop_node);
   return out;
 }
@@ -137,14 +140,19 @@ MutationSummary run_mutation_test(OrtRunner& runner, const std::string& suite_di
       }
       MutationOutcome out{name, mu.op, mu.description, reproduce_model(runner, file.string(), o)};
       ++s.mutants;
-      if (out.verdict.verdict == kCrashReproduced) ++s.crash, ++s.killed;
-      else if (out.verdict.verdict == kWrongOutputReproduced) ++s.wrong_output, ++s.killed;
-      else if (out.verdict.verdict == kNotRunnable) ++s.not_runnable;
-      else ++s.survived;
+      if (out.verdict.verdict == kCrashReproduced)
+        ++s.crash, ++s.killed;
+      else if (out.verdict.verdict == kWrongOutputReproduced)
+        ++s.wrong_output, ++s.killed;
+      else if (out.verdict.verdict == kNotRunnable)
+        ++s.not_runnable;
+      else
+        ++s.survived;
       fs::remove(file);
       if (out.verdict.duration_ms > 2000)
-        std::cerr << "mutate: slow mutant " << name << " " << mu.op << " " << out.verdict.duration_ms
-                  << " ms (" << out.verdict.verdict << " " << out.verdict.signature << ")\n";
+        std::cerr << "mutate: slow mutant " << name << " " << mu.op << " "
+                  << out.verdict.duration_ms << " ms (" << out.verdict.verdict << " "
+                  << out.verdict.signature << ")\n";
       s.outcomes.push_back(std::move(out));
     }
   }

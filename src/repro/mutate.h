@@ -36,7 +36,9 @@ struct MutationSummary {
   int cases_passing = 0;  // unmutated cases that passed (the mutation candidates)
   int mutants = 0, killed = 0, crash = 0, wrong_output = 0, survived = 0, not_runnable = 0;
   std::vector<MutationOutcome> outcomes;
-  double kill_rate() const { return mutants - not_runnable > 0 ? double(killed) / (mutants - not_runnable) : 0; }
+  double kill_rate() const {
+    return mutants - not_runnable > 0 ? double(killed) / (mutants - not_runnable) : 0;
+  }
 };
 
 // Runs the suite's cases (test_data_set_0 only), mutates those that pass and re-runs each

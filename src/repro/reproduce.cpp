@@ -167,7 +167,8 @@ std::optional<Fail> check_structure(onnx::ModelProto& model, const std::string& 
                   j.value("error", std::string())};
   }
   std::string step = last.rfind("step ", 0) == 0 ? last.substr(5) : "checker";
-  if (r.kind == ExitKind::kSpawnFailed) return Fail{kNotRunnable, step, "cannot fork: " + r.error, ""};
+  if (r.kind == ExitKind::kSpawnFailed)
+    return Fail{kNotRunnable, step, "cannot fork: " + r.error, ""};
   return Fail{kCrashReproduced, step, "", "libonnx " + r.describe()};
   return std::nullopt;
 }

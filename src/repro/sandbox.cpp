@@ -329,8 +329,9 @@ SandboxResult run_sandboxed(const SandboxSpec& spec) {
   return r;
 }
 
-SandboxResult run_in_fork(const std::function<void(const std::function<void(const std::string&)>&)>& fn,
-                          const SandboxLimits& limits) {
+SandboxResult run_in_fork(
+    const std::function<void(const std::function<void(const std::string&)>&)>& fn,
+    const SandboxLimits& limits) {
   ignore_sigpipe();
   SandboxResult r;
   auto t0 = Clock::now();

@@ -64,8 +64,9 @@ SandboxResult run_sandboxed(const SandboxSpec& spec);
 // returns what it wrote through `emit` in stdout_text: for in-process library code (libonnx
 // checker, shape inference) that may crash on hostile input. `fn` must not use threads started
 // before the fork. A throw in `fn` ends the child with exit 2 and the message in stderr_text.
-SandboxResult run_in_fork(const std::function<void(const std::function<void(const std::string&)>& emit)>& fn,
-                          const SandboxLimits& limits);
+SandboxResult run_in_fork(
+    const std::function<void(const std::function<void(const std::string&)>& emit)>& fn,
+    const SandboxLimits& limits);
 
 // Whether `unshare -n` can be used on this machine (checked once).
 bool network_isolation_available();
