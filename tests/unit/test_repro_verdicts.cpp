@@ -209,3 +209,47 @@ TEST_CASE("runner protocol: hello, bad request, crash and restart, timeout") {
   REQUIRE(again.line);
   CHECK(runner.process_starts() == starts + 1);
 }
+
+TEST_CASE("reproduce: a model that floods memory is a crash verdict; the runner carries on") {
+  RunnerOptions ro;
+  ro.limits.memory_bytes = 2ull << 30;
+  OrtRunner runner(ro);
+  if (!runner_ready(runner)) return;
+  convfail::test::TempDir dir;
+  // y = ConstantOfShape(shape) with shape = [40000, 40000]: 6.4 GB of float zeros.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("flood");
+  auto* n = g->add_node();
+  n->set_op_type("ConstantOfShape");
+  n->add_input("shape");
+  n->add_output("y");
+  auto* in = g->add_input();
+  in->set_name("shape");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  auto* out = g->add_output();
+  out->set_name("y");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  out->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("h");
+  out->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("w");
+  std::filesystem::create_directories(dir.path() / "data");
+  onnx::TensorProto shape;
+  shape.set_data_type(onnx::TensorProto::INT64);
+  shape.add_dims(2);
+  shape.add_int64_data(40000);
+  shape.add_int64_data(40000);
+  save(dir, "data/input_0.pb", shape);
+  ReproOptions o;
+  o.inputs_dir = (dir.path() / "data").string();
+  o.timeout_seconds = 60;
+  auto v = reproduce_model(runner, save(dir, "flood.onnx", m), o);
+  CHECK(v.verdict == kCrashReproduced);
+  CHECK(v.step == "run");
+  CHECK(v.error.find("Failed to allocate") != std::string::npos);
+  ReproOptions plain;
+  auto after = reproduce_model(runner, save(dir, "sub.onnx", binary_model("Sub")), plain);
+  CHECK(after.verdict == kNotReproduced);
+}
