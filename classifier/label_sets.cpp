@@ -1,5 +1,7 @@
 #include "classifier/label_sets.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace convfail {
@@ -33,15 +35,13 @@ std::vector<IssueLabels> collect(Stmt& st, bool with_confidence) {
 }  // namespace
 
 std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annotator) {
-  // The latest row per (issue, dimension) wins; a latest row of kind skip/undo clears the value.
+  // The latest row per (issue, dimension) wins (view current_manual_labels): a skip clears the
+  // value, an undo restores the value it carries.
   Stmt st(db,
-          "SELECT i.id, r.full_name, i.number, i.created_at, m.dimension, "
-          "  CASE WHEN m.kind IN ('label','adjudication') THEN m.value END "
-          "FROM manual_labels m "
-          "JOIN issues i ON i.id = m.issue_id JOIN repositories r ON r.id = i.repo_id "
-          "WHERE m.annotator = ?1 AND m.id = (SELECT max(m2.id) FROM manual_labels m2 "
-          "  WHERE m2.issue_id = m.issue_id AND m2.annotator = ?1 AND m2.dimension = m.dimension) "
-          "ORDER BY r.full_name, i.number, m.dimension");
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.value "
+          "FROM current_manual_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.annotator = ?1 ORDER BY r.full_name, i.number, c.dimension");
   st.bind(1, annotator);
   auto out = collect(st, false);
   // Issues whose every dimension was cleared hold no labels.
@@ -51,8 +51,65 @@ std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annota
   return kept;
 }
 
+std::vector<IssueLabels> load_consensus_labels(Db& db) {
+  // Per issue and dimension: the latest adjudication row (of any adjudicator) if there is one,
+  // else the value when at least two annotators hold a current label and all of them agree.
+  Stmt st(db,
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.annotator, c.value, "
+          "  c.kind = 'adjudication', c.row_id "
+          "FROM current_manual_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.value IS NOT NULL ORDER BY r.full_name, i.number, c.dimension, c.row_id");
+  struct Votes {
+    std::optional<std::string> adjudicated;
+    std::int64_t adjudicated_row = 0;
+    std::vector<std::string> values;
+  };
+  std::vector<IssueLabels> out;
+  std::vector<std::map<std::string, Votes>> votes;
+  std::map<std::int64_t, std::size_t> index;
+  while (st.step()) {
+    std::int64_t id = st.int64(0);
+    auto it = index.find(id);
+    if (it == index.end()) {
+      IssueLabels l;
+      l.issue_id = id;
+      l.repo = st.text(1);
+      l.number = st.int64(2);
+      l.created_at = st.opt_text(3);
+      it = index.emplace(id, out.size()).first;
+      out.push_back(std::move(l));
+      votes.emplace_back();
+    }
+    Votes& v = votes[it->second][st.text(4)];
+    if (st.int64(7)) {
+      if (st.int64(8) > v.adjudicated_row) {
+        v.adjudicated = st.text(6);
+        v.adjudicated_row = st.int64(8);
+      }
+    } else {
+      v.values.push_back(st.text(6));
+    }
+  }
+  std::vector<IssueLabels> kept;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (const auto& [dim, v] : votes[i]) {
+      if (v.adjudicated) {
+        out[i].values[dim] = *v.adjudicated;
+      } else if (v.values.size() >= 2 &&
+                 std::all_of(v.values.begin(), v.values.end(),
+                             [&](const std::string& x) { return x == v.values.front(); })) {
+        out[i].values[dim] = v.values.front();
+      }
+    }
+    if (!out[i].values.empty()) kept.push_back(std::move(out[i]));
+  }
+  return kept;
+}
+
 std::vector<IssueLabels> load_classifier_labels(Db& db, std::optional<std::int64_t> run_id) {
-  std::int64_t run = run_id ? *run_id : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  std::int64_t run =
+      run_id ? *run_id : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
   if (run == 0) return {};
   Stmt st(db,
           "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.label, c.confidence "
@@ -80,6 +137,7 @@ std::vector<std::string> label_sources(Db& db) {
   if (db.scalar("SELECT count(*) FROM classifier_runs") > 0) out.push_back("classifier");
   Stmt st(db, "SELECT DISTINCT annotator FROM manual_labels ORDER BY annotator");
   while (st.step()) out.push_back(st.text(0));
+  if (!load_consensus_labels(db).empty()) out.push_back("consensus");
   return out;
 }
 
@@ -89,6 +147,8 @@ std::vector<IssueLabels> load_label_set(Db& db, const std::string& source) {
     out = load_classifier_labels(db);
   } else if (source.rfind("classifier:", 0) == 0) {
     out = load_classifier_labels(db, std::stoll(source.substr(11)));
+  } else if (source == "consensus") {
+    out = load_consensus_labels(db);
   } else {
     out = load_annotator_labels(db, source);
   }

@@ -29,9 +29,13 @@ std::vector<IssueLabels> load_label_set(Db& db, const std::string& source);
 // The sources that hold labels: "classifier" when a run exists, every annotator, "consensus".
 std::vector<std::string> label_sources(Db& db);
 
-// The current labels of one annotator (their latest row per issue and dimension; skips and
-// undos excluded).
+// The current labels of one annotator: their latest row per issue and dimension (a skip clears
+// the value, an undo restores the value it carries). For an adjudicator, their decisions.
 std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annotator);
+
+// The consensus of the annotators, usable as gold: per issue and dimension the latest
+// adjudication, else the value every annotator holding a label agrees on (at least two of them).
+std::vector<IssueLabels> load_consensus_labels(Db& db);
 
 // The labels of a classifier run (latest run when run_id is empty). Abstentions (NULL label) are
 // left out of `values`.

@@ -16,6 +16,22 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
+// The first word that is neither an option nor a global option's value, when it names no
+// subcommand: "convfail frobnicate" should say so, not "A subcommand is required".
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--db" || a == "--data-dir") {
+      ++i;  // its value
+      continue;
+    }
+    if (a.empty() || a[0] == '-') continue;
+    auto known = app.get_subcommands([&a](CLI::App* sub) { return sub->check_name(a); });
+    return known.empty() ? a : std::string();
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +57,18 @@ int main(int argc, char** argv) {
   add_reproduce_command(app, ctx);
   add_artifacts_command(app, ctx);
   add_mutate_command(app, ctx);
+  add_list_command(app, ctx);
+  add_show_command(app, ctx);
+  add_search_command(app, ctx);
+  add_stats_command(app, ctx);
+  add_report_command(app, ctx);
+  add_opsets_command(app, ctx);
+  add_label_command(app, ctx);
+  add_labels_command(app, ctx);
+  add_agreement_command(app, ctx);
+  add_annotate_command(app, ctx);
+  add_adjudicate_command(app, ctx);
+  add_crawl_command(app, ctx);
 
   try {
     app.parse(argc, argv);
@@ -51,7 +79,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "convfail: " << e.what() << "\n";
+    std::string unknown = unknown_command(app, argc, argv);
+    if (!unknown.empty()) {
+      std::cerr << "convfail: unknown command '" << unknown << "'\n";
+    } else {
+      std::cerr << "convfail: " << e.what() << "\n";
+    }
     std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
     return 2;
   } catch (const UsageError& e) {

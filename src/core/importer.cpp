@@ -1,5 +1,6 @@
 #include "core/importer.h"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -13,10 +14,15 @@ namespace {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UserError(path + ": read error");
-  return ss.str();
+  // Read in one piece (a stringstream would copy a large dump twice).
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) throw UserError(path + ": cannot read file");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.seekg(0, std::ios::beg);
+  in.read(text.data(), size);
+  if (in.gcount() != size) throw UserError(path + ": read error");
+  return text;
 }
 
 std::int64_t line_at(std::string_view text, std::size_t offset) {
@@ -27,8 +33,8 @@ std::int64_t line_at(std::string_view text, std::size_t offset) {
 }
 
 // One issue object, from either shape, into the store.
-void import_object(IssueStore& store, const Json& obj, const ImportOptions& options,
-                   ImportCounts& counts) {
+void import_object(IssueStore& store, const Json& obj, std::string_view text,
+                   const ImportOptions& options, ImportCounts& counts) {
   if (!obj.is_object()) throw UserError("not a JSON object");
   if (!obj.contains("number")) throw UserError("missing \"number\"");
   if (!obj["number"].is_number_integer()) throw UserError("\"number\" is not an integer");
@@ -42,16 +48,35 @@ void import_object(IssueStore& store, const Json& obj, const ImportOptions& opti
   }
   if (repo->find('/') == std::string::npos) throw UserError("bad repository \"" + *repo + "\"");
   std::int64_t id = 0;
-  switch (store.upsert_issue(*repo, obj, &id)) {
-    case UpsertResult::kInserted: ++counts.inserted; break;
-    case UpsertResult::kUpdated: ++counts.updated; break;
-    case UpsertResult::kUnchanged: ++counts.unchanged; break;
-    case UpsertResult::kStale: ++counts.stale; return;  // keep the newer stored thread
+  // Without embedded threads the text as received is the raw JSON: no need to re-serialise.
+  auto c = obj.find("comments");
+  auto t = obj.find("timeline");
+  bool embedded = t != obj.end() || (c != obj.end() && c->is_array());
+  std::optional<std::string_view> raw;
+  if (!embedded) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+      text.remove_suffix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+      text.remove_prefix(1);
+    if (text.find('\n') == std::string_view::npos) raw = text;  // pretty-printed: re-serialise
+  }
+  switch (store.upsert_issue(*repo, obj, &id, raw)) {
+    case UpsertResult::kInserted:
+      ++counts.inserted;
+      break;
+    case UpsertResult::kUpdated:
+      ++counts.updated;
+      break;
+    case UpsertResult::kUnchanged:
+      ++counts.unchanged;
+      break;
+    case UpsertResult::kStale:
+      ++counts.stale;
+      return;  // keep the newer stored thread
   }
   if (obj.contains("pull_request") && !obj["pull_request"].is_null()) ++counts.pull_requests;
-  auto c = obj.find("comments");
-  if (c != obj.end() && c->is_array() && store.store_comments(id, *c)) ++counts.comment_sets_changed;
-  auto t = obj.find("timeline");
+  if (c != obj.end() && c->is_array() && store.store_comments(id, *c))
+    ++counts.comment_sets_changed;
   if (t != obj.end() && !t->is_null() && store.store_timeline(id, *repo, *t))
     ++counts.timelines_changed;
 }
@@ -69,7 +94,7 @@ void import_text(IssueStore& store, const std::string& path, std::string_view te
       throw UserError(path + ":" + std::to_string(line) + ": malformed JSON: " + e.what());
     }
     try {
-      import_object(store, obj, options, counts);
+      import_object(store, obj, element, options, counts);
     } catch (const UserError& e) {
       throw UserError(path + ":" + std::to_string(line) + ": " + e.what());
     }
@@ -108,8 +133,8 @@ std::vector<std::pair<std::int64_t, std::string_view>> split_json_array(std::str
   ++i;
   std::int64_t line = line_at(text, i);
   auto skip_ws = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
-                               text[i] == '\n')) {
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) {
       if (text[i] == '\n') ++line;
       ++i;
     }
@@ -166,12 +191,27 @@ std::vector<std::pair<std::int64_t, std::string_view>> split_json_array(std::str
 ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
                           const ImportOptions& options) {
   ImportCounts counts;
+  // A large transaction spills SQLite's default 2 MiB page cache to the WAL and reads it back;
+  // give this import up to 256 MiB of cache (allocated only as used), then restore the setting.
+  std::int64_t cache = db.scalar("PRAGMA cache_size");
+  db.exec("PRAGMA cache_size=-262144");
+  db.exec("PRAGMA temp.cache_size=-262144");  // the bulk staging tables (issue_store.h)
+  struct RestoreCache {
+    Db& db;
+    std::int64_t value;
+    ~RestoreCache() {
+      sqlite3_exec(db.handle(), ("PRAGMA cache_size=" + std::to_string(value)).c_str(), nullptr,
+                   nullptr, nullptr);
+    }
+  } restore{db, cache};
   Transaction tx(db);
   IssueStore store(db);
+  store.begin_bulk();
   for (const std::string& path : paths) {
     std::string text = read_file(path);
     import_text(store, path, text, options, counts);
   }
+  store.flush();
   tx.commit();
   return counts;
 }

@@ -30,14 +30,17 @@ std::optional<std::string> author_of(const Json& j) {
 }
 
 // The raw JSON we keep for an issue: the object without embedded comment/timeline arrays
-// (those are stored in their own tables).
+// (those are stored in their own tables). Serialised key by key rather than copying the object.
 std::string issue_raw(const Json& issue) {
-  if (!issue.contains("timeline") && !(issue.contains("comments") && issue["comments"].is_array()))
-    return issue.dump();
-  Json copy = issue;
-  copy.erase("timeline");
-  if (copy.contains("comments") && copy["comments"].is_array()) copy.erase("comments");
-  return copy.dump();
+  std::string out = "{";
+  for (auto it = issue.begin(); it != issue.end(); ++it) {
+    if (it.key() == "timeline" || (it.key() == "comments" && it->is_array())) continue;
+    if (out.size() > 1) out += ',';
+    out += Json(it.key()).dump();
+    out += ':';
+    out += it->dump();
+  }
+  return out + "}";
 }
 
 }  // namespace
@@ -114,6 +117,80 @@ IssueStore::IssueStore(Db& db)
                     "source_state, raw_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)"),
       set_fix_link_(db, "UPDATE issues SET has_fix_link=? WHERE id=? AND has_fix_link<>?1") {}
 
+IssueStore::~IssueStore() = default;
+
+// TEMP tables mirroring the columns the store writes; flush() moves them into main.
+struct IssueStore::Staging {
+  explicit Staging(Db& db)
+      : insert_issue(db,
+                     "INSERT INTO temp.staged_issues (id, repo_id, number, github_id, title, body, "
+                     "state, author, author_association, created_at, updated_at, closed_at, "
+                     "html_url, is_pull_request, comment_count, raw_json) "
+                     "VALUES (?16,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
+        insert_label(db, "INSERT INTO temp.staged_labels (issue_id, name) VALUES (?, ?)"),
+        insert_comment(db,
+                       "INSERT INTO temp.staged_comments (issue_id, position, github_id, author, "
+                       "author_association, created_at, updated_at, body, raw_json) "
+                       "VALUES (?,?,?,?,?,?,?,?,?)"),
+        insert_event(db,
+                     "INSERT INTO temp.staged_events (issue_id, position, event, actor, "
+                     "created_at, commit_id, source_repo, source_number, source_is_pull_request, "
+                     "source_state, raw_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)"),
+        set_fix_link(db, "UPDATE temp.staged_issues SET has_fix_link=? WHERE id=?") {}
+  Stmt insert_issue, insert_label, insert_comment, insert_event, set_fix_link;
+  std::size_t batch = 0;
+  std::int64_t next_id = 0;
+  std::set<std::int64_t> ids;                            // staged issue ids
+  std::set<std::pair<std::int64_t, std::int64_t>> keys;  // staged (repo_id, number)
+};
+
+void IssueStore::begin_bulk(std::size_t batch) {
+  if (staging_) return;
+  db_.exec(
+      "CREATE TEMP TABLE IF NOT EXISTS staged_issues (id INTEGER PRIMARY KEY, repo_id, number, "
+      "github_id, title, body, state, author, author_association, created_at, updated_at, "
+      "closed_at, html_url, is_pull_request, comment_count, has_fix_link DEFAULT 0, raw_json);"
+      "CREATE TEMP TABLE IF NOT EXISTS staged_labels (issue_id, name);"
+      "CREATE TEMP TABLE IF NOT EXISTS staged_comments (issue_id, position, github_id, author, "
+      "author_association, created_at, updated_at, body, raw_json);"
+      "CREATE TEMP TABLE IF NOT EXISTS staged_events (issue_id, position, event, actor, "
+      "created_at, commit_id, source_repo, source_number, source_is_pull_request, source_state, "
+      "raw_json);"
+      "DELETE FROM temp.staged_issues; DELETE FROM temp.staged_labels;"
+      "DELETE FROM temp.staged_comments; DELETE FROM temp.staged_events;");
+  staging_ = std::make_unique<Staging>(db_);
+  staging_->batch = batch ? batch : 1;
+  staging_->next_id = db_.scalar("SELECT coalesce(max(id), 0) + 1 FROM main.issues");
+}
+
+void IssueStore::flush() {
+  if (!staging_ || staging_->ids.empty()) return;
+  // Ids were assigned in order from max(id)+1, as SQLite would have; comments and events keep
+  // their staging order.
+  db_.exec(
+      "INSERT INTO main.issues (id, repo_id, number, github_id, title, body, state, author, "
+      "author_association, created_at, updated_at, closed_at, html_url, is_pull_request, "
+      "comment_count, has_fix_link, raw_json) SELECT id, repo_id, number, github_id, title, "
+      "body, state, author, author_association, created_at, updated_at, closed_at, html_url, "
+      "is_pull_request, comment_count, has_fix_link, raw_json FROM temp.staged_issues "
+      "ORDER BY id;"
+      "INSERT OR IGNORE INTO main.issue_labels (issue_id, name) "
+      "SELECT issue_id, name FROM temp.staged_labels;"
+      "INSERT INTO main.comments (issue_id, position, github_id, author, author_association, "
+      "created_at, updated_at, body, raw_json) SELECT issue_id, position, github_id, author, "
+      "author_association, created_at, updated_at, body, raw_json FROM temp.staged_comments "
+      "ORDER BY rowid;"
+      "INSERT INTO main.timeline_events (issue_id, position, event, actor, created_at, "
+      "commit_id, source_repo, source_number, source_is_pull_request, source_state, raw_json) "
+      "SELECT issue_id, position, event, actor, created_at, commit_id, source_repo, "
+      "source_number, source_is_pull_request, source_state, raw_json FROM temp.staged_events "
+      "ORDER BY rowid;"
+      "DELETE FROM temp.staged_issues; DELETE FROM temp.staged_labels;"
+      "DELETE FROM temp.staged_comments; DELETE FROM temp.staged_events;");
+  staging_->ids.clear();
+  staging_->keys.clear();
+}
+
 std::int64_t IssueStore::repository_id(const std::string& full_name) {
   auto it = repo_ids_.find(full_name);
   if (it != repo_ids_.end()) return it->second;
@@ -128,6 +205,7 @@ std::int64_t IssueStore::repository_id(const std::string& full_name) {
 }
 
 std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std::int64_t number) {
+  flush();
   Stmt sel(db_,
            "SELECT i.id FROM issues i JOIN repositories r ON r.id=i.repo_id "
            "WHERE r.full_name=? AND i.number=?");
@@ -137,13 +215,18 @@ std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std:
 }
 
 UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue,
-                                      std::int64_t* issue_id) {
+                                      std::int64_t* issue_id,
+                                      std::optional<std::string_view> raw_text) {
   if (!issue.is_object()) throw UserError("issue is not a JSON object");
   auto number = opt_int(issue, "number");
   if (!number) throw UserError("issue has no integer \"number\"");
   std::int64_t repo_id = repository_id(repo);
   std::optional<std::string> updated = opt_string(issue, "updated_at");
-  std::string raw = issue_raw(issue);
+  std::string raw = raw_text ? std::string(*raw_text) : issue_raw(issue);
+  if (staging_ &&
+      (staging_->ids.size() >= staging_->batch || staging_->keys.count({repo_id, *number}))) {
+    flush();  // a full batch, or the same issue twice: let the lookup below see it
+  }
 
   select_issue_.bind(1, repo_id).bind(2, *number);
   std::optional<std::int64_t> existing;
@@ -167,7 +250,8 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
     }
   }
 
-  Stmt& st = existing ? update_issue_ : insert_issue_;
+  bool staged = staging_ && !existing;
+  Stmt& st = existing ? update_issue_ : staged ? staging_->insert_issue : insert_issue_;
   auto comment_count = opt_int(issue, "comments");
   if (!comment_count) {
     auto c = issue.find("comments");
@@ -190,13 +274,18 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(14, comment_count)
       .bind(15, raw);
   if (existing) st.bind(16, *existing);
-  st.run();
-  if (!existing) *issue_id = db_.last_insert_id();
-
-  delete_labels_.bind(1, *issue_id).run();
-  for (const std::string& name : label_names(issue)) {
-    insert_label_.bind(1, *issue_id).bind(2, name).run();
+  if (staged) {
+    *issue_id = staging_->next_id++;
+    st.bind(16, *issue_id);
+    staging_->ids.insert(*issue_id);
+    staging_->keys.insert({repo_id, *number});
   }
+  st.run();
+  if (!existing && !staged) *issue_id = db_.last_insert_id();
+
+  if (existing) delete_labels_.bind(1, *issue_id).run();
+  Stmt& label = staged ? staging_->insert_label : insert_label_;
+  for (const std::string& name : label_names(issue)) label.bind(1, *issue_id).bind(2, name).run();
   return existing ? UpsertResult::kUpdated : UpsertResult::kInserted;
 }
 
@@ -207,16 +296,21 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
     if (!c.is_object()) throw UserError("a comment is not a JSON object");
     raws.push_back(c.dump());
   }
-  select_comments_.bind(1, issue_id);
-  std::vector<std::string> stored;
-  while (select_comments_.step()) stored.push_back(select_comments_.text(0));
-  select_comments_.reset();
-  if (stored == raws) return false;
-
-  delete_comments_.bind(1, issue_id).run();
+  bool staged = staging_ && staging_->ids.count(issue_id);
+  if (staged) {
+    if (raws.empty()) return false;  // a staged issue has no stored comments
+  } else {
+    select_comments_.bind(1, issue_id);
+    std::vector<std::string> stored;
+    while (select_comments_.step()) stored.push_back(select_comments_.text(0));
+    select_comments_.reset();
+    if (stored == raws) return false;
+    delete_comments_.bind(1, issue_id).run();
+  }
+  Stmt& insert = staged ? staging_->insert_comment : insert_comment_;
   std::int64_t pos = 0;
   for (const Json& c : comments) {
-    insert_comment_.bind(1, issue_id)
+    insert.bind(1, issue_id)
         .bind(2, pos)
         .bind(3, opt_int(c, "id"))
         .bind(4, author_of(c))
@@ -239,13 +333,18 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
     if (!e.is_object()) throw UserError("a timeline event is not a JSON object");
     raws.push_back(e.dump());
   }
-  select_events_.bind(1, issue_id);
-  std::vector<std::string> stored;
-  while (select_events_.step()) stored.push_back(select_events_.text(0));
-  select_events_.reset();
-  if (stored == raws) return false;
-
-  delete_events_.bind(1, issue_id).run();
+  bool staged = staging_ && staging_->ids.count(issue_id);
+  if (staged) {
+    if (raws.empty()) return false;  // a staged issue has no stored events
+  } else {
+    select_events_.bind(1, issue_id);
+    std::vector<std::string> stored;
+    while (select_events_.step()) stored.push_back(select_events_.text(0));
+    select_events_.reset();
+    if (stored == raws) return false;
+    delete_events_.bind(1, issue_id).run();
+  }
+  Stmt& insert = staged ? staging_->insert_event : insert_event_;
   std::int64_t pos = 0;
   for (const Json& e : events) {
     std::optional<std::string> src_repo, src_state;
@@ -258,11 +357,11 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
       if (!src_repo) src_repo = repo_from_issue_urls(si);
       src_number = opt_int(si, "number");
       src_state = opt_string(si, "state");
-      src_is_pr = static_cast<std::int64_t>(si.contains("pull_request") &&
-                                            !si["pull_request"].is_null());
+      src_is_pr =
+          static_cast<std::int64_t>(si.contains("pull_request") && !si["pull_request"].is_null());
     }
     std::optional<std::string> actor = opt_nested_string(e, "actor", "login");
-    insert_event_.bind(1, issue_id)
+    insert.bind(1, issue_id)
         .bind(2, pos)
         .bind(3, opt_string(e, "event"))
         .bind(4, actor)
@@ -277,7 +376,11 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
     ++pos;
   }
   std::int64_t fix = timeline_has_fix_link(repo, events) ? 1 : 0;
-  set_fix_link_.bind(1, fix).bind(2, issue_id).run();
+  if (staged) {
+    staging_->set_fix_link.bind(1, fix).bind(2, issue_id).run();
+  } else {
+    set_fix_link_.bind(1, fix).bind(2, issue_id).run();
+  }
   return true;
 }
 

@@ -1,0 +1,274 @@
+#include "crawler/github_api.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "core/error.h"
+#include "crawler/link_header.h"
+
+namespace convfail {
+namespace {
+
+double now_epoch() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::optional<std::int64_t> header_int(const http::Response& r, const char* name) {
+  auto v = r.header(name);
+  if (!v) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    long long n = std::stoll(*v, &used);
+    if (used == 0) return std::nullopt;
+    return static_cast<std::int64_t>(n);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+// GitHub's error bodies carry {"message": ...}; anything else is cut short.
+std::string error_message(const http::Response& r) {
+  try {
+    Json j = Json::parse(r.body);
+    if (auto m = opt_string(j, "message")) return *m;
+  } catch (...) {
+  }
+  return r.body.substr(0, 120);
+}
+
+// Attempt state of one URL inside get_all().
+struct Slot {
+  std::size_t index;
+  int attempts = 0;     // failed attempts counted against max_retries
+  int limit_waits = 0;  // rate-limit answers, bounded separately
+  std::string last_error;
+};
+
+}  // namespace
+
+GitHubApi::GitHubApi(ApiOptions options, HttpCache* cache,
+                     std::function<void(const std::string&)> notice)
+    : opt_(std::move(options)),
+      cache_(cache),
+      notice_(std::move(notice)),
+      multi_(opt_.concurrency),
+      rng_(std::random_device{}()) {}
+
+http::Request GitHubApi::make_request(const std::string& url) {
+  http::Request req;
+  req.url = url;
+  req.timeout_ms = opt_.timeout_ms;
+  req.headers = {{"Accept", "application/vnd.github+json"},
+                 {"X-GitHub-Api-Version", "2022-11-28"},
+                 {"User-Agent", std::string("convfail/") + CONVFAIL_VERSION}};
+  if (opt_.token) req.headers.push_back({"Authorization", "Bearer " + *opt_.token});
+  if (opt_.conditional && cache_) {
+    if (auto c = cache_->get(url)) {
+      if (c->etag) req.headers.push_back({"If-None-Match", *c->etag});
+      if (c->last_modified) req.headers.push_back({"If-Modified-Since", *c->last_modified});
+    }
+  }
+  return req;
+}
+
+void GitHubApi::note_rate(const http::Response& r) {
+  auto remaining = header_int(r, "x-ratelimit-remaining");
+  auto reset = header_int(r, "x-ratelimit-reset");
+  if (auto limit = header_int(r, "x-ratelimit-limit")) rate_limit_ = limit;
+  if (!remaining) return;
+  // Responses of one round arrive out of order: within a window keep the lowest budget.
+  if (reset && reset_epoch_ && *reset == *reset_epoch_ && stats_.rate_remaining)
+    stats_.rate_remaining = std::min(*stats_.rate_remaining, *remaining);
+  else
+    stats_.rate_remaining = remaining;
+  if (reset) reset_epoch_ = reset;
+}
+
+void GitHubApi::sleep_for(double seconds, const std::string& why, bool rate_limit) {
+  if (seconds <= 0) return;
+  if (seconds > opt_.max_wait_s)
+    throw UserError(why + ": the wait of " + fmt_seconds(seconds) + " is longer than allowed (" +
+                    fmt_seconds(opt_.max_wait_s) + ")");
+  if (notice_) notice_("waiting " + fmt_seconds(seconds) + ": " + why);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  if (rate_limit) {
+    stats_.rate_limit_wait_s += seconds;
+    ++stats_.rate_limit_waits;
+  }
+}
+
+void GitHubApi::wait_for_budget() {
+  if (!stats_.rate_remaining || *stats_.rate_remaining > opt_.rate_floor || !reset_epoch_) return;
+  double wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
+  std::int64_t left = *stats_.rate_remaining;
+  if (wait > 0)
+    sleep_for(wait,
+              "rate limit budget at " + std::to_string(left) + " request(s) (floor " +
+                  std::to_string(opt_.rate_floor) + "), until the reset",
+              true);
+  // A new window: the full budget, when the server told us its size.
+  stats_.rate_remaining = rate_limit_;
+}
+
+Fetched GitHubApi::get(const std::string& url) {
+  return std::move(get_all({url})[0]);
+}
+
+std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
+  std::vector<std::optional<Fetched>> done(urls.size());
+  std::vector<Slot> pending;
+  for (std::size_t i = 0; i < urls.size(); ++i) pending.push_back(Slot{i, 0, 0, {}});
+
+  while (!pending.empty()) {
+    wait_for_budget();
+    // Never send more than the budget above the floor allows; unknown budget: a small probe.
+    // Big rounds keep all connections busy (a round ends waiting for its slowest transfer).
+    std::size_t allowance =
+        static_cast<std::size_t>((stats_.rate_remaining ? 256 : 1) * std::max(1, opt_.concurrency));
+    if (stats_.rate_remaining)
+      allowance =
+          std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
+                                               1, *stats_.rate_remaining - opt_.rate_floor)));
+    std::size_t n = std::min(allowance, pending.size());
+    std::vector<Slot> round(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
+
+    std::vector<http::Request> requests;
+    for (const Slot& s : round) requests.push_back(make_request(urls[s.index]));
+    std::vector<http::Response> responses = multi_.perform_all(requests);
+
+    std::vector<Slot> retry;  // faults: count an attempt, back off
+    double told_wait = 0;     // Retry-After or rate-limit reset: wait as told
+    std::string told_why;
+    for (std::size_t k = 0; k < round.size(); ++k) {
+      Slot& s = round[k];
+      const std::string& url = urls[s.index];
+      http::Response& r = responses[k];
+      ++stats_.requests;
+      note_rate(r);
+      auto fault = [&](const std::string& why) {
+        s.last_error = why;
+        ++s.attempts;
+        retry.push_back(s);
+      };
+      if (!r.transport_ok()) {
+        fault(r.error);
+        continue;
+      }
+      if (r.status == 304) {
+        std::optional<CacheEntry> c = cache_ ? cache_->get(url) : std::nullopt;
+        if (!c) throw UserError("GET " + url + ": 304 Not Modified without a cached copy");
+        Fetched f{url, Json::parse(c->body, nullptr, false), std::nullopt, true, std::nullopt};
+        if (f.data.is_discarded()) throw UserError("cached body of " + url + " is not JSON");
+        // GitHub may omit Link on a 304: the cached page remembers its next page.
+        if (auto link = r.header("link"))
+          f.next_url = link_with_rel(*link, "next");
+        else
+          f.next_url = c->next_url;
+        ++stats_.not_modified;
+        done[s.index] = std::move(f);
+        continue;
+      }
+      if (r.status == 200) {
+        Json data = Json::parse(r.body, nullptr, false);
+        if (data.is_discarded()) {
+          fault("truncated or unparsable JSON body");
+          continue;
+        }
+        Fetched f{url, std::move(data), std::nullopt, false, std::nullopt};
+        if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
+        auto etag = r.header("etag");
+        auto last_modified = r.header("last-modified");
+        if (cache_ && (etag || last_modified))
+          f.cache_update = CacheEntry{url, etag, last_modified, r.body, f.next_url};
+        done[s.index] = std::move(f);
+        continue;
+      }
+      if (r.status == 403 || r.status == 429) {
+        auto retry_after = header_int(r, "retry-after");
+        auto remaining = header_int(r, "x-ratelimit-remaining");
+        std::string msg = error_message(r);
+        bool secondary = msg.find("secondary rate limit") != std::string::npos;
+        if (retry_after || (remaining && *remaining == 0) || secondary || r.status == 429) {
+          if (++s.limit_waits > 50)
+            throw UserError("GET " + url + ": still rate limited after 50 waits");
+          double wait;
+          std::string why;
+          if (retry_after) {
+            wait = static_cast<double>(*retry_after);
+            why = "HTTP " + std::to_string(r.status) + " with Retry-After " +
+                  std::to_string(*retry_after) + " (secondary rate limit)";
+          } else if (remaining && *remaining == 0 && reset_epoch_) {
+            wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
+            why = "rate limit exhausted (HTTP " + std::to_string(r.status) + "), until the reset";
+          } else {
+            // GitHub asks for at least a minute here (60 x the default base of 1 s).
+            wait = std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
+            why = "HTTP " + std::to_string(r.status) + ": " + msg.substr(0, 80) +
+                  " (no Retry-After), backing off";
+          }
+          if (wait >= told_wait) {
+            told_wait = std::max(0.0, wait);
+            told_why = why;
+          }
+          pending.push_back(s);
+          continue;
+        }
+        throw UserError("GET " + url + ": HTTP " + std::to_string(r.status) + ": " + msg);
+      }
+      if (r.status >= 500) {
+        fault("HTTP " + std::to_string(r.status));
+        continue;
+      }
+      if (r.status == 401)
+        throw UserError("GET " + url + ": HTTP 401: bad credentials (check the token)");
+      if (r.status == 404)
+        throw UserError("GET " + url + ": HTTP 404: not found (repository name, or access?)");
+      throw UserError("GET " + url + ": HTTP " + std::to_string(r.status) + ": " +
+                      error_message(r));
+    }
+    if (!retry.empty()) {
+      int worst = 0;
+      for (Slot& s : retry) {
+        if (s.attempts > opt_.max_retries)
+          throw UserError("GET " + urls[s.index] + " failed " + std::to_string(s.attempts) +
+                          " times, last: " + s.last_error);
+        worst = std::max(worst, s.attempts);
+        ++stats_.retries;
+      }
+      std::uniform_real_distribution<double> jitter(0.5, 1.0);
+      double backoff =
+          std::min(opt_.backoff_max_s, opt_.backoff_base_s * std::pow(2.0, worst - 1)) *
+          jitter(rng_);
+      if (backoff > 0 && told_wait <= 0) {
+        if (notice_ && backoff >= 1.0)
+          notice_("retrying " + std::to_string(retry.size()) + " request(s) in " +
+                  fmt_seconds(backoff) + " (" + retry.front().last_error + ")");
+        std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+      }
+      for (Slot& s : retry) pending.push_back(s);
+    }
+    if (told_wait > 0) {
+      sleep_for(told_wait, told_why, true);
+      stats_.rate_remaining.reset();  // unknown: the next round probes with few requests
+    }
+    if (on_progress) on_progress();
+  }
+  std::vector<Fetched> out;
+  out.reserve(done.size());
+  for (auto& f : done) out.push_back(std::move(*f));
+  return out;
+}
+
+}  // namespace convfail

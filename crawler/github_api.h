@@ -1,0 +1,79 @@
+// GitHub REST GETs with the crawler's manners: API headers, token, conditional requests from
+// the HTTP cache, rate-limit budgeting (X-RateLimit-*, Retry-After, secondary limits), and
+// bounded retries with exponential backoff and jitter for 5xx, timeouts, resets and bad bodies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/http.h"
+#include "core/json_util.h"
+#include "crawler/http_cache.h"
+
+namespace convfail {
+
+struct ApiOptions {
+  std::optional<std::string> token;  // sent as "Authorization: Bearer"; never logged or stored
+  int concurrency = 4;               // parallel transfers in get_all()
+  int rate_floor = 10;               // wait for the reset when the remaining budget reaches this
+  double backoff_base_s = 1.0;       // first retry waits base * [0.5, 1); doubles per attempt
+  double backoff_max_s = 60.0;
+  int max_retries = 6;         // per URL, for faults; then the crawl stops with an error
+  double max_wait_s = 3900.0;  // a longer rate-limit wait is an error instead
+  long timeout_ms = 30000;
+  bool conditional = true;  // send If-None-Match / If-Modified-Since from the cache
+};
+
+struct ApiStats {
+  std::int64_t requests = 0;
+  std::int64_t not_modified = 0;
+  std::int64_t retries = 0;
+  std::int64_t rate_limit_waits = 0;
+  double rate_limit_wait_s = 0;
+  std::optional<std::int64_t> rate_remaining;  // last X-RateLimit-Remaining seen
+};
+
+// One fetched URL: its JSON, the next page, and the cache row to store with the data.
+struct Fetched {
+  std::string url;
+  Json data;
+  std::optional<std::string> next_url;
+  bool not_modified = false;
+  std::optional<CacheEntry> cache_update;  // set for a 200 that carried a validator
+};
+
+class GitHubApi {
+ public:
+  // `cache` may be null (no conditional requests). `notice` receives one-line messages about
+  // waits (how long and why); it never receives the token.
+  GitHubApi(ApiOptions options, HttpCache* cache, std::function<void(const std::string&)> notice);
+
+  Fetched get(const std::string& url);
+  // Fetches all URLs, up to `concurrency` at once; results in the order of `urls`.
+  std::vector<Fetched> get_all(const std::vector<std::string>& urls);
+
+  const ApiStats& stats() const { return stats_; }
+  // Called after every round of requests (for progress lines).
+  std::function<void()> on_progress;
+
+ private:
+  http::Request make_request(const std::string& url);
+  void note_rate(const http::Response& r);
+  void wait_for_budget();
+  void sleep_for(double seconds, const std::string& why, bool rate_limit);
+
+  ApiOptions opt_;
+  HttpCache* cache_;
+  std::function<void(const std::string&)> notice_;
+  http::MultiClient multi_;
+  ApiStats stats_;
+  std::optional<std::int64_t> reset_epoch_;
+  std::optional<std::int64_t> rate_limit_;  // X-RateLimit-Limit: the budget of a window
+  std::mt19937 rng_;
+};
+
+}  // namespace convfail

@@ -1,0 +1,29 @@
+// Rendering a report in one format. Each format lives in its own render_<format>.cpp.
+#pragma once
+
+#include <string>
+
+#include "classifier/taxonomy.h"
+#include "reports/report_data.h"
+#include "reports/report_tables.h"
+
+namespace convfail {
+
+enum class ReportFormat { kMarkdown, kCsv, kLatex, kHtml, kJson };
+
+// "md" | "csv" | "latex" | "html" | "json"; UsageError otherwise.
+ReportFormat parse_report_format(const std::string& name);
+
+std::string render_markdown(const PrintedReport& report);
+// One CSV in long form: table,row,column,value (RFC 4180 quoting).
+std::string render_csv(const PrintedReport& report);
+// A complete LaTeX document, one booktabs tabular per table.
+std::string render_latex(const PrintedReport& report);
+// One self-contained XHTML page: tables, inline SVG bar charts, print CSS; no script, no links.
+std::string render_html(const PrintedReport& report);
+// The full unbinned counts (report_data.h) as JSON.
+std::string render_json(const ReportData& data);
+
+std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format);
+
+}  // namespace convfail

@@ -1,0 +1,130 @@
+#include <algorithm>
+
+#include "reports/render.h"
+
+namespace convfail {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Dark and light fills alternate so that bars stay distinct on a grey-scale printout; every
+// bar also carries its value.
+const char* kFills[] = {"#1f4e79", "#9dc3e6", "#c55a11", "#f4b183", "#548235", "#c9e2b3"};
+
+std::string svg_chart(const BarChart& c) {
+  // The left margin leaves room for the first category label, rotated to the lower left.
+  const int bar = 16, gap = 18, left = 100, top = 30, plot = 180, bottom = 110;
+  const int series = static_cast<int>(std::max<std::size_t>(c.series.size(), 1));
+  const int group = series * bar + gap;
+  const int width = std::max(left + static_cast<int>(c.categories.size()) * group + 20, 320);
+  const int height = top + plot + bottom;
+  long max = 1;
+  for (const auto& v : c.values)
+    for (long n : v) max = std::max(max, n);
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+                  std::to_string(width) + "\" height=\"" + std::to_string(height) +
+                  "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
+                  "\">\n<title>" + esc(c.title) + "</title>\n";
+  const int base = top + plot;
+  s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(base) + "\" x2=\"" +
+       std::to_string(width - 10) + "\" y2=\"" + std::to_string(base) +
+       "\" stroke=\"#000\" stroke-width=\"1\"/>\n";
+  s += "<text x=\"" + std::to_string(left - 4) + "\" y=\"" + std::to_string(top + 4) +
+       "\" text-anchor=\"end\" font-size=\"10\">" + std::to_string(max) + "</text>\n";
+  // Legend across the top.
+  int lx = left;
+  for (std::size_t k = 0; k < c.series.size(); ++k) {
+    s += "<rect x=\"" + std::to_string(lx) + "\" y=\"6\" width=\"12\" height=\"12\" fill=\"" +
+         kFills[k % 6] + "\" stroke=\"#000\" stroke-width=\"0.5\"/>\n<text x=\"" +
+         std::to_string(lx + 16) + "\" y=\"16\" font-size=\"11\">" + esc(c.series[k]) + "</text>\n";
+    lx += 24 + 7 * static_cast<int>(c.series[k].size());
+  }
+  for (std::size_t i = 0; i < c.categories.size(); ++i) {
+    int gx = left + static_cast<int>(i) * group + gap / 2;
+    for (std::size_t k = 0; k < c.values[i].size(); ++k) {
+      long n = c.values[i][k];
+      int h = static_cast<int>(static_cast<double>(n) * plot / max + 0.5);
+      int x = gx + static_cast<int>(k) * bar;
+      s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(base - h) + "\" width=\"" +
+           std::to_string(bar - 2) + "\" height=\"" + std::to_string(h) + "\" fill=\"" +
+           kFills[k % 6] + "\" stroke=\"#000\" stroke-width=\"0.5\"/>\n";
+      s += "<text x=\"" + std::to_string(x + bar / 2 - 1) + "\" y=\"" +
+           std::to_string(base - h - 3) + "\" text-anchor=\"middle\" font-size=\"9\">" +
+           std::to_string(n) + "</text>\n";
+    }
+    int cx = gx + series * bar / 2;
+    s += "<text x=\"" + std::to_string(cx) + "\" y=\"" + std::to_string(base + 12) +
+         "\" text-anchor=\"end\" font-size=\"11\" transform=\"rotate(-35 " + std::to_string(cx) +
+         " " + std::to_string(base + 12) + ")\">" + esc(c.categories[i]) + "</text>\n";
+  }
+  return s + "</svg>\n";
+}
+
+std::string table(const Table& t) {
+  std::string s = "<table>\n<caption>" + esc(t.title) + "</caption>\n<thead><tr>";
+  for (const auto& h : t.header) s += "<th>" + esc(h) + "</th>";
+  s += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : t.rows) {
+    s += r[0] == "Total" ? "<tr class=\"total\">" : "<tr>";
+    for (std::size_t i = 0; i < r.size(); ++i)
+      s += (i == 0 ? "<th scope=\"row\">" : "<td>") + esc(r[i]) + (i == 0 ? "</th>" : "</td>");
+    s += "</tr>\n";
+  }
+  s += "</tbody>\n</table>\n";
+  if (!t.note.empty()) s += "<p class=\"note\">" + esc(t.note) + "</p>\n";
+  return s;
+}
+
+const char* kStyle =
+    "body{font-family:Georgia,serif;max-width:60em;margin:2em auto;color:#000;background:#fff}\n"
+    "table{border-collapse:collapse;margin:1em 0}caption{font-weight:bold;text-align:left;"
+    "padding-bottom:.3em}\n"
+    "thead th{border-top:2px solid #000;border-bottom:1px solid #000}"
+    "tbody tr:last-child th,tbody tr:last-child td{border-bottom:2px solid #000}\n"
+    "th,td{padding:.2em .7em}td{text-align:right}tr.total th,tr.total td{border-top:1px solid "
+    "#000}\n"
+    "section{break-inside:avoid;page-break-inside:avoid}.note{font-size:.9em}\n"
+    "@media print{body{margin:0;max-width:none}svg{max-width:100%;height:auto}}\n";
+
+}  // namespace
+
+std::string render_html(const PrintedReport& report) {
+  std::string s =
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      "<meta charset=\"utf-8\"/>\n<title>" +
+      esc(report.title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n<h1>" +
+      esc(report.title) + "</h1>\n";
+  for (const auto& t : report.tables) {
+    s += "<section id=\"" + esc(t.id) + "\">\n<h2>" + esc(t.title) + "</h2>\n" + table(t);
+    for (const auto& c : report.charts)
+      if (c.table_id == t.id) s += "<figure>\n" + svg_chart(c) + "</figure>\n";
+    s += "</section>\n";
+  }
+  return s + "</body>\n</html>\n";
+}
+
+}  // namespace convfail

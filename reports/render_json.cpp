@@ -1,0 +1,50 @@
+#include <nlohmann/json.hpp>
+
+#include "reports/render.h"
+
+namespace convfail {
+
+std::string render_json(const ReportData& d) {
+  using nlohmann::json;
+  json out = {{"source", d.source},
+              {"issues", d.issues},
+              {"converters", d.converters},
+              {"issues_by_converter", d.issues_by_converter},
+              {"stage_by_converter", d.stage_by_converter},
+              {"symptom_by_converter", d.symptom_by_converter},
+              {"cause_by_symptom", d.cause_by_symptom},
+              {"subtype_by_converter", d.subtype_by_converter},
+              {"period", d.period},
+              {"issues_by_period", d.issues_by_period},
+              {"causes_by_period", d.causes_by_period}};
+  if (d.compare_source) {
+    out["compare_source"] = *d.compare_source;
+    json agreement = json::array();
+    for (const auto& a : d.agreement) {
+      json diffs = json::array();
+      for (const auto& [x, y, n] : a.differences)
+        diffs.push_back({{"source", x}, {"compare", y}, {"issues", n}});
+      agreement.push_back({{"dimension", a.dimension},
+                           {"issues", a.n},
+                           {"observed", a.observed},
+                           {"kappa", a.kappa},
+                           {"ci_low", a.ci_low},
+                           {"ci_high", a.ci_high},
+                           {"differences", diffs}});
+    }
+    out["agreement"] = agreement;
+  }
+  if (d.repro) {
+    json repro = json::object();
+    for (const auto& [symptom, o] : *d.repro)
+      repro[symptom] = {{"confirmed", o.confirmed},
+                        {"other_failure", o.other_failure},
+                        {"not_reproduced", o.not_reproduced},
+                        {"not_runnable", o.not_runnable},
+                        {"not_run", o.not_run}};
+    out["repro_by_symptom"] = repro;
+  }
+  return out.dump(2) + "\n";
+}
+
+}  // namespace convfail

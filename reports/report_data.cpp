@@ -1,0 +1,204 @@
+#include "reports/report_data.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "classifier/agreement.h"
+#include "classifier/label_sets.h"
+#include "core/error.h"
+
+namespace convfail {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Counts zeros(const std::vector<std::string>& ids) {
+  Counts c;
+  for (const auto& id : ids) c[id] = 0;
+  return c;
+}
+
+// "2020" or "2020-Q3"; "unknown" without a usable date.
+std::string period_of(const std::optional<std::string>& created, const std::string& period) {
+  if (!created || created->size() < 4) return "unknown";
+  std::string year = created->substr(0, 4);
+  if (period == "year") return year;
+  if (created->size() < 7) return "unknown";
+  int month = std::atoi(created->substr(5, 2).c_str());
+  if (month < 1 || month > 12) return "unknown";
+  return year + "-Q" + std::to_string((month - 1) / 3 + 1);
+}
+
+bool keep(const IssueLabels& l, const ReportOptions& o) {
+  if (!o.repos.empty()) {
+    bool match = std::any_of(o.repos.begin(), o.repos.end(),
+                             [&](const std::string& r) { return lower(r) == lower(l.repo); });
+    if (!match) return false;
+  }
+  if (o.since || o.until) {
+    if (!l.created_at || l.created_at->size() < 10) return false;
+    std::string day = l.created_at->substr(0, 10);
+    if (o.since && day < *o.since) return false;
+    if (o.until && day > *o.until) return false;
+  }
+  return true;
+}
+
+const std::string* value_of(const IssueLabels& l, const std::string& dim) {
+  auto it = l.values.find(dim);
+  return it == l.values.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+void add_agreement(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& labels,
+                   ReportData& out) {
+  auto other = load_label_set(db, *out.compare_source);
+  std::map<std::int64_t, const IssueLabels*> by_id;
+  for (const auto& l : other) by_id[l.issue_id] = &l;
+  for (const auto& dim : tax.dimensions()) {
+    SourceAgreement a;
+    a.dimension = dim.id;
+    LabelPairs pairs;
+    std::map<std::pair<std::string, std::string>, long> diff;
+    for (const auto& l : labels) {
+      auto it = by_id.find(l.issue_id);
+      if (it == by_id.end()) continue;
+      const std::string* x = value_of(l, dim.id);
+      const std::string* y = value_of(*it->second, dim.id);
+      if (!x || !y) continue;
+      pairs.emplace_back(*x, *y);
+      if (*x != *y) ++diff[{*x, *y}];
+    }
+    a.n = static_cast<long>(pairs.size());
+    if (!pairs.empty()) {
+      KappaResult k = cohen_kappa(pairs);
+      a.observed = k.observed;
+      a.kappa = k.kappa;
+      a.ci_low = k.ci_low;
+      a.ci_high = k.ci_high;
+    }
+    for (const auto& [key, n] : diff) a.differences.emplace_back(key.first, key.second, n);
+    std::stable_sort(a.differences.begin(), a.differences.end(),
+                     [](const auto& p, const auto& q) { return std::get<2>(p) > std::get<2>(q); });
+    out.agreement.push_back(std::move(a));
+  }
+}
+
+void add_repro(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& labels,
+               ReportData& out) {
+  if (db.scalar("SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL") == 0) return;
+  // The latest run per issue decides.
+  Stmt st(db,
+          "SELECT issue_id, verdict FROM repro_runs r WHERE issue_id IS NOT NULL AND "
+          "id = (SELECT max(id) FROM repro_runs r2 WHERE r2.issue_id = r.issue_id)");
+  std::map<std::int64_t, std::string> verdicts;
+  while (st.step()) verdicts[st.int64(0)] = st.text(1);
+  std::map<std::string, ReproOutcome> outcome;
+  for (const auto& s : tax.label_ids("symptom")) outcome[s];
+  for (const auto& l : labels) {
+    const std::string* symptom = value_of(l, "symptom");
+    if (!symptom) continue;
+    ReproOutcome& o = outcome[*symptom];
+    auto it = verdicts.find(l.issue_id);
+    if (it == verdicts.end()) {
+      ++o.not_run;
+    } else if (it->second == "crash_reproduced" || it->second == "wrong_output_reproduced") {
+      bool match = (it->second == "crash_reproduced" && *symptom == "crash") ||
+                   (it->second == "wrong_output_reproduced" && *symptom == "wrong_model");
+      ++(match ? o.confirmed : o.other_failure);
+    } else if (it->second == "not_reproduced") {
+      ++o.not_reproduced;
+    } else {
+      ++o.not_runnable;  // not_runnable, or a verdict this version does not know
+    }
+  }
+  out.repro = std::move(outcome);
+}
+
+}  // namespace
+
+bool is_iso_date(const std::string& s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  int month = std::atoi(s.substr(5, 2).c_str()), day = std::atoi(s.substr(8, 2).c_str());
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
+  for (const auto* d : {&o.since, &o.until})
+    if (*d && !is_iso_date(**d)) throw UsageError("not a date (YYYY-MM-DD): " + **d);
+  if (o.since && o.until && *o.since > *o.until)
+    throw UsageError("--since " + *o.since + " is after --until " + *o.until);
+  if (o.source.rfind("classifier:", 0) == 0 ||
+      (o.compare && o.compare->rfind("classifier:", 0) == 0)) {
+    const std::string& s = o.source.rfind("classifier:", 0) == 0 ? o.source : *o.compare;
+    std::string run = s.substr(11);
+    if (run.empty() || run.size() > 18 ||
+        !std::all_of(run.begin(), run.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw UsageError("a classifier run source is classifier:RUN_ID, not " + s);
+  }
+  if (o.period != "year" && o.period != "quarter")
+    throw UsageError("--by must be year or quarter, not " + o.period);
+
+  std::vector<IssueLabels> labels;
+  for (auto& l : load_label_set(db, o.source))
+    if (keep(l, o)) labels.push_back(std::move(l));
+  if (labels.empty())
+    throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
+
+  ReportData r;
+  r.source = o.source;
+  r.compare_source = o.compare;
+  r.period = o.period;
+  r.issues = static_cast<long>(labels.size());
+  r.trend_causes = {"incompatibility", "type_problem"};
+  const auto stages = tax.label_ids("stage"), symptoms = tax.label_ids("symptom"),
+             causes = tax.label_ids("cause");
+
+  std::set<std::string> converters;
+  for (const auto& l : labels) converters.insert(tax.converter_for_repo(l.repo));
+  r.converters.assign(converters.begin(), converters.end());
+  for (const auto& c : r.converters) {
+    r.issues_by_converter[c] = 0;
+    r.stage_by_converter[c] = zeros(stages);
+    r.symptom_by_converter[c] = zeros(symptoms);
+    for (const auto& cause : causes) {
+      r.cause_by_symptom[c][cause] = zeros(symptoms);
+      auto subs = tax.subtype_ids(cause);
+      if (!subs.empty()) r.subtype_by_converter[c][cause] = zeros(subs);
+    }
+  }
+
+  for (const auto& l : labels) {
+    const std::string conv = tax.converter_for_repo(l.repo);
+    ++r.issues_by_converter[conv];
+    const std::string *stage = value_of(l, "stage"), *symptom = value_of(l, "symptom"),
+                      *cause = value_of(l, "cause"), *subtype = value_of(l, "subtype");
+    if (stage) ++r.stage_by_converter[conv][*stage];
+    if (symptom) ++r.symptom_by_converter[conv][*symptom];
+    if (cause && symptom) ++r.cause_by_symptom[conv][*cause][*symptom];
+    if (cause && subtype && !tax.subtype_ids(*cause).empty())
+      ++r.subtype_by_converter[conv][*cause][*subtype];
+
+    std::string period = period_of(l.created_at, o.period);
+    auto& row = r.issues_by_period[period];
+    auto& cause_row = r.causes_by_period[period];
+    for (const auto& c : r.converters) {
+      row.try_emplace(c, 0);
+      if (!cause_row.count(c)) cause_row[c] = zeros(r.trend_causes);
+    }
+    ++row[conv];
+    if (cause && std::count(r.trend_causes.begin(), r.trend_causes.end(), *cause))
+      ++cause_row[conv][*cause];
+  }
+
+  if (o.compare) add_agreement(db, tax, labels, r);
+  add_repro(db, tax, labels, r);
+  return r;
+}
+
+}  // namespace convfail

@@ -1,0 +1,74 @@
+// The study's tables computed as data from one label source: full (unbinned) counts, no
+// formatting. report_tables.h turns them into printable tables; render_*.cpp print them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "classifier/taxonomy.h"
+#include "core/db.h"
+
+namespace convfail {
+
+struct ReportOptions {
+  std::string source = "jajal2024";
+  std::vector<std::string> repos;      // empty: every repository with labels
+  std::optional<std::string> since;    // YYYY-MM-DD, inclusive, on the issue's created_at
+  std::optional<std::string> until;    // YYYY-MM-DD, inclusive
+  std::string period = "year";         // year | quarter (section 5)
+  std::optional<std::string> compare;  // a second source (section 6)
+};
+
+using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
+
+// Agreement of two sources on one dimension (section 6).
+struct SourceAgreement {
+  std::string dimension;
+  long n = 0;  // issues labeled on this dimension by both
+  double observed = 0;
+  double kappa = 0, ci_low = 0, ci_high = 0;
+  // (label in source, label in compare source, count), most frequent first, disagreements only.
+  std::vector<std::tuple<std::string, std::string, long>> differences;
+};
+
+// Re-execution outcome of labeled defects of one symptom (section 7).
+struct ReproOutcome {
+  long confirmed = 0;      // verdict matches the symptom
+  long other_failure = 0;  // reproduced, but as the other symptom
+  long not_reproduced = 0;
+  long not_runnable = 0;
+  long not_run = 0;  // labeled, no repro run
+};
+
+struct ReportData {
+  std::string source;
+  std::optional<std::string> compare_source;
+  std::string period;                   // year | quarter
+  std::vector<std::string> converters;  // sorted
+  long issues = 0;                      // labeled issues in the report
+  std::map<std::string, long> issues_by_converter;
+  std::map<std::string, Counts> stage_by_converter;    // converter -> stage -> n
+  std::map<std::string, Counts> symptom_by_converter;  // converter -> symptom -> n
+  // converter -> cause -> symptom -> n
+  std::map<std::string, std::map<std::string, Counts>> cause_by_symptom;
+  // converter -> cause (with subtypes) -> subtype -> n
+  std::map<std::string, std::map<std::string, Counts>> subtype_by_converter;
+  // period ("2020" or "2020-Q3", "unknown" without a date) -> converter -> n
+  std::map<std::string, std::map<std::string, long>> issues_by_period;
+  // period -> converter -> cause -> n, for the causes in trend_causes
+  std::map<std::string, std::map<std::string, Counts>> causes_by_period;
+  std::vector<std::string> trend_causes;                     // incompatibility, type_problem
+  std::vector<SourceAgreement> agreement;                 // filled with compare
+  std::optional<std::map<std::string, ReproOutcome>> repro;  // symptom -> outcome, when runs exist
+};
+
+// Loads the label source (UserError naming the existing sources when it is empty), filters it
+// and counts. Throws UsageError for a malformed date or period.
+ReportData build_report(Db& db, const Taxonomy& taxonomy, const ReportOptions& options);
+
+// "YYYY-MM-DD" check used for --since/--until.
+bool is_iso_date(const std::string& s);
+
+}  // namespace convfail

@@ -1,0 +1,304 @@
+#include "reports/report_tables.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace convfail {
+namespace {
+
+const char* const kCatchAllCause = "others";
+
+std::string title_of(const Taxonomy& tax, const std::string& dim, const std::string& id) {
+  if (tax.has_dimension(dim))
+    for (const auto& l : tax.dimension(dim).labels)
+      if (l.id == id) return l.title;
+  return id;  // a value the taxonomy does not know prints as stored
+}
+
+std::string subtype_title(const Taxonomy& tax, const std::string& cause, const std::string& id) {
+  for (const auto& l : tax.dimension("cause").labels)
+    if (l.id == cause)
+      for (const auto& s : l.subtypes)
+        if (s.id == id) return s.title;
+  return id;
+}
+
+// Row labels in taxonomy order, then any unknown values present in the counts.
+std::vector<std::string> ordered_labels(const Taxonomy& tax, const std::string& dim,
+                                        const std::map<std::string, Counts>& by_converter) {
+  std::vector<std::string> ids = tax.label_ids(dim);
+  for (const auto& [conv, counts] : by_converter)
+    for (const auto& [id, n] : counts)
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  return ids;
+}
+
+long get(const Counts& c, const std::string& id) {
+  auto it = c.find(id);
+  return it == c.end() ? 0 : it->second;
+}
+
+std::string fmt3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// Table 8 / 9: label by converter, with the total's share.
+void label_by_converter(const ReportData& d, const Taxonomy& tax, const std::string& dim,
+                        const std::map<std::string, Counts>& counts, const std::string& id,
+                        const std::string& title, PrintedReport& out) {
+  Table t{id, title, {tax.dimension(dim).title}, {}, ""};
+  for (const auto& c : d.converters) t.header.push_back(c);
+  t.header.push_back("Total");
+  auto labels = ordered_labels(tax, dim, counts);
+  long grand = 0;
+  for (const auto& [c, m] : counts)
+    for (const auto& [l, n] : m) grand += n;
+  BarChart chart{id, title, {}, d.converters, {}};
+  std::vector<long> col_totals(d.converters.size(), 0);
+  for (const auto& l : labels) {
+    std::vector<std::string> row{title_of(tax, dim, l)};
+    std::vector<long> values;
+    long sum = 0;
+    for (std::size_t i = 0; i < d.converters.size(); ++i) {
+      long n = get(counts.at(d.converters[i]), l);
+      row.push_back(std::to_string(n));
+      values.push_back(n);
+      col_totals[i] += n;
+      sum += n;
+    }
+    row.push_back(count_with_percent(sum, grand));
+    t.rows.push_back(std::move(row));
+    chart.categories.push_back(title_of(tax, dim, l));
+    chart.values.push_back(std::move(values));
+  }
+  std::vector<std::string> total{"Total"};
+  for (long n : col_totals) total.push_back(std::to_string(n));
+  total.push_back(count_with_percent(grand, grand));
+  t.rows.push_back(std::move(total));
+  out.tables.push_back(std::move(t));
+  out.charts.push_back(std::move(chart));
+}
+
+std::string joined(const std::vector<long>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " / " : "") + std::to_string(v[i]);
+  return s;
+}
+
+// Table 10: top causes (rest as Other) by Crash, Wrong Model, Other symptoms; cells a / b per
+// converter.
+void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  const std::vector<std::string> main_symptoms{"crash", "wrong_model"};
+  auto top = top_causes(d, tax);
+  std::vector<std::string> rows = top;
+  rows.push_back("Other");
+  std::vector<std::string> cols = main_symptoms;
+  cols.push_back("Other");
+  std::string convs;
+  for (const auto& c : d.converters) convs += (convs.empty() ? "" : " / ") + c;
+
+  Table t{"cause_by_symptom",
+          "Cause by symptom (top five causes; cells " + convs + ")",
+          {"Cause"},
+          {},
+          ""};
+  for (const auto& s : main_symptoms) t.header.push_back(title_of(tax, "symptom", s));
+  t.header.push_back("Other");
+  t.header.push_back("Total");
+  BarChart chart{"cause_by_symptom", "Cause by converter (top five causes)", {}, d.converters, {}};
+
+  auto in = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // cell(cause_bin, symptom_bin) per converter
+  auto cell = [&](const std::string* cause_bin, const std::string* symptom_bin) {
+    std::vector<long> per(d.converters.size(), 0);
+    for (std::size_t i = 0; i < d.converters.size(); ++i)
+      for (const auto& [cause, by_symptom] : d.cause_by_symptom.at(d.converters[i])) {
+        bool cause_ok =
+            !cause_bin || (*cause_bin == "Other" ? !in(top, cause) : cause == *cause_bin);
+        if (!cause_ok) continue;
+        for (const auto& [symptom, n] : by_symptom) {
+          bool symptom_ok = !symptom_bin || (*symptom_bin == "Other" ? !in(main_symptoms, symptom)
+                                                                     : symptom == *symptom_bin);
+          if (symptom_ok) per[i] += n;
+        }
+      }
+    return per;
+  };
+  for (const auto& r : rows) {
+    std::vector<std::string> row{r == "Other" ? "Other" : title_of(tax, "cause", r)};
+    for (const auto& c : cols) row.push_back(joined(cell(&r, &c)));
+    auto total = cell(&r, nullptr);
+    row.push_back(joined(total));
+    t.rows.push_back(std::move(row));
+    chart.categories.push_back(t.rows.back()[0]);
+    chart.values.push_back(total);
+  }
+  std::vector<std::string> total{"Total"};
+  for (const auto& c : cols) total.push_back(joined(cell(nullptr, &c)));
+  total.push_back(joined(cell(nullptr, nullptr)));
+  t.rows.push_back(std::move(total));
+  out.tables.push_back(std::move(t));
+  out.charts.push_back(std::move(chart));
+}
+
+void subtypes(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  Table t{
+      "subtype_by_converter", "Subtypes of incompatibility and type problems", {"Subtype"}, {}, ""};
+  for (const auto& c : d.converters) t.header.push_back(c);
+  t.header.push_back("Total");
+  for (const auto& cause : tax.label_ids("cause")) {
+    for (const auto& sub : tax.subtype_ids(cause)) {
+      std::vector<std::string> row{title_of(tax, "cause", cause) + ": " +
+                                   subtype_title(tax, cause, sub)};
+      long sum = 0;
+      for (const auto& c : d.converters) {
+        long n = 0;
+        auto it = d.subtype_by_converter.find(c);
+        if (it != d.subtype_by_converter.end() && it->second.count(cause))
+          n = get(it->second.at(cause), sub);
+        row.push_back(std::to_string(n));
+        sum += n;
+      }
+      row.push_back(std::to_string(sum));
+      t.rows.push_back(std::move(row));
+    }
+  }
+  out.tables.push_back(std::move(t));
+}
+
+void trends(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  Table t{
+      "issues_by_period", std::string("Issues per converter per ") + d.period, {"Period"}, {}, ""};
+  for (const auto& c : d.converters) t.header.push_back(c);
+  for (const auto& cause : d.trend_causes)
+    for (const auto& c : d.converters)
+      t.header.push_back(title_of(tax, "cause", cause) + " (" + c + ")");
+  BarChart chart{"issues_by_period", t.title, {}, d.converters, {}};
+  // "unknown" (no date) sorts after the periods.
+  std::vector<std::string> periods;
+  for (const auto& [p, m] : d.issues_by_period)
+    if (p != "unknown") periods.push_back(p);
+  if (d.issues_by_period.count("unknown")) periods.push_back("unknown");
+  for (const auto& p : periods) {
+    std::vector<std::string> row{p};
+    std::vector<long> values;
+    for (const auto& c : d.converters) {
+      long n = d.issues_by_period.at(p).count(c) ? d.issues_by_period.at(p).at(c) : 0;
+      row.push_back(std::to_string(n));
+      values.push_back(n);
+    }
+    for (const auto& cause : d.trend_causes)
+      for (const auto& c : d.converters) {
+        const auto& m = d.causes_by_period.at(p);
+        row.push_back(std::to_string(m.count(c) ? get(m.at(c), cause) : 0));
+      }
+    t.rows.push_back(std::move(row));
+    chart.categories.push_back(p);
+    chart.values.push_back(std::move(values));
+  }
+  out.tables.push_back(std::move(t));
+  out.charts.push_back(std::move(chart));
+}
+
+void agreement(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  if (!d.compare_source) return;
+  Table t{"agreement",
+          "Agreement of " + d.source + " and " + *d.compare_source,
+          {"Dimension", "Issues", "Agreement", "Cohen's kappa", "95% CI"},
+          {},
+          ""};
+  Table diff{"differences",
+             "Labels that differ most (" + d.source + " → " + *d.compare_source + ")",
+             {"Dimension", d.source, *d.compare_source, "Issues"},
+             {},
+             ""};
+  for (const auto& a : d.agreement) {
+    if (a.n == 0) {
+      t.rows.push_back({tax.dimension(a.dimension).title, "0", "-", "-", "-"});
+      continue;
+    }
+    t.rows.push_back({tax.dimension(a.dimension).title, std::to_string(a.n), fmt3(a.observed),
+                      fmt3(a.kappa), "[" + fmt3(a.ci_low) + ", " + fmt3(a.ci_high) + "]"});
+    for (std::size_t i = 0; i < a.differences.size() && i < 5; ++i) {
+      const auto& [x, y, n] = a.differences[i];
+      diff.rows.push_back({tax.dimension(a.dimension).title, title_of(tax, a.dimension, x),
+                           title_of(tax, a.dimension, y), std::to_string(n)});
+    }
+  }
+  out.tables.push_back(std::move(t));
+  out.tables.push_back(std::move(diff));
+}
+
+void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  if (!d.repro) return;
+  Table t{"repro_by_symptom",
+          "Labeled defects confirmed by re-execution (latest run per issue)",
+          {"Symptom", "Confirmed", "Reproduced as other symptom", "Not reproduced", "Not runnable",
+           "Not run"},
+          {},
+          "Confirmed: a crash reproduced for Crash, a wrong output for Wrong Model."};
+  BarChart chart{"repro_by_symptom",
+                 "Re-execution outcome by symptom",
+                 {},
+                 {"Confirmed", "Other symptom", "Not reproduced", "Not runnable"},
+                 {}};
+  for (const auto& [symptom, o] : *d.repro) {
+    std::string title = title_of(tax, "symptom", symptom);
+    t.rows.push_back({title, std::to_string(o.confirmed), std::to_string(o.other_failure),
+                      std::to_string(o.not_reproduced), std::to_string(o.not_runnable),
+                      std::to_string(o.not_run)});
+    chart.categories.push_back(title);
+    chart.values.push_back({o.confirmed, o.other_failure, o.not_reproduced, o.not_runnable});
+  }
+  out.tables.push_back(std::move(t));
+  out.charts.push_back(std::move(chart));
+}
+
+}  // namespace
+
+std::string count_with_percent(long count, long total) {
+  long pct = total > 0 ? (200 * count + total) / (2 * total) : 0;
+  return std::to_string(count) + " (" + std::to_string(pct) + "%)";
+}
+
+std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, std::size_t k) {
+  std::map<std::string, long> totals;
+  for (const auto& [conv, by_cause] : d.cause_by_symptom)
+    for (const auto& [cause, by_symptom] : by_cause)
+      for (const auto& [symptom, n] : by_symptom) totals[cause] += n;
+  std::vector<std::string> order = tax.label_ids("cause");
+  for (const auto& [cause, n] : totals)
+    if (std::find(order.begin(), order.end(), cause) == order.end()) order.push_back(cause);
+  // The taxonomy's catch-all cause is never a "top" cause: it always goes to the Other row,
+  // as in the paper's Table 10.
+  std::vector<std::string> seen;
+  for (const auto& c : order)
+    if (totals[c] > 0 && c != kCatchAllCause) seen.push_back(c);
+  std::stable_sort(seen.begin(), seen.end(), [&](const std::string& a, const std::string& b) {
+    return totals[a] > totals[b];
+  });
+  if (seen.size() > k) seen.resize(k);
+  return seen;
+}
+
+PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
+  PrintedReport out;
+  out.title = "Converter failures by " + d.source + " (" + std::to_string(d.issues) + " issues)";
+  label_by_converter(d, tax, "stage", d.stage_by_converter, "stage_by_converter",
+                     "Stage by converter", out);
+  label_by_converter(d, tax, "symptom", d.symptom_by_converter, "symptom_by_converter",
+                     "Symptom by converter", out);
+  cause_by_symptom(d, tax, out);
+  subtypes(d, tax, out);
+  trends(d, tax, out);
+  agreement(d, tax, out);
+  repro(d, tax, out);
+  return out;
+}
+
+}  // namespace convfail

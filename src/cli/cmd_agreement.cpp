@@ -1,0 +1,36 @@
+#include <iostream>
+#include <memory>
+
+#include "classifier/agreement_report.h"
+#include "cli/commands.h"
+
+namespace convfail {
+
+void add_agreement_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "agreement",
+      "Inter-rater agreement of manual annotators on the issues they all labeled, per\n"
+      "dimension: n, raw agreement, Cohen's kappa with a 95% confidence interval and the\n"
+      "confusion table; with three or more annotators also every pair and Fleiss' kappa.");
+  struct Args {
+    std::vector<std::string> annotators;
+    std::optional<std::string> dimension;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--annotators", args->annotators, "annotators to compare, e.g. R1,R2")
+      ->required()
+      ->delimiter(',');
+  cmd->add_option("--dimension", args->dimension, "only this dimension")
+      ->check(CLI::IsMember({"symptom", "cause", "subtype", "stage"}));
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->callback([&ctx, args] {
+    AgreementReport r = compute_agreement(ctx.db(), args->annotators, args->dimension);
+    if (args->json)
+      std::cout << agreement_json(r).dump(2) << "\n";
+    else
+      std::cout << format_agreement(r);
+  });
+}
+
+}  // namespace convfail

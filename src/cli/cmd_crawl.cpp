@@ -1,0 +1,140 @@
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "crawler/crawler.h"
+#include "crawler/progress.h"
+#include "crawler/token.h"
+
+namespace convfail {
+namespace {
+
+nlohmann::json summary_json(const CrawlSummary& s) {
+  return {{"repo", s.repo},
+          {"complete", s.complete},
+          {"pages", s.pages},
+          {"issues_seen", s.issues_seen},
+          {"new_issues", s.new_issues},
+          {"updated_issues", s.updated_issues},
+          {"unchanged_issues", s.unchanged_issues},
+          {"pull_requests_skipped", s.pull_requests_skipped},
+          {"excluded", s.excluded},
+          {"comment_sets_changed", s.comment_sets_changed},
+          {"timelines_changed", s.timelines_changed},
+          {"requests", s.api.requests},
+          {"not_modified", s.api.not_modified},
+          {"retries", s.api.retries},
+          {"rate_limit_waits", s.api.rate_limit_waits},
+          {"rate_limit_wait_s", s.api.rate_limit_wait_s}};
+}
+
+}  // namespace
+
+void add_crawl_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "crawl",
+      "Sync issues of OWNER/REPO from the GitHub REST API into the database: incremental\n"
+      "(since= the last crawl, conditional requests answered 304 cost nothing), rate-limit\n"
+      "aware, and resumable (each page is stored with its checkpoint; a killed crawl continues\n"
+      "where it stopped). Pull requests are skipped. The token comes from $GITHUB_TOKEN or\n"
+      "--token-file and is never stored or printed; without one the anonymous limit applies.");
+  struct Args {
+    std::string repo;
+    std::string preset;
+    CrawlOptions o;
+    std::string since;
+    bool no_comments = false, no_timeline = false, json = false;
+    std::string token_file;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
+  cmd->add_option("--preset", args->preset,
+                  "crawl a named set instead of REPO: jajal2024 = pytorch/pytorch closed issues "
+                  "labeled 'module: onnx', and onnx/tensorflow-onnx closed issues without the "
+                  "labels 'question' or 'pending on user response'");
+  cmd->add_option("--label", args->o.labels,
+                  "only issues carrying this label (repeatable: all must be present)");
+  cmd->add_option("--exclude-label", args->o.exclude_labels,
+                  "skip issues carrying this label (repeatable; filtered client-side)");
+  cmd->add_option("--state", args->o.state, "issue state to crawl")
+      ->check(CLI::IsMember({"open", "closed", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--since", args->since,
+                  "only issues updated at or after this ISO 8601 time (first run; later runs "
+                  "continue from the last crawl)");
+  cmd->add_flag("--no-comments", args->no_comments, "do not fetch comments");
+  cmd->add_flag("--no-timeline", args->no_timeline,
+                "do not fetch timelines (has_fix_link then stays unset)");
+  cmd->add_option("--api-url", args->o.api_url, "GitHub REST API root (e.g. a fake server)")
+      ->capture_default_str();
+  cmd->add_option("--token-file", args->token_file,
+                  "file holding the GitHub token (default: $GITHUB_TOKEN; none: anonymous)");
+  cmd->add_option("--concurrency", args->o.api.concurrency,
+                  "parallel requests for comments and timelines (1-64)")
+      ->capture_default_str();
+  cmd->add_option("--max-issues", args->o.max_issues,
+                  "stop after storing this many new or changed issues (0: no limit); the next run "
+                  "continues")
+      ->capture_default_str();
+  cmd->add_option("--rate-floor", args->o.api.rate_floor,
+                  "wait for the rate-limit reset when this many requests are left")
+      ->capture_default_str();
+  cmd->add_option("--backoff-base", args->o.api.backoff_base_s,
+                  "seconds before the first retry of a failed request; doubles each attempt, "
+                  "with jitter")
+      ->capture_default_str();
+  cmd->add_option("--max-retries", args->o.api.max_retries,
+                  "attempts per request after a fault (5xx, reset, timeout, bad body) before "
+                  "the crawl stops; the next run resumes")
+      ->capture_default_str();
+  cmd->add_option("--overlap", args->o.overlap_s,
+                  "seconds subtracted from the last crawl's newest updated_at for since=")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "print the summary as one JSON object on stdout");
+  cmd->callback([&ctx, args] {
+    Args& a = *args;
+    if (a.repo.empty() == a.preset.empty())
+      throw UsageError("crawl: give either REPO (OWNER/NAME) or --preset NAME");
+    CrawlOptions base = a.o;
+    if (!a.since.empty()) base.since = a.since;
+    base.comments = !a.no_comments;
+    base.timeline = !a.no_timeline;
+    base.api.token = load_github_token(
+        a.token_file.empty() ? std::nullopt : std::optional<std::string>(a.token_file));
+    std::vector<CrawlOptions> crawls;
+    if (!a.preset.empty()) {
+      crawls = preset_crawls(a.preset, base);
+    } else {
+      base.repo = a.repo;
+      crawls = {base};
+    }
+    CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
+    nlohmann::json repos = nlohmann::json::array();
+    nlohmann::json total = {{"requests", 0},       {"not_modified", 0}, {"new_issues", 0},
+                            {"updated_issues", 0}, {"retries", 0},      {"rate_limit_wait_s", 0.0}};
+    for (const CrawlOptions& o : crawls) {
+      CrawlSummary s = crawl(
+          ctx.db(), o, [&line](const std::string& m) { line.notice(m); },
+          [&line](const CrawlSummary& p) { line.update(p); });
+      line.finish();
+      repos.push_back(summary_json(s));
+      total["requests"] = total["requests"].get<std::int64_t>() + s.api.requests;
+      total["not_modified"] = total["not_modified"].get<std::int64_t>() + s.api.not_modified;
+      total["new_issues"] = total["new_issues"].get<std::int64_t>() + s.new_issues;
+      total["updated_issues"] = total["updated_issues"].get<std::int64_t>() + s.updated_issues;
+      total["retries"] = total["retries"].get<std::int64_t>() + s.api.retries;
+      total["rate_limit_wait_s"] =
+          total["rate_limit_wait_s"].get<double>() + s.api.rate_limit_wait_s;
+      if (!a.json) std::cout << describe_summary(s) << "\n";
+    }
+    if (a.json) {
+      total["repos"] = repos;
+      std::cout << total.dump(2) << "\n";
+    }
+  });
+}
+
+}  // namespace convfail

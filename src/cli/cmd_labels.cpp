@@ -1,0 +1,136 @@
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "classifier/label_io.h"
+#include "classifier/manual_labels.h"
+#include "classifier/taxonomy.h"
+#include "cli/commands.h"
+
+namespace convfail {
+
+namespace {
+
+void add_import(CLI::App& parent, Context& ctx) {
+  auto* cmd = parent.add_subcommand(
+      "import",
+      "Import manual labels from CSV. The header needs repo and number and any of symptom,\n"
+      "cause, subtype, stage, note; a rater or annotator column names the annotator per row.\n"
+      "Spreadsheet names (Wrong Code, Incompatability, Not Dis., ...) are accepted. One\n"
+      "transaction: a malformed file writes nothing and the error names FILE:LINE. Rows for\n"
+      "issues not in the store are reported and skipped. Values equal to the annotator's\n"
+      "current label are not appended again, so re-importing is harmless.");
+  struct Args {
+    std::string file;
+    std::optional<std::string> annotator;
+    bool create_missing = false, json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("FILE", args->file, "CSV file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--annotator", args->annotator,
+                  "annotator for rows without a rater/annotator column or cell");
+  cmd->add_flag("--create-missing", args->create_missing,
+                "create bare placeholder issues for rows whose issue is not in the store");
+  cmd->add_flag("--json", args->json, "print the counts as JSON");
+  cmd->callback([&ctx, args] {
+    Taxonomy tax = Taxonomy::load(ctx.data_dir);
+    LabelImportResult r =
+        import_label_csv(ctx.db(), tax, args->file, {args->annotator, args->create_missing});
+    if (args->json) {
+      nlohmann::json j = {{"rows", r.rows},
+                          {"written", r.written},
+                          {"unchanged", r.unchanged},
+                          {"skipped_unknown_issues", r.skipped_unknown},
+                          {"unknown_issues", r.unknown_issues},
+                          {"created_issues", r.created_issues},
+                          {"annotators", r.annotators}};
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << args->file << ": " << r.rows << " row(s), " << r.written << " label(s) written, "
+                << r.unchanged << " unchanged";
+      if (r.created_issues)
+        std::cout << ", " << r.created_issues << " placeholder issue(s) created";
+      std::cout << "\n";
+    }
+    if (r.skipped_unknown) {
+      std::cerr << "convfail: skipped " << r.skipped_unknown << " row(s) for "
+                << r.unknown_issues.size() << " issue(s) not in the store (use --create-missing):";
+      for (std::size_t i = 0; i < r.unknown_issues.size() && i < 10; ++i)
+        std::cerr << " " << r.unknown_issues[i];
+      if (r.unknown_issues.size() > 10) std::cerr << " ...";
+      std::cerr << "\n";
+    }
+  });
+}
+
+void add_export(CLI::App& parent, Context& ctx) {
+  auto* cmd = parent.add_subcommand(
+      "export",
+      "Print the current manual labels (latest per annotator, issue and dimension);\n"
+      "the CSV reads back with `labels import`.");
+  struct Args {
+    std::optional<std::string> annotator;
+    std::string format = "csv";
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--annotator", args->annotator, "only this annotator (default: all)");
+  cmd->add_option("--format", args->format, "csv or jsonl")
+      ->check(CLI::IsMember({"csv", "jsonl"}))
+      ->capture_default_str();
+  cmd->callback([&ctx, args] {
+    export_labels(ctx.db(), args->annotator,
+                  args->format == "csv" ? LabelFormat::kCsv : LabelFormat::kJsonl, std::cout);
+  });
+}
+
+void add_history(CLI::App& parent, Context& ctx) {
+  auto* cmd = parent.add_subcommand(
+      "history",
+      "Print every manual label row of one issue, oldest first (nothing is ever\n"
+      "removed: changes, skips, undos and adjudications are all rows).");
+  struct Args {
+    std::string issue;
+    std::optional<std::string> annotator;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("ISSUE", args->issue, "OWNER/REPO#NUMBER")->required();
+  cmd->add_option("--annotator", args->annotator, "only this annotator");
+  cmd->add_flag("--json", args->json, "JSON lines");
+  cmd->callback([&ctx, args] {
+    Db& db = ctx.db();
+    std::int64_t id = require_issue(db, parse_issue_ref(args->issue));
+    ManualLabels store(db);
+    for (const ManualLabelRow& r : store.history(id, args->annotator)) {
+      if (args->json) {
+        nlohmann::json j = {{"id", r.id},
+                            {"annotator", r.annotator},
+                            {"dimension", r.dimension},
+                            {"kind", r.kind},
+                            {"created_at", r.created_at}};
+        j["value"] = r.value ? nlohmann::json(*r.value) : nlohmann::json();
+        j["note"] = r.note ? nlohmann::json(*r.note) : nlohmann::json();
+        j["source"] = r.source ? nlohmann::json(*r.source) : nlohmann::json();
+        std::cout << j.dump() << "\n";
+      } else {
+        std::cout << r.created_at << "  " << r.annotator << "  " << r.dimension << "  " << r.kind
+                  << "  " << r.value.value_or("-") << "  " << r.source.value_or("");
+        if (r.note) std::cout << "  note: " << *r.note;
+        std::cout << "\n";
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void add_labels_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand("labels", "Manual labels: import, export, history.");
+  cmd->require_subcommand(1);
+  add_import(*cmd, ctx);
+  add_export(*cmd, ctx);
+  add_history(*cmd, ctx);
+}
+
+}  // namespace convfail

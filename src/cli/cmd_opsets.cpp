@@ -1,0 +1,47 @@
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "classifier/taxonomy.h"
+#include "cli/commands.h"
+#include "reports/opsets.h"
+#include "reports/opsets_render.h"
+
+namespace convfail {
+
+void add_opsets_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "opsets",
+      "The evolution of the default ONNX operator set (ai.onnx), from libonnx's schema registry:\n"
+      "per opset version the operators added, updated (new version; deprecations included) and\n"
+      "available in total. With --issues, the stored issues binned by the opset release period\n"
+      "they were opened in, and the Spearman correlation of operator changes and issue counts.");
+  struct Args {
+    bool json = false;
+    bool issues = false;
+    bool names = false;
+    std::vector<std::string> repos;
+    std::string releases;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_flag("--json", args->json, "print JSON (with operator names)");
+  cmd->add_flag("--issues", args->issues, "bin the stored issues by opset release period");
+  cmd->add_flag("--names", args->names, "list the operators added and updated at each version");
+  cmd->add_option("--repo", args->repos, "with --issues: only issues of OWNER/NAME (repeatable)");
+  cmd->add_option("--releases", args->releases,
+                  "opset release dates (JSON); default DATA_DIR/opset_releases.json");
+  cmd->callback([&ctx, args] {
+    auto history = opset_history();
+    std::optional<OpsetIssueBins> bins;
+    if (args->issues) {
+      std::string path =
+          args->releases.empty() ? ctx.data_dir + "/opset_releases.json" : args->releases;
+      bins = bin_issues_by_opset(ctx.db(), Taxonomy::load(ctx.data_dir), history,
+                                 load_opset_releases(path), args->repos);
+    }
+    std::cout << (args->json ? render_opsets_json(history, bins)
+                             : render_opsets_text(history, bins, args->names));
+  });
+}
+
+}  // namespace convfail

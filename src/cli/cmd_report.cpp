@@ -1,0 +1,63 @@
+#include <iostream>
+#include <memory>
+
+#include "classifier/taxonomy.h"
+#include "cli/commands.h"
+#include "reports/output_file.h"
+#include "reports/render.h"
+#include "reports/report_data.h"
+
+namespace convfail {
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Print the study's tables from one label source: stage by converter (Table 8), symptom\n"
+      "by converter (Table 9), cause by symptom (Table 10: top five causes, the rest as Other),\n"
+      "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
+      "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
+      "confirmed by re-execution. The JSON holds the full unbinned counts.");
+  struct Args {
+    ReportOptions options;
+    std::string format = "md";
+    std::string out;
+    std::string compare;
+    std::string since, until;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  args->options.source = "classifier";
+  cmd->add_option("--source", args->options.source,
+                  "label source: an annotator name, classifier (latest run), classifier:RUN_ID, "
+                  "or consensus")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "md, csv (table,row,column,value), latex, html or json")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "same as --format json");
+  cmd->add_option("--out", args->out, "write the report to FILE instead of stdout");
+  cmd->add_option("--repo", args->options.repos, "only issues of OWNER/NAME (repeatable)");
+  cmd->add_option("--since", args->since, "only issues opened on or after YYYY-MM-DD");
+  cmd->add_option("--until", args->until, "only issues opened on or before YYYY-MM-DD");
+  cmd->add_option("--by", args->options.period, "trend periods: year or quarter")
+      ->capture_default_str();
+  cmd->add_option("--compare", args->compare,
+                  "a second label source: agreement per dimension and the labels that differ most");
+  cmd->callback([&ctx, args] {
+    ReportOptions options = args->options;
+    if (!args->since.empty()) options.since = args->since;
+    if (!args->until.empty()) options.until = args->until;
+    if (!args->compare.empty()) options.compare = args->compare;
+    ReportFormat format = parse_report_format(args->json ? "json" : args->format);
+    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+    ReportData data = build_report(ctx.db(), taxonomy, options);
+    std::string text = render_report(data, taxonomy, format);
+    if (args->out.empty()) {
+      std::cout << text;
+    } else {
+      write_output_file(args->out, text);
+      std::cerr << "wrote " << args->out << "\n";
+    }
+  });
+}
+
+}  // namespace convfail

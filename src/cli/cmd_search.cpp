@@ -1,0 +1,62 @@
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/issue_format.h"
+#include "core/issue_queries.h"
+
+namespace convfail {
+
+void add_search_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "search",
+      "Full-text search (SQLite FTS5) over issue titles, bodies and comments, ranked by bm25\n"
+      "(title matches weigh double), one result per issue with highlighted snippets.\n"
+      "QUERY is FTS5 syntax: words (all must match), \"quoted phrases\", OR, NOT, prefix*,\n"
+      "e.g. '\"INTERNAL ASSERT\"' or 'GridSample OR grid_sampler'. Use --literal for text with\n"
+      "punctuation such as torch.onnx.export.");
+  struct Args {
+    std::vector<std::string> words;
+    std::int64_t limit = 20;
+    bool literal = false;
+    bool include_prs = false;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
+  cmd->add_option("QUERY", args->words, "FTS5 query (several arguments are joined by spaces)")
+      ->required();
+  cmd->add_option("--limit", args->limit, "at most N issues (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--literal", args->literal,
+                "search the words literally (each word quoted), not as FTS5 syntax");
+  cmd->add_flag("--include-prs", args->include_prs, "also return pull requests");
+  cmd->add_flag("--json", args->json,
+                "print a JSON array of issues with score, matching_comments and snippets");
+  cmd->callback([&ctx, args] {
+    std::string query;
+    for (const std::string& w : args->words) query += (query.empty() ? "" : " ") + w;
+    SearchOptions o;
+    o.limit = args->limit;
+    o.literal = args->literal;
+    o.include_pull_requests = args->include_prs;
+    if (args->json) {
+      o.highlight_open = "[";
+      o.highlight_close = "]";
+    } else if (Context::stdout_is_tty()) {
+      o.highlight_open = "\033[1m";
+      o.highlight_close = "\033[0m";
+    }
+    std::vector<SearchHit> hits = search_issues(ctx.db(), query, o);
+    if (args->json) {
+      Json out = Json::array();
+      for (const SearchHit& h : hits) out.push_back(to_json(h));
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << format_search_hits(hits);
+    if (hits.empty()) std::cerr << "no issue matches " << query << "\n";
+  });
+}
+
+}  // namespace convfail

@@ -1,0 +1,302 @@
+#include "core/issue_queries.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace convfail {
+namespace {
+
+// Columns 0..13 of every summary query; labels come group_concat'ed with the unit separator.
+const char* kSummaryColumns =
+    "i.id, r.full_name, i.number, i.title, i.state, i.author, i.created_at, i.updated_at, "
+    "i.closed_at, i.html_url, i.is_pull_request, i.has_fix_link, "
+    "(SELECT count(*) FROM comments c WHERE c.issue_id=i.id), "
+    "(SELECT group_concat(name, char(31)) FROM issue_labels l WHERE l.issue_id=i.id) "
+    "FROM issues i JOIN repositories r ON r.id=i.repo_id ";
+
+IssueSummary read_summary(const Stmt& st) {
+  IssueSummary s;
+  s.id = st.int64(0);
+  s.repo = st.text(1);
+  s.number = st.int64(2);
+  s.title = st.text(3);
+  s.state = st.opt_text(4);
+  s.author = st.opt_text(5);
+  s.created_at = st.opt_text(6);
+  s.updated_at = st.opt_text(7);
+  s.closed_at = st.opt_text(8);
+  s.html_url = st.opt_text(9);
+  s.is_pull_request = st.int64(10) != 0;
+  s.has_fix_link = st.int64(11) != 0;
+  s.stored_comments = st.int64(12);
+  std::string labels = st.text(13);
+  std::size_t pos = 0;
+  while (!labels.empty() && pos <= labels.size()) {
+    std::size_t end = labels.find('\x1f', pos);
+    if (end == std::string::npos) end = labels.size();
+    s.labels.push_back(labels.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  std::sort(s.labels.begin(), s.labels.end());
+  return s;
+}
+
+// Snippets come from bodies with newlines and runs of spaces: make them one readable line.
+std::string one_line(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool space = false;
+  for (char ch : text) {
+    if (ch == '\n' || ch == '\r' || ch == '\t' || ch == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += ch;
+  }
+  return out;
+}
+
+struct FtsRow {
+  std::int64_t issue_id;
+  double score;
+  std::string snippet;
+  std::string author;
+};
+
+// Runs one MATCH query. Returns false when FTS5 reports "no such column" (a column filter that
+// only exists in the other index); throws UserError for a query it cannot parse.
+bool run_match(Db& db, const std::string& sql, const std::string& query,
+               const SearchOptions& options, std::vector<FtsRow>& out) {
+  Stmt st(db, sql);
+  st.bind(1, options.highlight_open)
+      .bind(2, options.highlight_close)
+      .bind(3, static_cast<std::int64_t>(options.snippet_tokens))
+      .bind(4, query);
+  while (true) {
+    int rc = sqlite3_step(st.handle());
+    if (rc == SQLITE_DONE) return true;
+    if (rc != SQLITE_ROW) {
+      std::string msg = sqlite3_errmsg(db.handle());
+      if (msg.find("no such column") != std::string::npos) return false;
+      throw UserError("cannot run search query '" + query + "': " + msg +
+                      " (wrap words with punctuation in double quotes, e.g. '\"torch.onnx\"', "
+                      "or use --literal)");
+    }
+    out.push_back({st.int64(0), st.real(1), one_line(st.text(2)), st.text(3)});
+  }
+}
+
+Json opt_json(const std::optional<std::string>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+}  // namespace
+
+std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
+  std::string sql = std::string("SELECT ") + kSummaryColumns + "WHERE 1=1";
+  if (filter.repo) sql += " AND r.full_name = ?";
+  if (filter.state) sql += " AND i.state = ? COLLATE NOCASE";
+  for (std::size_t k = 0; k < filter.labels.size(); ++k) {
+    sql +=
+        " AND EXISTS (SELECT 1 FROM issue_labels l WHERE l.issue_id=i.id AND l.name = ? COLLATE "
+        "NOCASE)";
+  }
+  if (filter.fixed_only) sql += " AND i.has_fix_link = 1";
+  if (!filter.include_pull_requests) sql += " AND i.is_pull_request = 0";
+  sql += " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
+  if (filter.limit > 0) sql += " LIMIT ?";
+  Stmt st(db, sql);
+  int k = 1;
+  if (filter.repo) st.bind(k++, *filter.repo);
+  if (filter.state) st.bind(k++, *filter.state);
+  for (const std::string& label : filter.labels) st.bind(k++, label);
+  if (filter.limit > 0) st.bind(k++, filter.limit);
+  std::vector<IssueSummary> out;
+  while (st.step()) out.push_back(read_summary(st));
+  return out;
+}
+
+std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref) {
+  Stmt base(db,
+            std::string("SELECT ") + kSummaryColumns + "WHERE r.full_name = ? AND i.number = ?");
+  base.bind(1, ref.repo).bind(2, ref.number);
+  if (!base.step()) return std::nullopt;
+  IssueDetail d;
+  d.summary = read_summary(base);
+  Stmt extra(db, "SELECT body, author_association, comment_count FROM issues WHERE id = ?");
+  extra.bind(1, d.summary.id);
+  if (extra.step()) {
+    d.body = extra.opt_text(0);
+    d.author_association = extra.opt_text(1);
+    d.reported_comments = extra.opt_int64(2);
+  }
+  Stmt comments(db,
+                "SELECT author, author_association, created_at, body FROM comments "
+                "WHERE issue_id = ? ORDER BY position");
+  comments.bind(1, d.summary.id);
+  while (comments.step()) {
+    d.comments.push_back(
+        {comments.opt_text(0), comments.opt_text(1), comments.opt_text(2), comments.opt_text(3)});
+  }
+  Stmt events(db,
+              "SELECT event, actor, created_at, commit_id, source_repo, source_number "
+              "FROM timeline_events WHERE issue_id = ? ORDER BY position");
+  events.bind(1, d.summary.id);
+  while (events.step()) {
+    d.timeline.push_back({events.opt_text(0), events.opt_text(1), events.opt_text(2),
+                          events.opt_text(3), events.opt_text(4), events.opt_int64(5)});
+  }
+  return d;
+}
+
+std::string fts_literal(const std::string& text) {
+  std::istringstream in(text);
+  std::string word, out;
+  while (in >> word) {
+    std::string quoted = "\"";
+    for (char ch : word) {
+      if (ch == '"') quoted += '"';  // FTS5 escapes a quote by doubling it
+      quoted += ch;
+    }
+    quoted += '"';
+    if (!out.empty()) out += ' ';
+    out += quoted;
+  }
+  return out;
+}
+
+std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
+                                     const SearchOptions& options) {
+  std::string query = options.literal ? fts_literal(raw_query) : raw_query;
+  if (query.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UsageError("empty search query");
+
+  // Title matches weigh twice as much as body matches.
+  std::vector<FtsRow> issue_rows, comment_rows;
+  bool issues_ok = run_match(
+      db,
+      "SELECT rowid, bm25(issues_fts, 2.0, 1.0), snippet(issues_fts, -1, ?1, ?2, '...', ?3), "
+      "'' FROM issues_fts WHERE issues_fts MATCH ?4",
+      query, options, issue_rows);
+  bool comments_ok = run_match(
+      db,
+      "SELECT c.issue_id, bm25(comments_fts), snippet(comments_fts, 0, ?1, ?2, '...', ?3), "
+      "coalesce(c.author, '?') FROM comments_fts JOIN comments c ON c.id = comments_fts.rowid "
+      "WHERE comments_fts MATCH ?4 ORDER BY bm25(comments_fts)",
+      query, options, comment_rows);
+
+  if (!issues_ok && !comments_ok) {
+    throw UserError("cannot run search query '" + query +
+                    "': no such column (searchable columns: title, body)");
+  }
+
+  // Group per issue: score = title/body score + best comment score (both negative, lower is
+  // better), so an issue matching in its text and its thread ranks above one matching in either.
+  struct Group {
+    double issue_score = 0;
+    double best_comment = 0;
+    std::int64_t comments = 0;
+    std::vector<SearchSnippet> snippets;
+    std::vector<SearchSnippet> comment_snippets;
+  };
+  std::map<std::int64_t, Group> groups;
+  for (const FtsRow& r : issue_rows) {
+    Group& g = groups[r.issue_id];
+    g.issue_score = r.score;
+    g.snippets.push_back({"title/body", r.snippet});
+  }
+  for (const FtsRow& r : comment_rows) {  // already best first
+    Group& g = groups[r.issue_id];
+    if (g.comments == 0) g.best_comment = r.score;
+    ++g.comments;
+    if (g.comment_snippets.size() < 2)
+      g.comment_snippets.push_back({"comment by " + r.author, r.snippet});
+  }
+  std::vector<std::pair<double, std::int64_t>> order;
+  order.reserve(groups.size());
+  for (auto& [id, g] : groups) order.emplace_back(g.issue_score + g.best_comment, id);
+  std::sort(order.begin(), order.end());
+
+  std::vector<SearchHit> hits;
+  Stmt one(db, std::string("SELECT ") + kSummaryColumns + "WHERE i.id = ?");
+  for (auto& [score, id] : order) {
+    if (options.limit > 0 && static_cast<std::int64_t>(hits.size()) >= options.limit) break;
+    one.bind(1, id);
+    bool found = one.step();
+    IssueSummary s;
+    if (found) s = read_summary(one);
+    one.reset();
+    if (!found || (s.is_pull_request && !options.include_pull_requests)) continue;
+    Group& g = groups[id];
+    SearchHit h;
+    h.issue = std::move(s);
+    h.score = score;
+    h.matching_comments = g.comments;
+    h.snippets = std::move(g.snippets);
+    for (auto& c : g.comment_snippets) h.snippets.push_back(std::move(c));
+    hits.push_back(std::move(h));
+  }
+  return hits;
+}
+
+Json to_json(const IssueSummary& s) {
+  return Json{{"repo", s.repo},
+              {"number", s.number},
+              {"title", s.title},
+              {"state", opt_json(s.state)},
+              {"author", opt_json(s.author)},
+              {"labels", s.labels},
+              {"created_at", opt_json(s.created_at)},
+              {"updated_at", opt_json(s.updated_at)},
+              {"closed_at", opt_json(s.closed_at)},
+              {"html_url", opt_json(s.html_url)},
+              {"is_pull_request", s.is_pull_request},
+              {"has_fix_link", s.has_fix_link},
+              {"stored_comments", s.stored_comments}};
+}
+
+Json to_json(const IssueDetail& d) {
+  Json j = to_json(d.summary);
+  j["body"] = opt_json(d.body);
+  j["author_association"] = opt_json(d.author_association);
+  j["reported_comments"] = d.reported_comments ? Json(*d.reported_comments) : Json(nullptr);
+  Json comments = Json::array();
+  for (const CommentView& c : d.comments) {
+    comments.push_back({{"author", opt_json(c.author)},
+                        {"author_association", opt_json(c.author_association)},
+                        {"created_at", opt_json(c.created_at)},
+                        {"body", opt_json(c.body)}});
+  }
+  j["comments"] = std::move(comments);
+  Json timeline = Json::array();
+  for (const TimelineEventView& e : d.timeline) {
+    timeline.push_back(
+        {{"event", opt_json(e.event)},
+         {"actor", opt_json(e.actor)},
+         {"created_at", opt_json(e.created_at)},
+         {"commit_id", opt_json(e.commit_id)},
+         {"source_repo", opt_json(e.source_repo)},
+         {"source_number", e.source_number ? Json(*e.source_number) : Json(nullptr)}});
+  }
+  j["timeline"] = std::move(timeline);
+  return j;
+}
+
+Json to_json(const SearchHit& h) {
+  Json j = to_json(h.issue);
+  j["score"] = h.score;
+  j["matching_comments"] = h.matching_comments;
+  Json snippets = Json::array();
+  for (const SearchSnippet& s : h.snippets)
+    snippets.push_back({{"where", s.where}, {"text", s.text}});
+  j["snippets"] = std::move(snippets);
+  return j;
+}
+
+}  // namespace convfail

@@ -1,0 +1,111 @@
+// Read-side queries over the issue store: listing with filters, one issue with its thread, and
+// full-text search (FTS5, bm25-ranked, grouped per issue, with highlighted snippets).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+#include "core/issue_ref.h"
+#include "core/json_util.h"
+
+namespace convfail {
+
+// One row of a listing: what `list` prints and what search hits carry.
+struct IssueSummary {
+  std::int64_t id = 0;
+  std::string repo;
+  std::int64_t number = 0;
+  std::string title;
+  std::optional<std::string> state;
+  std::optional<std::string> author;
+  std::vector<std::string> labels;  // sorted by name
+  std::optional<std::string> created_at;
+  std::optional<std::string> updated_at;
+  std::optional<std::string> closed_at;
+  std::optional<std::string> html_url;
+  bool is_pull_request = false;
+  bool has_fix_link = false;
+  std::int64_t stored_comments = 0;
+};
+
+struct IssueFilter {
+  std::optional<std::string> repo;   // "owner/name", case-insensitive
+  std::optional<std::string> state;  // open | closed
+  std::vector<std::string> labels;   // every label must be present (case-insensitive)
+  bool fixed_only = false;           // has_fix_link = 1
+  bool include_pull_requests = false;
+  std::int64_t limit = 0;  // 0: no limit
+};
+
+// Issues matching the filter, newest first (created_at, then number).
+std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter);
+
+
+struct CommentView {
+  std::optional<std::string> author;
+  std::optional<std::string> author_association;
+  std::optional<std::string> created_at;
+  std::optional<std::string> body;
+};
+
+struct TimelineEventView {
+  std::optional<std::string> event;
+  std::optional<std::string> actor;
+  std::optional<std::string> created_at;
+  std::optional<std::string> commit_id;
+  std::optional<std::string> source_repo;
+  std::optional<std::int64_t> source_number;
+};
+
+struct IssueDetail {
+  IssueSummary summary;
+  std::optional<std::string> body;
+  std::optional<std::string> author_association;
+  std::optional<std::int64_t> reported_comments;  // GitHub's count; stored ones may be fewer
+  std::vector<CommentView> comments;
+  std::vector<TimelineEventView> timeline;
+};
+
+// The issue with its comments and timeline; nullopt when it is not stored.
+std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref);
+
+struct SearchOptions {
+  std::int64_t limit = 20;  // issues; 0: no limit
+  bool include_pull_requests = false;
+  // Quote every whitespace-separated word, so text with punctuation (torch.onnx) is searched
+  // literally instead of being parsed as FTS5 syntax.
+  bool literal = false;
+  std::string highlight_open = "[";
+  std::string highlight_close = "]";
+  int snippet_tokens = 16;
+};
+
+struct SearchSnippet {
+  std::string where;  // "title/body" or "comment by LOGIN"
+  std::string text;   // one line, matches wrapped in the highlight markers
+};
+
+struct SearchHit {
+  IssueSummary issue;
+  double score = 0;  // bm25: lower is better (title/body score + best comment score)
+  std::int64_t matching_comments = 0;
+  std::vector<SearchSnippet> snippets;  // title/body first, then up to two comments
+};
+
+// Runs an FTS5 query over titles, bodies and comments. Throws UserError for a query FTS5
+// cannot parse (the message says how to quote).
+std::vector<SearchHit> search_issues(Db& db, const std::string& query,
+                                     const SearchOptions& options = {});
+
+// Quotes each word of `text` as an FTS5 string, e.g. torch.onnx -> "torch.onnx".
+std::string fts_literal(const std::string& text);
+
+// Machine-readable forms (`--json`).
+Json to_json(const IssueSummary& s);
+Json to_json(const IssueDetail& d);
+Json to_json(const SearchHit& h);
+
+}  // namespace convfail

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The study's pilot: importing pilot.csv (placeholders with --create-missing) and
+# `convfail agreement --annotators R1,R2` prints kappa 0.90 for cause and 0.95 for symptom.
+set -euo pipefail
+BUILD=$1 SRC=$2 SHARED=$3
+PILOT=$SHARED/datasets/jajal2024/pilot.csv
+[ -f "$PILOT" ] || { echo "skip: $PILOT missing"; exit 77; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+cf() { "$BUILD/convfail" --db "$T/db" --data-dir "$SRC/data" "$@"; }
+
+# Without the issues in the store every row is skipped, counted, and nothing is written.
+cf labels import "$PILOT" >"$T/out" 2>"$T/err"
+grep -q "0 label(s) written" "$T/out"
+grep -q "skipped 120 row(s) for 60 issue(s) not in the store" "$T/err"
+[ "$(sqlite3 "$T/db" 'SELECT count(*) FROM manual_labels')" = 0 ]
+
+cf labels import "$PILOT" --create-missing >"$T/out"
+grep -q "240 label(s) written.*60 placeholder issue(s) created" "$T/out"
+
+cf agreement --annotators R1,R2 >"$T/agree"
+cat "$T/agree"
+grep -q "^cause: n = 60, .*κ = 0.90 " "$T/agree"
+grep -q "^symptom: n = 60, .*κ = 0.95 " "$T/agree"
+
+cf agreement --annotators R1,R2 --json >"$T/agree.json"
+python3 - "$T/agree.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["dimensions"]
+assert round(d["cause"]["kappa"], 2) == 0.90, d["cause"]["kappa"]
+assert round(d["symptom"]["kappa"], 2) == 0.95, d["symptom"]["kappa"]
+for dim in ("cause", "symptom"):
+    lo, hi = d[dim]["ci95"]
+    assert lo < d[dim]["kappa"] < hi and d[dim]["n"] == 60
+    assert 0 < d[dim]["agreement"] <= 1
+PY
+# Only one dimension when asked.
+cf agreement --annotators R1,R2 --dimension cause --json | python3 -c \
+  'import json,sys; d=json.load(sys.stdin)["dimensions"]; assert list(d) == ["cause"], d'
+echo ok

@@ -1,0 +1,564 @@
+#include "tests/fake_github/fake_github.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace convfail::fake {
+namespace {
+
+using Json = nlohmann::json;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t h(int n, std::uint64_t salt) {
+  return mix(static_cast<std::uint64_t>(n) * 1000003u + salt);
+}
+
+std::uint64_t fnv(const std::string& s) {
+  std::uint64_t x = 1469598103934665603ull;
+  for (unsigned char c : s) x = (x ^ c) * 1099511628211ull;
+  return x;
+}
+
+std::string iso(std::int64_t epoch) {
+  std::time_t t = static_cast<std::time_t>(epoch);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::int64_t parse_iso(const std::string& s) {
+  std::tm tm{};
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+    return -1;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<std::int64_t>(timegm(&tm));
+}
+
+std::string pct(const std::string& v) {
+  std::string out;
+  for (unsigned char c : v) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      out += b;
+    }
+  }
+  return out;
+}
+
+const std::int64_t kBase = 1609459200;     // 2021-01-01T00:00:00Z
+const std::int64_t kChanged = 1735689600;  // 2025-01-01T00:00:00Z: edits come after everything
+const char* kLabels[] = {"module: onnx", "bug",        "question", "pending on user response",
+                         "triaged",      "enhancement"};
+
+// Timeline "fix kinds": 1-4 are the four has_fix_link rules, 5-7 look alike but are not.
+enum Kind {
+  kNone = 0,
+  kClosedCommit = 1,
+  kReferenced = 2,
+  kCrossRefClosed = 3,
+  kConnected = 4,
+  kCrossRefOpen = 5,
+  kCrossRefOtherRepo = 6,
+  kReferencedNoCommit = 7
+};
+
+}  // namespace
+
+struct FakeGitHub::Impl {
+  FakeGitHubOptions opt;
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  mutable std::mutex mu;
+  std::map<int, int> revision;            // issue -> number of edits
+  std::map<int, std::int64_t> edited_at;  // issue -> updated_at of its last edit
+  std::int64_t edits = 0;
+  std::map<std::string, int> hits;  // fault bookkeeping per URL
+  std::vector<LoggedRequest> requests;
+  std::int64_t window = -1;
+  int used = 0;
+
+  bool pr(int n) const { return n % 7 == 3; }
+  bool closed(int n) const { return n % 5 != 0; }
+  int kind(int n) const { return static_cast<int>(h(n, 11) % 10); }
+  std::vector<std::string> labels(int n) const {
+    std::vector<std::string> out;
+    std::uint64_t x = h(n, 3);
+    if (x % 4 != 0) out.push_back(kLabels[0]);
+    if ((x >> 8) % 2) out.push_back(kLabels[1]);
+    if (n % 11 == 0) out.push_back(kLabels[2]);
+    if (n % 13 == 0) out.push_back(kLabels[3]);
+    if ((x >> 16) % 5 == 0) out.push_back(kLabels[4]);
+    if ((x >> 24) % 7 == 0) out.push_back(kLabels[5]);
+    return out;
+  }
+  int base_comments(int n) const { return n % 97 == 0 ? 105 : static_cast<int>(h(n, 5) % 4); }
+  int rev(int n) const {
+    auto it = revision.find(n);
+    return it == revision.end() ? 0 : it->second;
+  }
+  std::int64_t created(int n) const { return kBase + n * 7200; }
+  std::int64_t updated(int n) const {
+    auto it = edited_at.find(n);
+    if (it != edited_at.end()) return it->second;
+    return created(n) + 3600 + static_cast<std::int64_t>(h(n, 7) % (86400 * 30));
+  }
+
+  Json issue(const std::string& repo, int n) const {
+    std::string api = "https://api.github.com/repos/" + repo;
+    Json labels_json = Json::array();
+    for (const auto& l : labels(n)) labels_json.push_back({{"name", l}});
+    int r = rev(n);
+    Json j = {{"url", api + "/issues/" + std::to_string(n)},
+              {"repository_url", api},
+              {"html_url",
+               "https://github.com/" + repo + (pr(n) ? "/pull/" : "/issues/") + std::to_string(n)},
+              {"id", 5000000 + n},
+              {"number", n},
+              {"title", "Generated issue " + std::to_string(n) + ": converter fails on op " +
+                            std::to_string(h(n, 13) % 300)},
+              {"body", "Steps to reproduce " + std::to_string(n) +
+                           (r ? " (edited " + std::to_string(r) + " times)" : std::string())},
+              {"user", {{"login", "user" + std::to_string(h(n, 17) % 50)}}},
+              {"labels", labels_json},
+              {"state", closed(n) ? "closed" : "open"},
+              {"comments", base_comments(n) + r},
+              {"created_at", iso(created(n))},
+              {"updated_at", iso(updated(n))},
+              {"closed_at", closed(n) ? Json(iso(updated(n))) : Json(nullptr)},
+              {"author_association", "NONE"}};
+    if (pr(n)) j["pull_request"] = {{"url", api + "/pulls/" + std::to_string(n)}};
+    return j;
+  }
+
+  Json comments(int n) const {
+    Json out = Json::array();
+    int count = base_comments(n) + rev(n);
+    for (int i = 0; i < count; ++i) {
+      std::string t = iso(created(n) + 60 * (i + 1));
+      out.push_back({{"id", static_cast<std::int64_t>(n) * 1000 + i},
+                     {"user", {{"login", "user" + std::to_string(h(n + i, 19) % 50)}}},
+                     {"body", "Comment " + std::to_string(i) + " on issue " + std::to_string(n)},
+                     {"created_at", t},
+                     {"updated_at", t},
+                     {"author_association", "CONTRIBUTOR"}});
+    }
+    return out;
+  }
+
+  Json source_issue(const std::string& repo, int number, bool is_closed, bool is_pr) const {
+    Json s = {{"number", number},
+              {"state", is_closed ? "closed" : "open"},
+              {"repository", {{"full_name", repo}}},
+              {"html_url", "https://github.com/" + repo + (is_pr ? "/pull/" : "/issues/") +
+                               std::to_string(number)}};
+    if (is_pr) s["pull_request"] = {{"url", "https://api.github.com/repos/" + repo + "/pulls"}};
+    return s;
+  }
+
+  Json timeline(const std::string& repo, int n) const {
+    Json out = Json::array();
+    auto ev = [&](const std::string& event, std::int64_t at) {
+      return Json{{"event", event},
+                  {"actor", {{"login", "user" + std::to_string(h(n, 23) % 50)}}},
+                  {"created_at", iso(at)}};
+    };
+    std::string sha = std::to_string(h(n, 29));
+    auto labs = labels(n);
+    if (!labs.empty()) {
+      Json e = ev("labeled", created(n) + 10);
+      e["label"] = {{"name", labs[0]}};
+      out.push_back(e);
+    }
+    if (n % 89 == 0)  // long timelines paginate
+      for (int i = 0; i < 110; ++i) out.push_back(ev("subscribed", created(n) + 20 + i));
+    int k = kind(n);
+    bool src_pr = h(n, 31) % 2 == 0;
+    int src_number = static_cast<int>(h(n, 37) % 1000) + 1;
+    Json e;
+    switch (k) {
+      case kReferenced:
+        e = ev("referenced", created(n) + 200);
+        e["commit_id"] = sha;
+        out.push_back(e);
+        break;
+      case kReferencedNoCommit:
+        e = ev("referenced", created(n) + 200);
+        e["commit_id"] = nullptr;
+        out.push_back(e);
+        break;
+      case kCrossRefClosed:
+      case kCrossRefOpen:
+      case kCrossRefOtherRepo:
+        e = ev("cross-referenced", created(n) + 200);
+        e["source"] = {{"type", "issue"},
+                       {"issue", source_issue(k == kCrossRefOtherRepo ? "someone/elsewhere" : repo,
+                                              src_number, k != kCrossRefOpen, src_pr)}};
+        out.push_back(e);
+        break;
+      case kConnected:
+        out.push_back(ev("connected", created(n) + 200));
+        break;
+      default:
+        break;
+    }
+    for (int i = 0; i < rev(n); ++i) out.push_back(ev("mentioned", kChanged + i));
+    if (closed(n)) {
+      e = ev("closed", updated(n));
+      e["commit_id"] = k == kClosedCommit ? Json(sha) : Json(nullptr);
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  bool fix_link(int n) const {
+    int k = kind(n);
+    return (k == kClosedCommit && closed(n)) || k == kReferenced || k == kCrossRefClosed ||
+           k == kConnected;
+  }
+
+  // The listing: filters, then sort by (updated_at, number).
+  std::vector<int> list(const httplib::Request& req, std::string* error) const {
+    std::string state = req.has_param("state") ? req.get_param_value("state") : "open";
+    if (state != "open" && state != "closed" && state != "all") {
+      *error = "state";
+      return {};
+    }
+    std::vector<std::string> want;
+    if (req.has_param("labels")) {
+      std::stringstream ss(req.get_param_value("labels"));
+      std::string l;
+      while (std::getline(ss, l, ','))
+        if (!l.empty()) want.push_back(l);
+    }
+    std::int64_t since = -1;
+    if (req.has_param("since")) {
+      since = parse_iso(req.get_param_value("since"));
+      if (since < 0) {
+        *error = "since";
+        return {};
+      }
+    }
+    std::vector<int> out;
+    for (int n = 1; n <= opt.issues; ++n) {
+      if (state != "all" && (state == "closed") != closed(n)) continue;
+      if (since >= 0 && updated(n) < since) continue;
+      auto labs = labels(n);
+      bool ok = std::all_of(want.begin(), want.end(), [&](const std::string& w) {
+        return std::find(labs.begin(), labs.end(), w) != labs.end();
+      });
+      if (ok) out.push_back(n);
+    }
+    bool asc = req.has_param("direction") && req.get_param_value("direction") == "asc";
+    std::string sort = req.has_param("sort") ? req.get_param_value("sort") : "created";
+    std::sort(out.begin(), out.end(), [&](int a, int b) {
+      std::int64_t ka = sort == "updated" ? updated(a) : created(a);
+      std::int64_t kb = sort == "updated" ? updated(b) : created(b);
+      if (ka != kb) return asc ? ka < kb : ka > kb;
+      return asc ? a < b : a > b;
+    });
+    return out;
+  }
+
+  // Cuts one page from `all` and sets the Link header (rel next/last/prev/first).
+  Json paginate(const httplib::Request& req, httplib::Response& res, const Json& all) const {
+    int per_page = 30, page = 1;
+    try {
+      if (req.has_param("per_page")) per_page = std::stoi(req.get_param_value("per_page"));
+      if (req.has_param("page")) page = std::stoi(req.get_param_value("page"));
+    } catch (...) {
+    }
+    per_page = std::clamp(per_page, 1, 100);
+    page = std::max(page, 1);
+    int total = static_cast<int>(all.size());
+    int last = std::max(1, (total + per_page - 1) / per_page);
+    Json out = Json::array();
+    for (int i = (page - 1) * per_page; i < std::min(total, page * per_page); ++i)
+      out.push_back(all[static_cast<std::size_t>(i)]);
+    auto link = [&](int p) {
+      std::string q;
+      for (const auto& [k, v] : req.params)
+        if (k != "page") q += (q.empty() ? "" : "&") + k + "=" + pct(v);
+      q += (q.empty() ? "" : "&") + std::string("page=") + std::to_string(p);
+      return "<http://" + req.get_header_value("Host") + req.path + "?" + q + ">";
+    };
+    std::string header;
+    auto add = [&](int p, const char* rel) {
+      header += (header.empty() ? "" : ", ") + link(p) + "; rel=\"" + rel + "\"";
+    };
+    if (page > 1) add(page - 1, "prev");
+    if (page < last) add(page + 1, "next");
+    if (page < last) add(last, "last");
+    if (page > 1) add(1, "first");
+    if (!header.empty()) res.set_header("Link", header);
+    return out;
+  }
+
+  static std::string query_of(const httplib::Request& req) {
+    std::string q;
+    for (const auto& [k, v] : req.params) q += (q.empty() ? "" : "&") + k + "=" + v;
+    return q;
+  }
+
+  void log(const httplib::Request& req, int status) {
+    std::lock_guard<std::mutex> lock(mu);
+    requests.push_back({req.path, query_of(req), status, req.has_header("If-None-Match"),
+                        req.get_header_value("Authorization")});
+  }
+
+  void set_rate_headers(httplib::Response& res, std::int64_t reset, int remaining) const {
+    int limit = opt.rate_limit > 0 ? opt.rate_limit : 5000;
+    res.set_header("X-RateLimit-Limit", std::to_string(limit));
+    res.set_header("X-RateLimit-Remaining", std::to_string(remaining));
+    res.set_header("X-RateLimit-Used", std::to_string(limit - remaining));
+    res.set_header("X-RateLimit-Reset", std::to_string(reset));
+    res.set_header("X-RateLimit-Resource", "core");
+  }
+
+  void handle(const httplib::Request& req, httplib::Response& res, const std::string& repo,
+              int number, const std::string& what) {
+    if (opt.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.latency_ms));
+    std::string key = req.path + "?" + query_of(req);
+
+    // Faults: only on a URL's first two requests, so bounded retries always get through.
+    int fault = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      int attempt = hits[key]++;
+      if (opt.fault_rate > 0 && attempt < 2) {
+        std::uint64_t x = mix(opt.seed ^ fnv(key) ^ mix(static_cast<std::uint64_t>(attempt)));
+        if (static_cast<double>(x % 1000000) / 1e6 < opt.fault_rate)
+          fault = static_cast<int>((x >> 32) % 5);
+      }
+    }
+
+    // The data (identical whatever the faults).
+    Json all;
+    if (what == "issues") {
+      std::string err;
+      std::unique_lock<std::mutex> lock(mu);
+      std::vector<int> numbers = list(req, &err);
+      if (!err.empty()) {
+        lock.unlock();
+        res.status = 422;
+        res.set_content(Json{{"message", "Validation Failed: " + err}}.dump(), "application/json");
+        log(req, 422);
+        return;
+      }
+      all = Json::array();
+      for (int n : numbers) all.push_back(issue(repo, n));
+    } else {
+      if (number < 1 || number > opt.issues) {
+        res.status = 404;
+        res.set_content(R"({"message":"Not Found"})", "application/json");
+        log(req, 404);
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      all = what == "comments" ? comments(number) : timeline(repo, number);
+    }
+    std::string body = paginate(req, res, all).dump();
+    char etag[24];
+    std::snprintf(etag, sizeof etag, "\"%016llx\"", static_cast<unsigned long long>(fnv(body)));
+
+    // Rate limit: 304s are free, as on GitHub.
+    bool not_modified = req.get_header_value("If-None-Match") == etag;
+    std::int64_t now = std::time(nullptr);
+    int window_s = std::max(1, opt.rate_window_s);
+    std::int64_t reset = (now / window_s + 1) * window_s;
+    int remaining;
+    bool limited = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (now / window_s != window) {
+        window = now / window_s;
+        used = 0;
+      }
+      int limit = opt.rate_limit > 0 ? opt.rate_limit : 5000;
+      if (opt.rate_limit > 0 && used >= limit && !not_modified) limited = true;
+      if (!limited && !not_modified && fault < 0 && opt.rate_limit > 0) ++used;
+      remaining = std::max(0, limit - (opt.rate_limit > 0 ? used : 0));
+    }
+    set_rate_headers(res, reset, remaining);
+    if (limited) {
+      res.status = 403;
+      res.set_content(R"({"message":"API rate limit exceeded for 127.0.0.1."})",
+                      "application/json");
+      log(req, 403);
+      return;
+    }
+
+    switch (fault) {
+      case 0:
+      case 1:
+        res.status = fault == 0 ? 500 : 502;
+        res.set_content(R"({"message":"Server Error"})", "application/json");
+        log(req, res.status);
+        return;
+      case 2: {  // cut the connection half-way through the body
+        auto shared = std::make_shared<std::string>(body);
+        res.set_content_provider(shared->size(), "application/json",
+                                 [shared](std::size_t, std::size_t, httplib::DataSink& sink) {
+                                   sink.write(shared->data(), shared->size() / 2);
+                                   return false;
+                                 });
+        log(req, 0);
+        return;
+      }
+      case 3:  // a complete HTTP response whose JSON is cut short
+        res.status = 200;
+        res.set_content(body.substr(0, body.size() / 2), "application/json");
+        log(req, 200);
+        return;
+      case 4:
+        res.status = 403;
+        res.set_header("Retry-After", std::to_string(opt.retry_after_s));
+        res.set_content(
+            R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})",
+            "application/json");
+        log(req, 403);
+        return;
+      default:
+        break;
+    }
+
+    res.set_header("ETag", etag);
+    if (not_modified) {
+      if (!opt.link_on_304) res.headers.erase("Link");
+      res.status = 304;
+      log(req, 304);
+      return;
+    }
+    res.status = 200;
+    res.set_content(body, "application/json; charset=utf-8");
+    log(req, 200);
+  }
+
+  void change(const std::vector<int>& numbers) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (int n : numbers) {
+      if (n < 1 || n > opt.issues) continue;
+      ++revision[n];
+      edited_at[n] = kChanged + 60 * ++edits;
+    }
+  }
+};
+
+FakeGitHub::FakeGitHub(FakeGitHubOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.opt = options;
+  // More server threads than the crawler's default concurrency, so latency is parallel.
+  m.server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  m.server.set_tcp_nodelay(true);  // else Nagle + delayed ACKs add 40 ms per response
+  m.server.set_keep_alive_max_count(100000);
+  m.server.set_keep_alive_timeout(30);
+  const char* repo = "/repos/([^/]+)/([^/]+)";
+  m.server.Get(std::string(repo) + "/issues",
+               [&m](const httplib::Request& q, httplib::Response& r) {
+                 m.handle(q, r, q.matches[1].str() + "/" + q.matches[2].str(), 0, "issues");
+               });
+  m.server.Get(std::string(repo) + R"(/issues/(\d+)/(comments|timeline))",
+               [&m](const httplib::Request& q, httplib::Response& r) {
+                 int n = 0;
+                 try {
+                   n = std::stoi(q.matches[3].str());
+                 } catch (...) {
+                 }
+                 m.handle(q, r, q.matches[1].str() + "/" + q.matches[2].str(), n,
+                          q.matches[4].str());
+               });
+  m.server.Post("/_admin/change", [&m](const httplib::Request& q, httplib::Response& r) {
+    std::vector<int> numbers;
+    std::stringstream ss(q.get_param_value("issues"));
+    std::string n;
+    while (std::getline(ss, n, ',')) try {
+        numbers.push_back(std::stoi(n));
+      } catch (...) {
+      }
+    m.change(numbers);
+    r.set_content(Json{{"changed", numbers}}.dump() + "\n", "application/json");
+  });
+  if (options.port > 0) {
+    if (!m.server.bind_to_port("127.0.0.1", options.port))
+      throw std::runtime_error("cannot bind 127.0.0.1:" + std::to_string(options.port));
+    m.port = options.port;
+  } else {
+    m.port = m.server.bind_to_any_port("127.0.0.1");
+    if (m.port <= 0) throw std::runtime_error("cannot bind a port on 127.0.0.1");
+  }
+  m.thread = std::thread([&m] { m.server.listen_after_bind(); });
+  for (int i = 0; i < 500 && !m.server.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+FakeGitHub::~FakeGitHub() {
+  stop();
+}
+
+void FakeGitHub::stop() {
+  impl_->server.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+int FakeGitHub::port() const {
+  return impl_->port;
+}
+std::string FakeGitHub::url() const {
+  return "http://127.0.0.1:" + std::to_string(port());
+}
+void FakeGitHub::change_issues(const std::vector<int>& numbers) {
+  impl_->change(numbers);
+}
+
+std::vector<LoggedRequest> FakeGitHub::log() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->requests;
+}
+
+void FakeGitHub::clear_log() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->requests.clear();
+}
+
+bool FakeGitHub::is_pull_request(int n) const {
+  return impl_->pr(n);
+}
+bool FakeGitHub::expected_fix_link(int n) const {
+  return impl_->fix_link(n);
+}
+bool FakeGitHub::is_closed(int n) const {
+  return impl_->closed(n);
+}
+std::vector<std::string> FakeGitHub::labels(int n) const {
+  return impl_->labels(n);
+}
+int FakeGitHub::comment_count(int n) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->base_comments(n) + impl_->rev(n);
+}
+
+}  // namespace convfail::fake

@@ -1,0 +1,68 @@
+// A fake GitHub REST API for tests and benchmarks, on 127.0.0.1 only. It serves deterministic
+// generated issues (pull requests mixed in), comments and timelines with GitHub's semantics:
+// state/labels/since filters, sort=updated with direction, per_page/page with Link headers,
+// ETags and 304 on If-None-Match (not counted against the budget), X-RateLimit-* headers with a
+// per-window budget, and injected faults (500, 502, cut connections, truncated JSON, 403 with
+// Retry-After) chosen by a seed. Faults never change the data: the same options always serve
+// the same issues. change_issues() (or POST /_admin/change?issues=1,2) edits issues between runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace convfail::fake {
+
+struct FakeGitHubOptions {
+  int issues = 200;         // issue and pull-request numbers 1..issues
+  int latency_ms = 0;       // added to every request
+  double fault_rate = 0;    // probability of a fault on a URL's first two requests
+  std::uint64_t seed = 1;   // picks the faults (the data does not depend on it)
+  int rate_limit = 0;       // full responses per window; 0: unlimited (reported as 5000)
+  int rate_window_s = 60;   // windows are aligned to multiples of this many epoch seconds
+  int retry_after_s = 1;    // Retry-After of injected secondary-rate-limit faults
+  int port = 0;             // 0: a free port
+  bool link_on_304 = true;  // false: 304s carry no Link header (GitHub does not promise one)
+};
+
+struct LoggedRequest {
+  std::string path;
+  std::string query;          // decoded parameters, sorted, k=v joined by '&'
+  int status;                 // 0 for a cut connection
+  bool conditional;           // carried If-None-Match
+  std::string authorization;  // the Authorization header as received (tests check the token)
+};
+
+class FakeGitHub {
+ public:
+  explicit FakeGitHub(FakeGitHubOptions options);  // listening when it returns
+  ~FakeGitHub();
+  FakeGitHub(const FakeGitHub&) = delete;
+  FakeGitHub& operator=(const FakeGitHub&) = delete;
+
+  int port() const;
+  std::string url() const;  // http://127.0.0.1:PORT
+  void stop();
+
+  // Edits the given issues: a newer updated_at (later than every other issue), a body
+  // revision, one more comment and one more timeline event.
+  void change_issues(const std::vector<int>& numbers);
+
+  std::vector<LoggedRequest> log() const;
+  void clear_log();
+
+  // Ground truth for tests, computed from the generator's choices.
+  bool is_pull_request(int number) const;
+  bool expected_fix_link(int number) const;
+  bool is_closed(int number) const;
+  std::vector<std::string> labels(int number) const;
+  int comment_count(int number) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace convfail::fake

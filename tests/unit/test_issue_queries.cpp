@@ -1,0 +1,221 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/importer.h"
+#include "core/issue_queries.h"
+#include "core/issue_stats.h"
+#include "core/migrations.h"
+#include "test_helpers.h"
+
+using namespace convfail;
+
+namespace {
+
+// Five issues and one pull request over two repositories; the words "gridsample" and "opset"
+// are placed so that ranking, grouping and filters have a known answer.
+const char* kFixture =
+    R"({"repo":"pytorch/pytorch","number":10,"title":"GridSample export fails","state":"closed","labels":["module: onnx","triaged"],"author":"a","created_at":"2022-01-10T00:00:00Z","body":"Exporting gridsample with opset 11 raises an error.","comments":[{"author":"m","author_association":"MEMBER","body":"gridsample needs opset 16"},{"author":"u","body":"thanks"}],"timeline":[{"event":"closed","commit_id":"abc123"}]}
+{"repo":"pytorch/pytorch","number":11,"title":"Slow export","state":"open","labels":["module: onnx"],"author":"b","created_at":"2022-02-10T00:00:00Z","body":"Export is slow; the model also uses gridsample somewhere deep inside a long body of text that goes on and on about unrelated things like data loading and augmentation and logging.","comments":[]}
+{"repo":"pytorch/pytorch","number":12,"title":"Wrong output","state":"closed","labels":["Module: ONNX","bug"],"author":"c","created_at":"2022-03-10T00:00:00Z","body":"Outputs differ.","comments":[{"author":"d","body":"A gridsample call is involved here."},{"author":"e","body":"Yes gridsample again."}]}
+{"repo":"onnx/tensorflow-onnx","number":5,"title":"INTERNAL ASSERT in converter","state":"closed","labels":["bug"],"author":"f","created_at":"2021-05-01T00:00:00Z","body":"RuntimeError: INTERNAL ASSERT FAILED at x.cpp","comments":[]}
+{"repo":"onnx/tensorflow-onnx","number":6,"title":"Assert internal state","state":"closed","labels":[],"author":"g","created_at":"2021-06-01T00:00:00Z","body":"an assert about the internal state","comments":[]}
+{"repo":"onnx/tensorflow-onnx","number":7,"title":"Fix gridsample handler","state":"closed","labels":["bug"],"author":"h","created_at":"2021-07-01T00:00:00Z","body":"PR body","pull_request":{"url":"x"}}
+)";
+
+std::unique_ptr<Db> fixture_db(const test::TempDir& dir) {
+  auto db = open_database(dir.file("q.db"));
+  import_files(*db, {dir.write("f.jsonl", kFixture)});
+  return db;
+}
+
+std::vector<std::string> refs(const std::vector<IssueSummary>& issues) {
+  std::vector<std::string> out;
+  for (const auto& s : issues) out.push_back(s.repo + "#" + std::to_string(s.number));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("issue queries: list filters by repo, state, labels, fix link, pull requests, limit") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  IssueFilter all;
+  CHECK(list_issues(*db, all).size() == 5);  // the pull request is hidden
+  all.include_pull_requests = true;
+  CHECK(list_issues(*db, all).size() == 6);
+
+  IssueFilter f;
+  f.repo = "PyTorch/PyTorch";  // case-insensitive
+  CHECK(refs(list_issues(*db, f)) ==
+        std::vector<std::string>{"pytorch/pytorch#12", "pytorch/pytorch#11", "pytorch/pytorch#10"});
+  f.state = "closed";
+  CHECK(refs(list_issues(*db, f)) ==
+        std::vector<std::string>{"pytorch/pytorch#12", "pytorch/pytorch#10"});
+  f.labels = {"module: onnx", "TRIAGED"};  // every label must be present
+  CHECK(refs(list_issues(*db, f)) == std::vector<std::string>{"pytorch/pytorch#10"});
+
+  IssueFilter fixed;
+  fixed.fixed_only = true;
+  auto fx = list_issues(*db, fixed);
+  REQUIRE(fx.size() == 1);
+  CHECK(fx[0].number == 10);
+  CHECK(fx[0].has_fix_link);
+  CHECK(fx[0].labels == std::vector<std::string>{"module: onnx", "triaged"});
+  CHECK(fx[0].stored_comments == 2);
+
+  IssueFilter lim;
+  lim.limit = 2;
+  CHECK(list_issues(*db, lim).size() == 2);
+  IssueFilter none;
+  none.labels = {"no such label"};
+  CHECK(list_issues(*db, none).empty());
+}
+
+TEST_CASE("issue queries: issue references parse, bad ones are usage errors") {
+  IssueRef r = parse_issue_ref("pytorch/pytorch#49403");
+  CHECK(r.repo == "pytorch/pytorch");
+  CHECK(r.number == 49403);
+  r = parse_issue_ref("https://github.com/onnx/tensorflow-onnx/issues/7");
+  CHECK(r.repo == "onnx/tensorflow-onnx");
+  CHECK(r.number == 7);
+  CHECK_THROWS_AS(parse_issue_ref("pytorch#1"), UsageError);
+  CHECK_THROWS_AS(parse_issue_ref("a/b#"), UsageError);
+  CHECK_THROWS_AS(parse_issue_ref("a/b#12x"), UsageError);
+  CHECK_THROWS_AS(parse_issue_ref("a/b#99999999999999999999"), UsageError);
+}
+
+TEST_CASE("issue queries: show returns the thread with associations and timeline") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  auto d = get_issue(*db, {"pytorch/pytorch", 10});
+  REQUIRE(d);
+  CHECK(d->summary.title == "GridSample export fails");
+  REQUIRE(d->comments.size() == 2);
+  CHECK(d->comments[0].author == std::optional<std::string>("m"));
+  CHECK(d->comments[0].author_association == std::optional<std::string>("MEMBER"));
+  CHECK(!d->comments[1].author_association);
+  REQUIRE(d->timeline.size() == 1);
+  CHECK(d->timeline[0].commit_id == std::optional<std::string>("abc123"));
+  Json j = to_json(*d);
+  CHECK(j["comments"].size() == 2);
+  CHECK(j["labels"] == Json::array({"module: onnx", "triaged"}));
+  CHECK(!get_issue(*db, {"pytorch/pytorch", 999}));
+  CHECK(!get_issue(*db, {"other/repo", 10}));
+}
+
+TEST_CASE("issue queries: search ranks, groups per issue and highlights") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  SearchOptions o;
+  o.highlight_open = "<<";
+  o.highlight_close = ">>";
+  auto hits = search_issues(*db, "gridsample", o);
+  // #10 matches in title, body and a comment; #12 in two comments; #11 once in a long body.
+  // The pull request #7 is hidden.
+  std::vector<std::string> got;
+  for (const auto& h : hits) got.push_back(h.issue.repo + "#" + std::to_string(h.issue.number));
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == "pytorch/pytorch#10");
+  CHECK(std::count(got.begin(), got.end(), "pytorch/pytorch#12") == 1);  // one hit per issue
+  CHECK(hits[0].score <= hits[1].score);
+  CHECK(hits[1].score <= hits[2].score);
+  for (const auto& h : hits) {
+    REQUIRE(!h.snippets.empty());
+    bool marked = false;
+    for (const auto& s : h.snippets) {
+      if (s.text.find("<<") != std::string::npos && s.text.find(">>") != std::string::npos)
+        marked = true;
+      CHECK(s.text.find('\n') == std::string::npos);
+    }
+    CHECK(marked);
+  }
+  for (const auto& h : hits)
+    if (h.issue.number == 12) CHECK(h.matching_comments == 2);
+
+  o.include_pull_requests = true;
+  CHECK(search_issues(*db, "gridsample", o).size() == 4);
+  o.limit = 1;
+  CHECK(search_issues(*db, "gridsample", o).size() == 1);
+}
+
+TEST_CASE("issue queries: phrases, column filters, literal text and syntax errors") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  // The phrase matches #5 only; the two words unquoted match #5 and #6.
+  auto phrase = search_issues(*db, "\"INTERNAL ASSERT\"");
+  REQUIRE(phrase.size() == 1);
+  CHECK(phrase[0].issue.number == 5);
+  CHECK(phrase[0].snippets[0].text.find("[INTERNAL ASSERT]") != std::string::npos);
+  CHECK(search_issues(*db, "internal assert").size() == 2);
+  // A column that exists only in issues_fts: comments are skipped, not an error.
+  auto title = search_issues(*db, "title:gridsample");
+  REQUIRE(title.size() == 1);
+  CHECK(title[0].issue.number == 10);
+  CHECK_THROWS_AS(search_issues(*db, "x.cpp"), UserError);
+  CHECK_THROWS_AS(search_issues(*db, "author:f"), UserError);  // no such column anywhere
+  CHECK_THROWS_AS(search_issues(*db, "\"unterminated"), UserError);
+  CHECK_THROWS_AS(search_issues(*db, "   "), UsageError);
+  SearchOptions lit;
+  lit.literal = true;
+  auto x = search_issues(*db, "x.cpp", lit);
+  REQUIRE(x.size() == 1);
+  CHECK(x[0].issue.number == 5);
+  CHECK(fts_literal("a \"b\" c.d") == "\"a\" \"\"\"b\"\"\" \"c.d\"");
+}
+
+TEST_CASE("issue stats: per repository, state and label") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  IssueStats s = compute_stats(*db, 2, [](const std::string& r) { return "conv:" + r; });
+  CHECK(s.repositories == 2);
+  CHECK(s.issues == 5);
+  CHECK(s.pull_requests == 1);
+  CHECK(s.comments == 4);
+  CHECK(s.with_fix_link == 1);
+  REQUIRE(s.per_repo.size() == 2);
+  CHECK(s.per_repo[0].repo == "pytorch/pytorch");
+  CHECK(s.per_repo[0].converter == "conv:pytorch/pytorch");
+  CHECK(s.per_repo[0].issues == 3);
+  CHECK(s.per_repo[0].open == 1);
+  CHECK(s.per_repo[1].issues == 2);
+  CHECK(s.per_repo[1].pull_requests == 1);
+  REQUIRE(s.labels.size() == 2);
+  CHECK(s.labels[0].first == "bug");  // 2 issues (the PR's label is not counted), then ties by name
+  CHECK(s.labels[0].second == 2);
+  Json j = to_json(s);
+  CHECK(j["issues"] == 5);
+  CHECK(j["per_repository"].size() == 2);
+  CHECK(format_stats(s).find("conv:pytorch/pytorch") != std::string::npos);
+}
+
+TEST_CASE("issue queries: every labeled sample issue is stored and listed") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("s.db"));
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(test::data_dir() + "/sample")) {
+    std::string ext = e.path().extension().string();
+    if (ext == ".json" || ext == ".jsonl") files.push_back(e.path().string());
+  }
+  REQUIRE(files.size() >= 2);
+  import_files(*db, files);
+  std::ifstream csv(test::data_dir() + "/sample/labels.csv");
+  std::string line;
+  std::getline(csv, line);  // header
+  std::size_t rows = 0;
+  while (std::getline(csv, line)) {
+    std::istringstream in(line);
+    std::string repo, number;
+    std::getline(in, repo, ',');
+    std::getline(in, number, ',');
+    INFO(line);
+    CHECK(get_issue(*db, {repo, std::stoll(number)}));
+    ++rows;
+  }
+  CHECK(rows >= 25);
+  CHECK(list_issues(*db, {}).size() == rows);
+}
