@@ -60,6 +60,10 @@ assert r["ort_version"] and r["model"].endswith("model.onnx"), r
 PY
 [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL AND verdict='not_reproduced'")" = 1 ]
 
+cf reproduce --all --json > "$tmp/all.jsonl"
+[ "$(wc -l < "$tmp/all.jsonl")" = 1 ] && grep -q '"issue":"acme/conv#7"' "$tmp/all.jsonl"
+[ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL")" = 2 ]
+
 # Bad input: unknown issue (exit 1), no mode (exit 2), a garbage model (a verdict, not a crash).
 set +e
 cf reproduce 'acme/conv#99' 2>"$tmp/err"; [ $? -eq 1 ] || exit 1
