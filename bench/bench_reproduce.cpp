@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   // Every k-th case, so the sample spans the alphabet (operators) rather than its start.
   std::vector<std::string> cases;
   size_t step = limit > 0 && static_cast<size_t>(limit) < all.size() ? all.size() / limit : 1;
-  for (size_t i = 0; i < all.size() && (limit <= 0 || cases.size() < static_cast<size_t>(limit)); i += step)
+  for (size_t i = 0; i < all.size() && (limit <= 0 || cases.size() < static_cast<size_t>(limit));
+       i += step)
     cases.push_back(all[i]);
   Figures warm = run(true, cases);
   Figures cold = run(false, cases);
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
               warm.models / warm.seconds, warm.pass);
   std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass)\n", cold.seconds,
               cold.models / cold.seconds, cold.pass);
-  std::printf("  ratio warm/cold:      %7.2fx\n", (warm.models / warm.seconds) / (cold.models / cold.seconds));
+  std::printf("  ratio warm/cold:      %7.2fx\n",
+              (warm.models / warm.seconds) / (cold.models / cold.seconds));
   return 0;
 }
