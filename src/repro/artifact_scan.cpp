@@ -89,6 +89,10 @@ std::vector<FoundArtifact> scan_text(const std::string& text, const std::string&
     while (!url.empty() && std::string(".,;:!*_~").find(url.back()) != std::string::npos)
       url.pop_back();
     std::string kind = classify_url(url);
+    // A github.com .../blob/... link is the HTML viewer; ?raw=true redirects to the file.
+    if ((kind == "model" || kind == "archive") && host_of(url) == "github.com" &&
+        url.find("/blob/") != std::string::npos && url.find('?') == std::string::npos)
+      url += "?raw=true";
     if (kind.empty() || !seen.insert(kind + "\n" + url).second) continue;
     out.push_back({kind, source_field, url, ""});
   }

@@ -114,8 +114,17 @@ std::vector<const onnx::ValueInfoProto*> fed_inputs(const onnx::GraphProto& g) {
 std::optional<Fail> check_structure(onnx::ModelProto& model, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Fail{kNotRunnable, "parse", "cannot read model file", ""};
-  if (!model.ParseFromIstream(&in))
+  if (!model.ParseFromIstream(&in)) {
+    // A download that is a web page (login wall, viewer) is not the model the issue attached.
+    std::ifstream again(path, std::ios::binary);
+    std::string head(256, '\0');
+    again.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(again.gcount()));
+    auto first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && head[first] == '<')
+      return Fail{kNotRunnable, "parse", "the file is an HTML/XML page, not a model", ""};
     return Fail{kCrashReproduced, "parse", "", "model file does not parse as an ONNX ModelProto"};
+  }
   if (!model.has_graph()) return Fail{kCrashReproduced, "parse", "", "model has no graph"};
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   for (const auto& op : model.opset_import()) {

@@ -178,6 +178,9 @@ TEST_CASE("artifact scan: code blocks that export or build a model") {
   CHECK(found[1].code.find("tf2onnx") != std::string::npos);
   CHECK(found[2].source_field == "comment:2");
   CHECK(scan_text("plain text, no links", "body").empty());
+  auto blob = scan_text("https://github.com/o/r/blob/main/m.onnx", "body");
+  REQUIRE(blob.size() == 1);
+  CHECK(blob[0].url == "https://github.com/o/r/blob/main/m.onnx?raw=true");
 }
 
 TEST_CASE("fetch: a model is stored by sha256; a redirect is followed") {

@@ -124,6 +124,11 @@ TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
   auto v = reproduce_model(runner, cut, o);
   CHECK(v.verdict == kCrashReproduced);
   CHECK(v.step == "parse");
+  // A web page saved under a model name is not runnable, not a crash.
+  auto html =
+      reproduce_model(runner, dir.write("page.onnx", "<!DOCTYPE html><html>login</html>"), o);
+  CHECK(html.verdict == kNotRunnable);
+  CHECK(html.reason.find("HTML") != std::string::npos);
   // Unknown operator in the default domain: checker.
   auto c = reproduce_model(runner, save(dir, "bad.onnx", binary_model("NoSuchOp")), o);
   CHECK(c.verdict == kCrashReproduced);
