@@ -32,17 +32,20 @@ void add_import_command(CLI::App& app, Context& ctx) {
     if (!args->repo.empty()) options.default_repo = args->repo;
     ImportCounts c = import_files(ctx.db(), files, options);
     if (args->json) {
-      nlohmann::json out = {{"files", files.size()},         {"issues", c.total()},
-                            {"inserted", c.inserted},        {"updated", c.updated},
-                            {"unchanged", c.unchanged},      {"stale", c.stale},
+      nlohmann::json out = {{"files", files.size()},
+                            {"issues", c.total()},
+                            {"inserted", c.inserted},
+                            {"updated", c.updated},
+                            {"unchanged", c.unchanged},
+                            {"stale", c.stale},
                             {"pull_requests", c.pull_requests},
                             {"comment_sets_changed", c.comment_sets_changed},
                             {"timelines_changed", c.timelines_changed}};
       std::cout << out.dump(2) << "\n";
       return;
     }
-    std::cout << "imported " << c.total() << " issue(s) from " << files.size() << " file(s): "
-              << c.inserted << " new, " << c.updated << " updated, " << c.unchanged
+    std::cout << "imported " << c.total() << " issue(s) from " << files.size()
+              << " file(s): " << c.inserted << " new, " << c.updated << " updated, " << c.unchanged
               << " unchanged";
     if (c.stale) std::cout << ", " << c.stale << " older than stored (ignored)";
     if (c.pull_requests) std::cout << "; " << c.pull_requests << " pull request(s) flagged";

@@ -7,8 +7,9 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
-      "init", "Create the database, or migrate it to this version's schema (every other command\n"
-              "also migrates on open).");
+      "init",
+      "Create the database, or migrate it to this version's schema (every other command\n"
+      "also migrates on open).");
   cmd->callback([&ctx] {
     Db db(ctx.db_path);
     int before = db.user_version();

@@ -10,6 +10,9 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_reproduce_command(CLI::App& app, Context& ctx);
+void add_artifacts_command(CLI::App& app, Context& ctx);
+void add_mutate_command(CLI::App& app, Context& ctx);
 void add_list_command(CLI::App& app, Context& ctx);
 void add_show_command(CLI::App& app, Context& ctx);
 void add_search_command(CLI::App& app, Context& ctx);

@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_reproduce_command(app, ctx);
+  add_artifacts_command(app, ctx);
+  add_mutate_command(app, ctx);
   add_list_command(app, ctx);
   add_show_command(app, ctx);
   add_search_command(app, ctx);

@@ -1,0 +1,66 @@
+// Models per second over the ONNX node suite: the warm runner (one Node/ORT process for all
+// models) against one runner process per model (the baseline), measured in the same run.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "repro/suite.h"
+
+using namespace convfail::repro;
+
+namespace {
+
+struct Figures {
+  int models = 0, pass = 0;
+  double seconds = 0;
+};
+
+Figures run(bool warm, const std::vector<std::string>& cases) {
+  RunnerOptions ro;
+  ro.warm = warm;
+  OrtRunner runner(ro);
+  ReproOptions o;
+  o.timeout_seconds = 30;
+  auto t0 = std::chrono::steady_clock::now();
+  Figures f;
+  for (const auto& c : cases) {
+    ++f.models;
+    if (suite_outcome(reproduce_test_case(runner, c, o)) == "pass") ++f.pass;
+  }
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string suite = "/usr/share/libonnx-testdata/data/node";
+  int limit = argc > 1 ? std::atoi(argv[1]) : 200;  // the cold baseline pays ~0.25 s per model
+  if (!std::filesystem::is_directory(suite)) {
+    std::printf("bench_reproduce: %s missing, nothing measured\n", suite.c_str());
+    return 0;
+  }
+  std::string why;
+  if (!OrtRunner().version(&why)) {
+    std::printf("bench_reproduce: runner unavailable (%s)\n", why.c_str());
+    return 0;
+  }
+  auto all = list_suite_cases(suite);
+  // Every k-th case, so the sample spans the alphabet (operators) rather than its start.
+  std::vector<std::string> cases;
+  size_t step = limit > 0 && static_cast<size_t>(limit) < all.size() ? all.size() / limit : 1;
+  for (size_t i = 0; i < all.size() && (limit <= 0 || cases.size() < static_cast<size_t>(limit));
+       i += step)
+    cases.push_back(all[i]);
+  Figures warm = run(true, cases);
+  Figures cold = run(false, cases);
+  std::printf("bench_reproduce: %d node-suite models (of %zu)\n", warm.models, all.size());
+  std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass)\n", warm.seconds,
+              warm.models / warm.seconds, warm.pass);
+  std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass)\n", cold.seconds,
+              cold.models / cold.seconds, cold.pass);
+  std::printf("  ratio warm/cold:      %7.2fx\n",
+              (warm.models / warm.seconds) / (cold.models / cold.seconds));
+  return 0;
+}

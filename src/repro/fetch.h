@@ -1,0 +1,66 @@
+// Downloads artifacts with libcurl (size cap enforced while streaming, redirect limit, timeouts,
+// retries; http/https only) into a store keyed by sha256, and unpacks archives with libarchive
+// (regular files only, no absolute paths or "..", caps on total size and file count).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/db.h"
+
+namespace convfail::repro {
+
+struct FetchOptions {
+  std::uint64_t max_bytes = 256ull << 20;  // per download
+  int max_redirects = 5;
+  long connect_timeout_seconds = 15;
+  long timeout_seconds = 300;  // whole transfer
+  int retries = 2;             // extra attempts after a transient failure
+  double retry_delay_seconds = 1;
+  std::uint64_t max_unpacked_bytes = 1ull << 30;
+  int max_unpacked_files = 2000;
+};
+
+struct FetchResult {
+  bool ok = false;
+  std::string error;  // one line, e.g. "larger than 1048576 bytes", "too many redirects (5)"
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::string path;  // STORE/<sha256>
+  int attempts = 0;
+};
+
+// Downloads `url` into `store_dir` (created if needed) as <sha256>.
+FetchResult fetch_url(const std::string& url, const std::string& store_dir,
+                      const FetchOptions& options);
+
+struct UnpackResult {
+  bool ok = false;
+  std::string error;
+  int files = 0;
+  int skipped = 0;  // links, devices, directories-only entries
+  std::uint64_t bytes = 0;
+};
+
+// Unpacks `archive` (zip, tar, tar.gz, ...) into `dest` (created). On any violation (absolute
+// path, "..", size or count cap) nothing is left in `dest`.
+UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
+                            std::uint64_t max_total_bytes, int max_files);
+
+// sha256 of a file, lower-case hex.
+std::string sha256_file(const std::string& path);
+
+struct FetchCounts {
+  int attempted = 0, ok = 0, failed = 0, unpacked = 0;
+};
+
+// Fetches every artifact of kind model/archive not fetched yet (fetch_status NULL or an error
+// when `retry_failed`), of one issue or all; records sha256, size, local path and status.
+FetchCounts fetch_artifacts(Db& db, const std::string& store_dir, const FetchOptions& options,
+                            std::optional<std::int64_t> issue_id, bool retry_failed, bool progress);
+
+// The artifact store beside a database file: <dir of db>/convfail-data/artifacts.
+std::string artifact_store_for(const std::string& db_path);
+
+}  // namespace convfail::repro
