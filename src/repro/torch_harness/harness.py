@@ -257,6 +257,9 @@ def _record_export(rec, model, args, f, kwargs):
         if err:
             rec["inputs_match_graph"] = False
             rec["note"] = err
+            for name in files:  # partial inputs are useless
+                os.remove(os.path.join(folder, name))
+            rec["inputs"] = []
 
     training = kwargs.get("training")
     training_mode = None
@@ -272,12 +275,20 @@ def _record_export(rec, model, args, f, kwargs):
     finally:
         _write_phase("script")
     out_tensors = _flatten(out, [])
+    rec["eager_output_count"] = len(out_tensors)
     rec["outputs_match_graph"] = len(out_tensors) == len(outputs)
+    # Reference outputs only when they line up with the graph and were computed from the saved
+    # inputs: a reader of this folder (input_N.pb / output_N.pb) compares them blindly.
+    if not (rec["inputs_match_graph"] and rec["outputs_match_graph"]):
+        return
     files, err = _save_tensors(out_tensors, outputs, folder, "output")
     rec["eager_outputs"] = [os.path.join(os.path.basename(folder), x) for x in files]
     if err:
         rec["outputs_match_graph"] = False
         rec["note"] = err
+        for name in files:
+            os.remove(os.path.join(folder, name))
+        rec["eager_outputs"] = []
 
 
 def _install_export_hook():
