@@ -51,6 +51,9 @@ check no_export "r['export_calls']==0 and 'exception' not in r"
 run missing_module
 check missing_module "r['exception']['type']=='ModuleNotFoundError' and r['exception']['module']=='convfail_no_such_module'"
 
+run truncated_old_api
+check truncated_old_api "r['export_calls']==1 and 'exception' not in r and any(s.startswith('truncated to line 7') for s in r['shims']) and 'dropped export argument example_outputs' in r['shims']"
+
 # a script that never ends: killed by the timeout, the phase file says where it was
 run loops_forever 15
 [ "$(cat "$T/out_loops_forever/phase" 2>/dev/null)" = script ] && [ ! -e "$T/out_loops_forever/result.json" ] ||

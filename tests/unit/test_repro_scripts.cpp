@@ -32,6 +32,11 @@ TEST_CASE("scripts: tracebacks, shell sessions and environment dumps are not Pyt
   CHECK_FALSE(looks_like_python({"", "PyTorch version: 1.9\nIs debug build: No\n"}));
   CHECK_FALSE(looks_like_python({"", "RuntimeError: shape mismatch\n"}));
   CHECK_FALSE(looks_like_python({"", "tensor([0.5000, 1.0000])\n"}));
+  CHECK_FALSE(looks_like_python({"", "UserWarning: x is deprecated, use torch.y\n"}));
+  CHECK(looks_like_python({"", "ValueError = 3\n"}));
+  // A block pasted from inside a function is dedented.
+  CHECK(python_source({"", "    x = 1\n    if x:\n        y = 2\n"}) ==
+        "x = 1\nif x:\n    y = 2\n");
   CHECK(looks_like_python({"python", "print(out)\n"}));
   CHECK(looks_like_python({"", ">>> import torch\n>>> torch.zeros(1)\ntensor([0.])\n"}));
   CHECK(python_source({"", ">>> import torch\n>>> for i in range(2):\n...     print(i)\n0\n1\n"}) ==

@@ -101,8 +101,15 @@ bool looks_like_python(const CodeBlock& block) {
       code.find("PyTorch version:") != std::string::npos ||
       code.find("[pip3] ") != std::string::npos || code.find("[conda] ") != std::string::npos)
     return false;
-  for (const auto& line : split_lines(code))
+  static const std::regex error_line(R"(^\s*[A-Z]\w*(Error|Exception|Warning)\b[^=(]*:)");
+  bool first = true;
+  for (const auto& line : split_lines(code)) {
     if (std::regex_search(line, traceback_line)) return false;
+    if (trim(line).empty()) continue;
+    // An error message pasted on its own ("RuntimeError: ... not supported").
+    if (first && std::regex_search(line, error_line)) return false;
+    first = false;
+  }
   // A block tagged as Python is taken at its word; an untagged one needs a sign of code (output
   // blocks like "tensor([0.])" are often left untagged).
   if (!block.language.empty())
@@ -110,9 +117,24 @@ bool looks_like_python(const CodeBlock& block) {
   return std::regex_search(python_source(block), code_hint);
 }
 
+// Removes the indentation common to all non-blank lines (blocks pasted from inside a function).
+std::string dedent(const std::string& code) {
+  auto lines = split_lines(code);
+  size_t common = std::string::npos;
+  for (const auto& l : lines) {
+    size_t lead = l.find_first_not_of(" \t");
+    if (lead == std::string::npos) continue;
+    common = std::min(common, lead);
+  }
+  if (common == 0 || common == std::string::npos) return code;
+  std::string out;
+  for (const auto& l : lines) out += (l.size() > common ? l.substr(common) : std::string()) + "\n";
+  return out;
+}
+
 std::string python_source(const CodeBlock& block) {
   auto lines = split_lines(block.code);
-  if (!is_repl(lines)) return block.code;
+  if (!is_repl(lines)) return dedent(block.code);
   std::string out;
   for (const auto& l : lines) {
     std::string t = l;

@@ -21,6 +21,7 @@ processes; each refusal raises PermissionError in the script and is listed under
 
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -58,7 +59,7 @@ def _exc_info(exc, frame):
     info = {"type": type(exc).__name__, "message": msg, "frame": frame}
     mod = getattr(exc, "name", None)
     if isinstance(exc, ModuleNotFoundError) and mod:
-        info["module"] = mod.split(".")[0]
+        info["module"] = mod  # dotted: "onnx.optimizer" is missing although onnx is installed
     # The innermost frame outside the harness (a refusal is raised inside the audit hook).
     tb = [fr for fr in traceback.extract_tb(exc.__traceback__) if fr.filename != __file__]
     if tb:
@@ -296,9 +297,18 @@ def _install_export_hook():
     import torch.onnx
     import torch.onnx.utils
 
+    import inspect
+
     original = torch.onnx.export
+    known = set(inspect.signature(original).parameters)
 
     def export(model, args, f, *rest, **kwargs):
+        # Arguments older releases took and this one removed (example_outputs,
+        # use_external_data_format, enable_onnx_checker, ...) are dropped, as a maintainer re-running
+        # the report would, and listed in "shims".
+        for name in [k for k in kwargs if k not in known]:
+            del kwargs[name]
+            _state["shims"].append("dropped export argument " + name)
         index = _state["export_calls"]
         _state["export_calls"] += 1
         rec = {"index": index, "model": None}
@@ -359,8 +369,16 @@ def _run(script, result):
         info = {"type": type(e).__name__, "message": str(e)[:MAX_MESSAGE], "frame": "syntax"}
         if isinstance(e, SyntaxError):
             info["line"] = e.lineno
-        result["exception"] = info
-        return
+        kept = _salvage_truncated(source, e)
+        if kept is None:
+            result["exception"] = info
+            return
+        # Issue excerpts are often cut off: run the longest prefix that compiles and still
+        # contains the export call.
+        source = b"\n".join(source.split(b"\n")[:kept]) + b"\n"
+        with open(script, "wb") as f:
+            f.write(source)
+        _state["shims"].append("truncated to line %d (syntax error at line %s)" % (kept, info.get("line")))
 
     _install_export_hook()
     _install_cuda_shim()
@@ -370,12 +388,41 @@ def _run(script, result):
     sys.argv = [script]
     _write_phase("script")
     try:
-        runpy.run_path(script, run_name="__main__")
+        runpy.run_path(script, init_globals=_implicit_imports(), run_name="__main__")
     except SystemExit as e:
         if e.code not in (None, 0):
             result["exception"] = {"type": "SystemExit", "message": str(e.code), "frame": _frame(e)}
     except BaseException as e:
         result["exception"] = _exc_info(e, _frame(e))
+
+
+_EXPORT_CALL = re.compile(rb"onnx\s*\.\s*(utils\s*\.\s*)?_?export\s*\(|(^|[^\w.])_?export\s*\(")
+
+
+def _salvage_truncated(source, error):
+    """The number of leading lines that compile and call export, or None."""
+    line = getattr(error, "lineno", None)
+    if not isinstance(error, SyntaxError) or not line:
+        return None
+    lines = source.split(b"\n")
+    for k in range(min(line - 1, len(lines)), max(0, line - 200), -1):
+        prefix = b"\n".join(lines[:k])
+        if not _EXPORT_CALL.search(prefix):
+            return None  # cutting further cannot bring the export back
+        try:
+            compile(prefix, "<prefix>", "exec")
+            return k
+        except (SyntaxError, ValueError):
+            continue
+    return None
+
+
+def _implicit_imports():
+    """Names issue snippets use without importing them (torch, nn, F, np)."""
+    import numpy
+    import torch
+
+    return {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "np": numpy}
 
 
 def _frame(exc):
