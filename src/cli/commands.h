@@ -10,5 +10,7 @@ namespace convfail {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_reproduce_command(CLI::App& app, Context& ctx);
+void add_artifacts_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

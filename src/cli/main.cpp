@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
 
   add_init_command(app, ctx);
   add_import_command(app, ctx);
+  add_reproduce_command(app, ctx);
+  add_artifacts_command(app, ctx);
 
   try {
     app.parse(argc, argv);

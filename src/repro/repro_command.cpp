@@ -1,0 +1,242 @@
+#include "repro/repro_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/issue_store.h"
+#include "repro/suite.h"
+
+namespace convfail::repro {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims) {
+  std::map<std::string, std::int64_t> out;
+  static const std::regex kDim(R"(([^=]+)=(\d{1,9}))");
+  for (const auto& d : dims) {
+    std::smatch m;
+    if (!std::regex_match(d, m, kDim))
+      throw UsageError("--dim wants NAME=V (V a positive integer), got '" + d + "'");
+    out[m[1]] = std::stoll(m[2]);
+  }
+  return out;
+}
+
+std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
+                           std::optional<std::int64_t> artifact_id) {
+  auto st = db.prepare(
+      "INSERT INTO repro_runs (issue_id, artifact_id, model_path, verdict, step, signature, reason,"
+      " output_name, max_abs_error, max_rel_error, ort_version, onnx_version, duration_ms,"
+      " details_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto opt = [](const std::string& s) { return s.empty() ? std::optional<std::string>() : s; };
+  st.bind(1, issue_id).bind(2, artifact_id).bind(3, opt(v.model_path)).bind(4, v.verdict);
+  st.bind(5, opt(v.step))
+      .bind(6, opt(v.signature))
+      .bind(7, opt(v.reason))
+      .bind(8, opt(v.output_name));
+  st.bind(9, v.max_abs_error).bind(10, v.max_rel_error).bind(11, opt(v.ort_version));
+  st.bind(12, opt(v.onnx_version)).bind(13, v.duration_ms).bind(14, v.to_json().dump());
+  st.run();
+  return db.last_insert_id();
+}
+
+namespace {
+
+std::string text_line(const std::string& label, const ModelVerdict& v) {
+  std::string s = label + "  " + v.verdict;
+  if (!v.step.empty() && v.verdict != kNotReproduced) s += " [" + v.step + "]";
+  if (!v.reason.empty()) s += "  " + v.reason;
+  if (!v.signature.empty()) s += "  " + v.signature;
+  if (v.verdict == kWrongOutputReproduced || v.verdict == kNotReproduced) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "  max_abs=%.3g max_rel=%.3g", v.max_abs_error, v.max_rel_error);
+    s += buf;
+  }
+  return s;
+}
+
+struct Target {
+  std::string model;  // empty: not runnable with `reason`
+  std::string inputs_dir;
+  std::string reason;
+  std::optional<std::int64_t> artifact_id;
+};
+
+bool is_onnx_name(const fs::path& p) {
+  return p.extension() == ".onnx";
+}
+
+// The runnable models of one issue: fetched model artifacts and .onnx files in unpacked archives
+// (with a sibling test_data_set_0/ as inputs when present).
+std::vector<Target> issue_targets(Db& db, std::int64_t issue_id) {
+  std::vector<Target> out;
+  auto st = db.prepare(
+      "SELECT id, kind, url, local_path FROM artifacts WHERE issue_id = ? AND fetch_status = 'ok'"
+      " AND local_path IS NOT NULL AND kind IN ('model', 'archive') ORDER BY id");
+  st.bind(1, issue_id);
+  while (st.step()) {
+    std::int64_t id = st.int64(0);
+    std::string kind = st.text(1), url = st.text(2), path = st.text(3);
+    if (kind == "model") {
+      fs::path name = fs::path(url.substr(0, url.find('?'))).filename();
+      if (is_onnx_name(name))
+        out.push_back({path, "", "", id});
+      else
+        out.push_back(
+            {"", "", "not an ONNX model (" + name.string() + "): conversion is not re-run", id});
+      continue;
+    }
+    fs::path unpacked = path + ".d";
+    bool any = false;
+    if (fs::is_directory(unpacked)) {
+      for (const auto& e : fs::recursive_directory_iterator(unpacked)) {
+        if (!e.is_regular_file() || !is_onnx_name(e.path())) continue;
+        fs::path data = e.path().parent_path() / "test_data_set_0";
+        out.push_back({e.path().string(), fs::is_directory(data) ? data.string() : "", "", id});
+        any = true;
+      }
+    }
+    if (!any) out.push_back({"", "", "archive holds no .onnx model", id});
+  }
+  return out;
+}
+
+std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
+  static const std::regex kRef(R"(([\w.-]+/[\w.-]+)#(\d+))");
+  std::smatch m;
+  if (!std::regex_match(ref, m, kRef))
+    throw UsageError("issue must be OWNER/REPO#N, got '" + ref + "'");
+  return {m[1], std::stoll(m[2])};
+}
+
+}  // namespace
+
+void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
+  req.options.dims = parse_dims(req.dims);
+  if (req.options.tolerance.atol < 0 || req.options.tolerance.rtol < 0)
+    throw UsageError("--atol and --rtol must not be negative");
+  RunnerOptions ro;
+  ro.limits.memory_bytes = req.memory_mb << 20;
+  ro.limits.wall_seconds = req.options.timeout_seconds;
+  OrtRunner runner(ro);
+
+  auto emit = [&](const std::string& label, const ModelVerdict& v,
+                  std::optional<std::int64_t> issue, const std::string& issue_ref) {
+    if (req.json) {
+      json j = v.to_json();
+      if (issue) j["issue"] = issue_ref;
+      out << j.dump() << "\n";
+    } else {
+      out << text_line(label, v) << "\n";
+    }
+    out.flush();
+  };
+
+  if (!req.suite.empty()) {
+    auto cases = list_suite_cases(req.suite);
+    SuiteTotals totals;
+    std::map<std::string, int> fail_signatures;
+    int n = 0;
+    for (const auto& c : cases) {
+      std::string name = fs::path(c).filename().string();
+      if (!req.filter.empty() && name.find(req.filter) == std::string::npos) continue;
+      if (req.limit && n >= req.limit) break;
+      ++n;
+      if (req.progress)
+        std::cerr << "\r[" << n << "/" << cases.size() << "] " << name << "\x1b[K" << std::flush;
+      ModelVerdict v = reproduce_test_case(runner, c, req.options);
+      std::string outcome = suite_outcome(v);
+      totals.add(outcome);
+      if (outcome != "pass")
+        ++fail_signatures[outcome + " [" + v.step + "] " +
+                          (v.reason.empty() ? v.signature : v.reason)];
+      if (req.json) {
+        json j = v.to_json();
+        j["case"] = name;
+        j["outcome"] = outcome;
+        out << j.dump() << "\n";
+      } else {
+        out << outcome << "  " << text_line(name, v) << "\n";
+      }
+    }
+    if (req.progress) std::cerr << "\r\x1b[K";
+    if (req.json) {
+      out << json{{"total", totals.total},
+                  {"pass", totals.pass},
+                  {"fail", totals.fail},
+                  {"not_runnable", totals.not_runnable},
+                  {"runner_starts", runner.process_starts()}}
+                 .dump()
+          << "\n";
+    } else {
+      out << "\ntotal " << totals.total << ": pass " << totals.pass << ", fail " << totals.fail
+          << ", not_runnable " << totals.not_runnable << "\n";
+      for (const auto& [sig, count] : fail_signatures) out << "  " << count << " x " << sig << "\n";
+    }
+    return;
+  }
+
+  if (!db) throw UserError("no database");
+  if (!req.model.empty()) {
+    req.options.inputs_dir = req.inputs_dir;
+    ModelVerdict v = reproduce_model(runner, req.model, req.options);
+    Transaction tx(*db);
+    store_verdict(*db, v, std::nullopt, std::nullopt);
+    tx.commit();
+    emit(req.model, v, std::nullopt, "");
+    return;
+  }
+
+  // Issue mode and --all.
+  std::vector<std::pair<std::int64_t, std::string>> issues;
+  if (req.all) {
+    auto st = db->prepare(
+        "SELECT DISTINCT i.id, r.full_name || '#' || i.number FROM artifacts a JOIN issues i ON"
+        " i.id = a.issue_id JOIN repositories r ON r.id = i.repo_id WHERE a.fetch_status = 'ok'"
+        " AND a.kind IN ('model', 'archive') ORDER BY i.id");
+    while (st.step()) issues.emplace_back(st.int64(0), st.text(1));
+  } else {
+    auto [repo, number] = parse_issue_ref(req.issue);
+    IssueStore store(*db);
+    auto id = store.find_issue(repo, number);
+    if (!id) throw UserError("issue " + req.issue + " is not in the database");
+    issues.emplace_back(*id, req.issue);
+  }
+  int n = 0;
+  for (const auto& [issue_id, ref] : issues) {
+    auto targets = issue_targets(*db, issue_id);
+    if (targets.empty())
+      targets.push_back(
+          {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
+    for (const auto& t : targets) {
+      if (req.limit && n >= req.limit) return;
+      ++n;
+      if (req.progress) std::cerr << "\r[" << n << "] " << ref << "\x1b[K" << std::flush;
+      ModelVerdict v;
+      if (t.model.empty()) {
+        v.verdict = kNotRunnable;
+        v.reason = t.reason;
+        v.onnx_version = onnx_library_version();
+      } else {
+        ReproOptions o = req.options;
+        o.inputs_dir = t.inputs_dir;
+        v = reproduce_model(runner, t.model, o);
+      }
+      Transaction tx(*db);
+      store_verdict(*db, v, issue_id, t.artifact_id);
+      tx.commit();
+      emit(
+          ref + "  " + (t.model.empty() ? std::string("-") : fs::path(t.model).filename().string()),
+          v, issue_id, ref);
+    }
+  }
+  if (req.progress) std::cerr << "\r\x1b[K";
+}
+
+}  // namespace convfail::repro

@@ -1,0 +1,39 @@
+// `convfail reproduce`: the four modes (issue, --all, --model, --suite), output and storage.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+#include "repro/reproduce.h"
+
+namespace convfail::repro {
+
+struct ReproduceRequest {
+  std::string issue;  // OWNER/REPO#N
+  bool all = false;
+  std::string model;
+  std::string inputs_dir;
+  std::string suite;
+  std::string filter;
+  std::vector<std::string> dims;  // NAME=V
+  ReproOptions options;
+  std::uint64_t memory_mb = 4096;
+  int limit = 0;
+  bool json = false;
+  bool progress = false;
+};
+
+// Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
+// Throws UserError / UsageError on bad input.
+void run_reproduce(ReproduceRequest request, Db* db, std::ostream& out);
+
+// "NAME=V" list -> map. Throws UsageError.
+std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims);
+
+// Stores one verdict in repro_runs; returns its id.
+std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
+                           std::optional<std::int64_t> artifact_id);
+
+}  // namespace convfail::repro
