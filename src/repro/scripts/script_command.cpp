@@ -1,12 +1,15 @@
 #include "repro/scripts/script_command.h"
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/issue_store.h"
+#include "repro/scripts/script_ort.h"
 
 namespace convfail::repro {
 namespace {
@@ -15,7 +18,47 @@ nlohmann::json num_or_null(double v) {
   return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
 }
 
+void print_result(const std::string& what, const ScriptReproResult& r, bool json,
+                  std::ostream& out) {
+  const ScriptVerdict& v = r.verdict;
+  if (json) {
+    nlohmann::json j = {{"issue", what},
+                        {"verdict", v.verdict},
+                        {"step", v.step},
+                        {"signature", v.signature},
+                        {"reason", v.reason},
+                        {"output_name", v.output_name},
+                        {"max_abs_error", num_or_null(v.max_abs_error)},
+                        {"max_rel_error", num_or_null(v.max_rel_error)},
+                        {"torch_version", r.torch_version},
+                        {"ort_version", v.ort_version},
+                        {"script_source", r.script_source},
+                        {"blocks", r.blocks},
+                        {"duration_ms", r.duration_ms}};
+    if (v.details.contains("shims")) j["shims"] = v.details["shims"];
+    if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
+    out << j.dump() << "\n";
+  } else {
+    out << what << "  " << v.verdict;
+    if (!v.step.empty()) out << "  [" << v.step << "]";
+    if (!v.signature.empty()) out << "  " << v.signature;
+    if (!v.reason.empty()) out << "  " << v.reason;
+    if (!std::isnan(v.max_abs_error)) out << "  max_abs_error=" << v.max_abs_error;
+    out << "\n";
+  }
+  out << std::flush;
+}
+
 }  // namespace
+
+int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
+                        std::ostream& err) {
+  RunnerOptions ro;
+  ro.limits.memory_bytes = args.runner_memory_mb << 20;
+  ro.limits.wall_seconds = args.repro.timeout_seconds;
+  OrtRunner runner(ro);  // started on the first exported model, warm afterwards
+  return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), out, err);
+}
 
 std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
   static const std::regex re(R"(([\w.\-]+/[\w.\-]+)#(\d{1,9}))");
@@ -24,10 +67,23 @@ std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
   return {m[1], std::stoll(m[2])};
 }
 
-int run_scripts_command(Db& db, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
+int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
                         std::ostream& out, std::ostream& err) {
-  if (args.all == !args.issues.empty())
-    throw UsageError("reproduce --scripts needs either OWNER/REPO#N ... or --all");
+  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
+  if (modes != 1)
+    throw UsageError("reproduce --scripts needs one of OWNER/REPO#N ..., --all, --script-file");
+  if (!args.script_file.empty()) {
+    std::ifstream in(args.script_file, std::ios::binary);
+    if (!in) throw UserError("cannot read " + args.script_file);
+    std::stringstream code;
+    code << in.rdbuf();
+    ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
+    r.script_source = "file";
+    print_result(args.script_file, r, args.json, out);
+    return 1;
+  }
+  if (!dbp) throw UserError("reproduce --scripts needs a database");
+  Db& db = *dbp;
   struct Target {
     std::int64_t id;
     std::string ref;
@@ -67,29 +123,7 @@ int run_scripts_command(Db& db, const ScriptsCommandArgs& args, const ModelEvalu
     const ScriptVerdict& v = r.verdict;
     ++counts[v.verdict];
     ++done;
-    if (args.json) {
-      nlohmann::json j = {{"issue", t.ref},
-                          {"verdict", v.verdict},
-                          {"step", v.step},
-                          {"signature", v.signature},
-                          {"reason", v.reason},
-                          {"output_name", v.output_name},
-                          {"max_abs_error", num_or_null(v.max_abs_error)},
-                          {"max_rel_error", num_or_null(v.max_rel_error)},
-                          {"torch_version", r.torch_version},
-                          {"ort_version", v.ort_version},
-                          {"script_source", script.source},
-                          {"blocks", script.blocks},
-                          {"duration_ms", r.duration_ms}};
-      out << j.dump() << "\n";
-    } else {
-      out << t.ref << "  " << v.verdict;
-      if (!v.step.empty()) out << "  [" << v.step << "]";
-      if (!v.signature.empty()) out << "  " << v.signature;
-      if (!v.reason.empty()) out << "  " << v.reason;
-      if (!std::isnan(v.max_abs_error)) out << "  max_abs_error=" << v.max_abs_error;
-      out << "\n";
-    }
+    print_result(t.ref, r, args.json, out);
     out << std::flush;
   }
   if (args.json) {

@@ -1,5 +1,6 @@
 #include "repro/scripts/script_verdict.h"
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 
@@ -153,6 +154,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
     std::optional<ModelOutcome> crash, wrong, unrunnable;
     int evaluated = 0, reproduced_not = 0, comparable = 0;
     std::string ort_version, onnx_version;
+    double agree_abs = std::numeric_limits<double>::quiet_NaN(), agree_rel = agree_abs;
     nlohmann::json models = nlohmann::json::array();
     for (const auto& x : run.exports) {
       if (x.model_path.empty()) continue;
@@ -169,7 +171,15 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
           (!wrong || std::isnan(wrong->max_abs_error) || m.max_abs_error > wrong->max_abs_error))
         wrong = m;
       if (m.verdict == "not_runnable" && !unrunnable) unrunnable = m;
-      if (m.verdict == "not_reproduced") ++reproduced_not;
+      if (m.verdict == "not_reproduced") {
+        ++reproduced_not;
+        if (!std::isnan(m.max_abs_error))
+          agree_abs =
+              std::isnan(agree_abs) ? m.max_abs_error : std::max(agree_abs, m.max_abs_error);
+        if (!std::isnan(m.max_rel_error))
+          agree_rel =
+              std::isnan(agree_rel) ? m.max_rel_error : std::max(agree_rel, m.max_rel_error);
+      }
       if (!m.ort_version.empty()) ort_version = m.ort_version;
       if (!m.onnx_version.empty()) onnx_version = m.onnx_version;
     }
@@ -186,6 +196,8 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
     } else if (reproduced_not > 0) {
       // The model runs and agrees with eager (or, without reference, with itself optimised).
       out.verdict = "not_reproduced";
+      out.max_abs_error = agree_abs;  // the largest difference seen, within tolerance
+      out.max_rel_error = agree_rel;
       const HarnessException* eager = nullptr;
       for (const auto& x : run.exports)
         if (x.eager_error) eager = &*x.eager_error;
