@@ -38,12 +38,12 @@ $PY -c "import onnx,sys; m=onnx.load(sys.argv[1]); assert 'Neg' in [n.op_type fo
 run network
 check network "r['exception']['frame']=='before_export' and r['export_calls']==0 and any('network' in b for b in r['blocked'])"
 
-rm -f "$T/convfail_escape_marker.txt"
-run writes_outside
+# given a working directory two levels down, "../../" is $T
+mkdir -p "$T/w1/w2"
+timeout 120 $PY "$HARNESS" "$SCRIPTS/writes_outside.py" "$T/out_writes_outside" --workdir "$T/w1/w2" \
+  >"$T/stdout_writes_outside" 2>"$T/stderr_writes_outside"
 check writes_outside "r['exception']['type']=='PermissionError' and any('outside' in b for b in r['blocked']) and r['exception']['where'].startswith('repro_script.py:')"
 [ ! -e "$T/convfail_escape_marker.txt" ] || { echo "FAIL the script wrote outside its directory"; fail=1; }
-# its temporary working directory was deleted
-[ -z "$(ls -d "$T"/convfail-script-* 2>/dev/null)" ] || { echo "FAIL working directory left behind"; fail=1; }
 
 run no_export
 check no_export "r['export_calls']==0 and 'exception' not in r"
@@ -53,6 +53,9 @@ check missing_module "r['exception']['type']=='ModuleNotFoundError' and r['excep
 
 run truncated_old_api
 check truncated_old_api "r['export_calls']==1 and 'exception' not in r and any(s.startswith('truncated to line 7') for s in r['shims']) and 'dropped export argument example_outputs' in r['shims']"
+
+# the temporary working directories the harness made were deleted
+[ -z "$(ls -d "$T"/convfail-script-* 2>/dev/null)" ] || { echo "FAIL working directory left behind"; fail=1; }
 
 # a script that never ends: killed by the timeout, the phase file says where it was
 run loops_forever 15

@@ -94,12 +94,17 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     auto name = db.prepare(
         "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
         "WHERE i.id = ?");
-    for (std::int64_t id : script_issue_ids(db)) {
+    bool scanned = false;
+    auto ids = script_issue_ids(db, &scanned);
+    if (!scanned)
+      err << "convfail: no script artifacts stored (see `convfail artifacts scan`); taking the "
+             "issues whose code blocks use torch\n";
+    for (std::int64_t id : ids) {
       name.bind(1, id);
       if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
       name.reset();
     }
-    if (targets.empty()) throw UserError("no issue has a script artifact that uses torch");
+    if (targets.empty()) throw UserError("no issue has a script that uses torch");
   } else {
     for (const auto& ref : args.issues) {
       auto [repo, number] = parse_issue_ref(ref);

@@ -57,10 +57,19 @@ IssueText load_issue_text(Db& db, std::int64_t issue_id) {
   return t;
 }
 
-std::vector<std::int64_t> script_issue_ids(Db& db) {
-  if (db.scalar("SELECT count(*) FROM artifacts WHERE kind = 'script'") == 0)
-    throw UserError("no script artifacts in the store: run `convfail artifacts scan` first");
+std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned) {
   std::vector<std::int64_t> ids;
+  bool have = db.scalar("SELECT count(*) FROM artifacts WHERE kind = 'script'") > 0;
+  if (scanned) *scanned = have;
+  if (!have) {
+    auto all = db.prepare("SELECT id FROM issues WHERE is_pull_request = 0 ORDER BY id");
+    while (all.step()) {
+      std::int64_t id = all.int64(0);
+      if (extract_script(load_issue_text(db, id)).code.find("torch") != std::string::npos)
+        ids.push_back(id);
+    }
+    return ids;
+  }
   auto q = db.prepare(
       "SELECT DISTINCT issue_id FROM artifacts WHERE kind = 'script' AND code LIKE '%torch%' "
       "ORDER BY issue_id");

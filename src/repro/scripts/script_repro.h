@@ -35,8 +35,9 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
 IssueText load_issue_text(Db& db, std::int64_t issue_id);
 
 // Issues with a script artifact that mentions torch (what `artifacts scan` found), in id order.
-// Throws UserError when the store has no script artifact at all (scan first).
-std::vector<std::int64_t> script_issue_ids(Db& db);
+// When the store has no script artifact at all (never scanned), the issues whose extracted
+// program mentions torch; *scanned tells which.
+std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned = nullptr);
 
 // The first script artifact of an issue, if any.
 std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id);
