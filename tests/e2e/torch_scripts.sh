@@ -11,6 +11,7 @@ $PY -c 'import torch, onnx' 2>/dev/null || { echo "skip: no torch/onnx for $PY";
 command -v node >/dev/null && [ -d "$SRC/src/repro/runner/node_modules/onnxruntime-node" ] ||
   { echo "skip: onnxruntime-node not installed (scripts/install-deps.sh)"; exit 77; }
 
+PY_HAS_ORT=$($PY -c 'import onnxruntime' 2>/dev/null && echo True || echo False)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export TMPDIR=$T CONVFAIL_DB=$T/test.db
@@ -36,6 +37,7 @@ expect writes_outside "j['verdict']=='not_runnable' and j['reason']=='blocked: w
 expect no_export "j['verdict']=='not_runnable' and j['reason']=='no export call' and j['torch_version']==''"
 expect missing_module "j['verdict']=='not_runnable' and j['reason']=='missing module: convfail_no_such_module'"
 expect truncated_old_api "j['verdict']=='not_reproduced' and 'dropped export argument example_outputs' in j['shims']"
+expect compares_with_ort "j['verdict']=='not_reproduced' and ('stubbed module onnxruntime' in j.get('shims', []) or $PY_HAS_ORT)"
 # every scratch directory (script, working directory, exported files) is gone
 [ -z "$(ls -d "$T"/convfail-script-* 2>/dev/null)" ] || { echo "FAIL scratch directories left"; fail=1; }
 

@@ -242,3 +242,21 @@ TEST_CASE("scripts: scripts that cannot get to a model are not runnable, with th
   // ... but a model that crashes in ONNX Runtime is still a reproduced crash.
   CHECK(decide_script_verdict(eager, fixed("crash_reproduced")).verdict == "crash_reproduced");
 }
+
+TEST_CASE("scripts: a stubbed module needed before the export is still a missing module") {
+  ScriptRun run = finished_run();
+  run.exception = HarnessException{"StubbedModuleError",
+                                   "onnxruntime.InferenceSession is not installed here (...)",
+                                   "before_export",
+                                   "",
+                                   "",
+                                   0};
+  CHECK(decide_script_verdict(run, fixed("x")).reason ==
+        "missing module: onnxruntime.InferenceSession");
+  // After the export it is the script's own comparison: the exported model decides.
+  run.exception->frame = "after_export";
+  run.export_calls = 1;
+  run.exports = {comparable_export()};
+  CHECK(decide_script_verdict(run, fixed("wrong_output_reproduced", 1)).verdict ==
+        "wrong_output_reproduced");
+}

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,8 +29,16 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
   auto start = std::chrono::steady_clock::now();
   ScriptReproResult r;
   r.script_sha256 = sha256_hex(code);
-  MissingModules lookup = missing ? missing : [&options](const std::vector<std::string>& mods) {
+  MissingModules find = missing ? missing : [&options](const std::vector<std::string>& mods) {
     return missing_modules(mods, options.python);
+  };
+  MissingModules lookup = [&](const std::vector<std::string>& mods) {
+    std::vector<std::string> absent;
+    for (const auto& m : find(mods))
+      if (std::find(options.stub_modules.begin(), options.stub_modules.end(), m) ==
+          options.stub_modules.end())
+        absent.push_back(m);
+    return absent;
   };
   if (auto v = static_check(code, lookup)) {
     r.verdict = *v;

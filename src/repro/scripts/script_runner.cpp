@@ -130,6 +130,9 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   spec.argv = {options.python, harness,     (root / "script.py").string(),
                out.string(),   "--workdir", work.string()};
   if (!options.guard) spec.argv.push_back("--no-guard");
+  std::string stubs;
+  for (const auto& m : options.stub_modules) stubs += (stubs.empty() ? "" : ",") + m;
+  if (!stubs.empty()) spec.argv.insert(spec.argv.end(), {"--stub-modules", stubs});
   // A closed environment: nothing of convfail's (no token), caches and temp files inside the
   // scratch directory, proxies pointing at a closed loopback port in case `unshare -n` is missing.
   const std::string nowhere = "http://127.0.0.1:9";

@@ -131,6 +131,9 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       if (e.frame == "before_export") {
         if (e.type == "ModuleNotFoundError" && !e.module.empty())
           return not_runnable("script", "missing module: " + e.module);
+        if (e.type == "StubbedModuleError")  // needed before the export, not just to compare
+          return not_runnable("script",
+                              "missing module: " + e.message.substr(0, e.message.find(' ')));
         if (!run.blocked.empty())
           return not_runnable("script", "blocked: " + blocked_kind(run.blocked.front()));
         if (is_network_error(e)) return not_runnable("script", "needs network: " + e.type);

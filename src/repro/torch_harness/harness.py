@@ -19,6 +19,7 @@ refuses writes outside the working directory and OUTDIR, sockets other than AF_U
 processes; each refusal raises PermissionError in the script and is listed under "blocked".
 """
 
+import io
 import json
 import os
 import re
@@ -204,8 +205,6 @@ def _graph_io(path):
 
 
 def _copy_export_file(f, dest):
-    import io
-
     if isinstance(f, (str, bytes, os.PathLike)):
         with open(f, "rb") as src, open(dest, "wb") as dst:
             dst.write(src.read())
@@ -292,6 +291,15 @@ def _record_export(rec, model, args, f, kwargs):
         rec["eager_outputs"] = []
 
 
+def _deliver(data, f):
+    """Writes the exported bytes where the script asked (as torch.onnx.export would)."""
+    if isinstance(f, (str, bytes, os.PathLike)):
+        with open(f, "wb") as out:
+            out.write(data)
+    elif hasattr(f, "write"):
+        f.write(data)
+
+
 def _install_export_hook():
     import torch
     import torch.onnx
@@ -315,8 +323,11 @@ def _install_export_hook():
         if index < MAX_EXPORTS:
             _state["exports"].append(rec)
         _write_phase("export")
+        # Export into memory, then hand the bytes to the script's target: the harness keeps the
+        # model whatever the target is (a path, /dev/null, an open file, a buffer).
+        buffer = io.BytesIO()
         try:
-            result = original(model, args, f, *rest, **kwargs)
+            result = original(model, args, buffer, *rest, **kwargs)
         except BaseException as e:
             rec["error"] = _exc_info(e, "export")
             e._convfail_frame = "export"
@@ -326,11 +337,12 @@ def _install_export_hook():
         if index < MAX_EXPORTS:
             _state["in_harness"] += 1
             try:
-                _record_export(rec, model, args, f, kwargs)
+                _record_export(rec, model, args, buffer, kwargs)
             except Exception as e:
                 rec["harness_error"] = _exc_info(e, "harness")["message"]
             finally:
                 _state["in_harness"] -= 1
+        _deliver(buffer.getvalue(), f)  # may be refused by the guard, like any write
         return result
 
     torch.onnx.export = export
@@ -358,7 +370,7 @@ def _install_cuda_shim():
 # ---------------------------------------------------------------- main
 
 
-def _run(script, result):
+def _run(script, result, stubs):
     import runpy
 
     with open(script, "rb") as f:
@@ -382,6 +394,7 @@ def _run(script, result):
 
     _install_export_hook()
     _install_cuda_shim()
+    _install_stubs(set(stubs))
     import torch
 
     torch.manual_seed(0)
@@ -417,6 +430,57 @@ def _salvage_truncated(source, error):
     return None
 
 
+class StubbedModuleError(RuntimeError):
+    pass
+
+
+class _StubObject:
+    """Stands for anything taken from a stubbed module: attributes chain, calls raise."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _StubObject(self._name + "." + attr)
+
+    def __call__(self, *a, **k):
+        raise StubbedModuleError(
+            "%s is not installed here (convfail runs the exported model with ONNX Runtime itself)"
+            % self._name)
+
+    def __iter__(self):
+        return iter(())
+
+
+def _install_stubs(names):
+    """Makes `import NAME` work for modules that are not installed (only those listed)."""
+    import importlib.abc
+    import importlib.machinery
+    import types
+
+    class Loader(importlib.abc.Loader):
+        def create_module(self, spec):
+            module = types.ModuleType(spec.name)
+            module.__path__ = []  # a package, so submodules import too
+            module.__getattr__ = lambda attr: _StubObject(spec.name + "." + attr)
+            return module
+
+        def exec_module(self, module):
+            top = module.__name__.split(".")[0]
+            if "stubbed module " + top not in _state["shims"]:
+                _state["shims"].append("stubbed module " + top)
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):
+            if fullname.split(".")[0] in names:
+                return importlib.machinery.ModuleSpec(fullname, Loader(), is_package=True)
+            return None
+
+    sys.meta_path.append(Finder())  # last: a module that is installed is found first
+
+
 def _implicit_imports():
     """Names issue snippets use without importing them (torch, nn, F, np)."""
     import numpy
@@ -440,6 +504,9 @@ def main(argv):
     ap.add_argument("script")
     ap.add_argument("outdir")
     ap.add_argument("--workdir", help="run here instead of a new temp dir (must exist, is not deleted)")
+    ap.add_argument("--stub-modules", default="",
+                    help="comma-separated modules that import as stubs when not installed "
+                    "(calling into them raises StubbedModuleError)")
     ap.add_argument("--no-guard", action="store_true", help="no audit hook (for debugging only)")
     opts = ap.parse_args(argv)
 
@@ -468,7 +535,7 @@ def main(argv):
         result["onnx_version"] = onnx.__version__
         if not opts.no_guard:
             sys.addaudithook(_audit)
-        _run(local_script, result)
+        _run(local_script, result, [m for m in opts.stub_modules.split(",") if m])
     except BaseException as e:  # harness failure (torch missing, ...)
         result["exception"] = _exc_info(e, "harness")
     finally:
