@@ -12,5 +12,6 @@ void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
 void add_reproduce_command(CLI::App& app, Context& ctx);
 void add_artifacts_command(CLI::App& app, Context& ctx);
+void add_mutate_command(CLI::App& app, Context& ctx);
 
 }  // namespace convfail

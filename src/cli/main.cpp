@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   add_import_command(app, ctx);
   add_reproduce_command(app, ctx);
   add_artifacts_command(app, ctx);
+  add_mutate_command(app, ctx);
 
   try {
     app.parse(argc, argv);

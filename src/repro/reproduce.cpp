@@ -12,6 +12,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "repro/sandbox.h"
 #include "repro/signature.h"
 
 namespace convfail::repro {
@@ -126,18 +127,48 @@ std::optional<Fail> check_structure(onnx::ModelProto& model, const std::string& 
                       "' is newer than this libonnx (" + onnx_library_version() + ")",
                   ""};
   }
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    return Fail{kCrashReproduced, "checker", "", e.what()};
+  // libonnx is not hardened against hostile models (shape inference segfaults on some): the
+  // checks run in a forked child with limits, and a crash there is a crash verdict.
+  // Build the schema registry once in convfail itself, or every forked child spends ~0.2 s on it.
+  static const bool registry_ready = onnx::OpSchemaRegistry::Schema("Add") != nullptr;
+  (void)registry_ready;
+  SandboxLimits limits;
+  limits.memory_bytes = 4ull << 30;
+  limits.cpu_seconds = 60;
+  limits.wall_seconds = 60;
+  auto r = run_in_fork(
+      [&model](const std::function<void(const std::string&)>& emit) {
+        emit("step checker\n");
+        try {
+          onnx::checker::check_model(model);
+        } catch (const std::exception& e) {
+          emit(json{{"fail", "checker"}, {"error", e.what()}}.dump() + "\n");
+          return;
+        }
+        emit("step shape_inference\n");
+        try {
+          onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1);
+          onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict);
+        } catch (const std::exception& e) {
+          emit(json{{"fail", "shape_inference"}, {"error", e.what()}}.dump() + "\n");
+          return;
+        }
+        emit("ok\n");
+      },
+      limits);
+  std::string text = r.stdout_text;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::string last = text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  if (r.ok() && last == "ok") return std::nullopt;
+  if (r.ok() && !last.empty() && last[0] == '{') {
+    json j = json::parse(last, nullptr, false);
+    if (!j.is_discarded())
+      return Fail{kCrashReproduced, j.value("fail", std::string("checker")), "",
+                  j.value("error", std::string())};
   }
-  try {
-    onnx::ModelProto copy = model;
-    onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1);
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
-  } catch (const std::exception& e) {
-    return Fail{kCrashReproduced, "shape_inference", "", e.what()};
-  }
+  std::string step = last.rfind("step ", 0) == 0 ? last.substr(5) : "checker";
+  if (r.kind == ExitKind::kSpawnFailed) return Fail{kNotRunnable, step, "cannot fork: " + r.error, ""};
+  return Fail{kCrashReproduced, step, "", "libonnx " + r.describe()};
   return std::nullopt;
 }
 

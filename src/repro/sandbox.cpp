@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <mutex>
 
 extern char** environ;
@@ -325,6 +326,97 @@ SandboxResult run_sandboxed(const SandboxSpec& spec) {
   r.max_rss_kb = ru.ru_maxrss;
   r.wall_ms = ms_since(t0);
   classify(r, status, timed_out, spec.limits.memory_bytes);
+  return r;
+}
+
+SandboxResult run_in_fork(const std::function<void(const std::function<void(const std::string&)>&)>& fn,
+                          const SandboxLimits& limits) {
+  ignore_sigpipe();
+  SandboxResult r;
+  auto t0 = Clock::now();
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]), close(out[1]);
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    close(out[0]);
+    close(err[0]);
+    set_limit(RLIMIT_AS, limits.memory_bytes);
+    set_limit(RLIMIT_CPU, limits.cpu_seconds);
+    set_limit(RLIMIT_FSIZE, limits.file_size_bytes);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    auto write_all = [](int fd, const std::string& s) {
+      size_t done = 0;
+      while (done < s.size()) {
+        ssize_t n = write(fd, s.data() + done, s.size() - done);
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+    };
+    int code = 0;
+    try {
+      fn([&](const std::string& text) { write_all(out[1], text); });
+    } catch (const std::exception& e) {
+      write_all(err[1], e.what());
+      code = 2;
+    } catch (...) {
+      code = 2;
+    }
+    _exit(code);  // no destructors, no atexit: the parent's state is the parent's
+  }
+  setpgid(pid, pid);
+  close(out[1]);
+  close(err[1]);
+  bool timed_out = false, truncated = false;
+  char buf[65536];
+  int fds_open[2] = {out[0], err[0]};
+  std::string* dst[2] = {&r.stdout_text, &r.stderr_text};
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(limits.wall_seconds));
+  while (fds_open[0] >= 0 || fds_open[1] >= 0) {
+    double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left_ms <= 0) {
+      timed_out = true;
+      break;
+    }
+    struct pollfd p[2] = {{fds_open[0], POLLIN, 0}, {fds_open[1], POLLIN, 0}};
+    int rc = poll(p, 2, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
+    if (rc < 0 && errno != EINTR) break;
+    if (rc <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds_open[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds_open[i], buf, sizeof buf);
+      if (got > 0)
+        append_capped(*dst[i], buf, static_cast<size_t>(got), 4 << 20, &truncated);
+      else if (got == 0 || (errno != EINTR && errno != EAGAIN))
+        close(fds_open[i]), fds_open[i] = -1;
+    }
+  }
+  if (timed_out) kill(-pid, SIGKILL);
+  for (int fd : fds_open)
+    if (fd >= 0) close(fd);
+  struct rusage ru {};
+  int status = wait_child(pid, &ru);
+  r.output_truncated = truncated;
+  r.max_rss_kb = ru.ru_maxrss;
+  r.wall_ms = ms_since(t0);
+  classify(r, status, timed_out, limits.memory_bytes);
   return r;
 }
 

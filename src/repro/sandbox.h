@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,6 +59,13 @@ struct SandboxResult {
 
 // Runs the child to completion (or the timeout) and collects its output.
 SandboxResult run_sandboxed(const SandboxSpec& spec);
+
+// Runs `fn` in a forked copy of convfail (no exec) under `limits` (memory, CPU, wall clock) and
+// returns what it wrote through `emit` in stdout_text: for in-process library code (libonnx
+// checker, shape inference) that may crash on hostile input. `fn` must not use threads started
+// before the fork. A throw in `fn` ends the child with exit 2 and the message in stderr_text.
+SandboxResult run_in_fork(const std::function<void(const std::function<void(const std::string&)>& emit)>& fn,
+                          const SandboxLimits& limits);
 
 // Whether `unshare -n` can be used on this machine (checked once).
 bool network_isolation_available();

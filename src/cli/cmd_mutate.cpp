@@ -1,0 +1,81 @@
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "repro/mutate.h"
+
+namespace convfail {
+
+void add_mutate_command(CLI::App& app, Context& ctx) {
+  (void)ctx;
+  auto* cmd = app.add_subcommand(
+      "mutate",
+      "Mutation test of the reproduce harness: every suite case that passes is corrupted (swap\n"
+      "the inputs of a non-commutative op, change an axis or alpha attribute, drop a node) and\n"
+      "re-run against its reference outputs; a mutant is killed when it comes out\n"
+      "wrong_output_reproduced or crash_reproduced. Exit 1 when the kill rate is below --min-rate.");
+  struct Args {
+    std::string suite;
+    repro::ReproOptions options;
+    int limit = 0;
+    std::string filter;
+    double min_rate = 0.95;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--suite", args->suite, "folder of ONNX backend test cases")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")->capture_default_str();
+  cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")->capture_default_str();
+  cmd->add_option("--timeout", args->options.timeout_seconds, "seconds per model")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--limit", args->limit, "stop after N cases (0 = all)")->capture_default_str();
+  cmd->add_option("--filter", args->filter, "only cases whose name contains TEXT");
+  cmd->add_option("--min-rate", args->min_rate, "required kill rate")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print the summary (and survivors) as JSON");
+  cmd->callback([args] {
+    repro::OrtRunner runner;
+    std::string why;
+    if (!runner.version(&why)) throw UserError(why);
+    auto s = repro::run_mutation_test(runner, args->suite, args->options, args->limit, args->filter,
+                                      Context::stderr_is_tty());
+    nlohmann::json survivors = nlohmann::json::array();
+    for (const auto& o : s.outcomes)
+      if (!o.killed())
+        survivors.push_back({{"case", o.case_name}, {"op", o.op}, {"mutation", o.description},
+                             {"verdict", o.verdict.verdict}, {"reason", o.verdict.reason}});
+    if (args->json) {
+      std::cout << nlohmann::json{{"cases_passing", s.cases_passing}, {"mutants", s.mutants},
+                                  {"killed", s.killed}, {"crash_reproduced", s.crash},
+                                  {"wrong_output_reproduced", s.wrong_output},
+                                  {"survived", s.survived}, {"not_runnable", s.not_runnable},
+                                  {"kill_rate", s.kill_rate()}, {"survivors", survivors}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::map<std::string, std::pair<int, int>> per_op;  // killed, total
+      for (const auto& o : s.outcomes) {
+        auto& p = per_op[o.op];
+        p.first += o.killed();
+        ++p.second;
+      }
+      std::printf("%d passing cases, %d mutants: %d killed (%d crash, %d wrong output), %d survived, "
+                  "%d not runnable; kill rate %.1f%%\n",
+                  s.cases_passing, s.mutants, s.killed, s.crash, s.wrong_output, s.survived,
+                  s.not_runnable, 100 * s.kill_rate());
+      for (const auto& [op, p] : per_op) std::printf("  %-13s %d/%d killed\n", op.c_str(), p.first, p.second);
+      for (const auto& sv : survivors)
+        std::printf("  survived: %s  %s\n", sv["case"].get<std::string>().c_str(),
+                    sv["mutation"].get<std::string>().c_str());
+    }
+    if (s.kill_rate() < args->min_rate)
+      throw UserError("kill rate below " + std::to_string(args->min_rate));
+  });
+}
+
+}  // namespace convfail
