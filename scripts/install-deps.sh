@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake pkg-config git ca-certificates
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libssl-dev
 )
 if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then
   # Model re-execution: ONNX backend test data, Node.js for the ONNX Runtime runner, PyTorch.

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "repro/repro_command.h"
+#include "repro/scripts/script_command.h"
 
 namespace convfail {
 
@@ -44,7 +45,50 @@ void add_reproduce_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--filter", args->filter, "--suite: only cases whose name contains TEXT");
   cmd->add_flag("--json", args->json, "one JSON object per model (JSON lines), then totals");
-  cmd->callback([&ctx, args] {
+  // PyTorch repro scripts (src/repro/scripts): ISSUE / --all select issues with script artifacts.
+  struct ScriptFlags {
+    bool on = false;
+    std::uint64_t memory_mb = 8192;
+    repro::ScriptsCommandArgs args;
+  };
+  auto scripts = std::make_shared<ScriptFlags>();
+  cmd->add_flag("--scripts", scripts->on,
+                "re-run the PyTorch repro scripts of ISSUE (or of --all issues with script\n"
+                "artifacts) under the harness: torch.onnx.export intercepted, module run eagerly,\n"
+                "exported model re-executed and compared with the eager outputs; sandboxed, no\n"
+                "network. Verdicts stored with the torch version");
+  cmd->add_option("--script-file", scripts->args.script_file,
+                  "with --scripts: one local Python script instead of issues (not stored)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--python", scripts->args.run.python,
+                  "with --scripts: the interpreter that has torch and onnx")
+      ->capture_default_str();
+  cmd->add_option("--script-timeout", scripts->args.run.timeout_seconds,
+                  "with --scripts: seconds per script (wall clock)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--script-memory-mb", scripts->memory_mb,
+                  "with --scripts: address-space limit of the script (MiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(512, 1 << 20));
+  cmd->callback([&ctx, args, scripts] {
+    if (scripts->on) {
+      if (!args->model.empty() || !args->suite.empty() || !args->inputs_dir.empty())
+        throw UsageError("--scripts does not go with --model, --inputs or --suite");
+      repro::ScriptsCommandArgs s = scripts->args;
+      s.run.memory_bytes = scripts->memory_mb << 20;
+      s.all = args->all;
+      if (!args->issue.empty()) s.issues = {args->issue};
+      s.json = args->json;
+      s.progress = Context::stderr_is_tty();
+      s.repro = args->options;
+      s.runner_memory_mb = args->memory_mb;
+      repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
+                                 std::cerr);
+      return;
+    }
+    if (!scripts->args.script_file.empty())
+      throw UsageError("--script-file goes with --scripts");
     int modes = !args->issue.empty() + args->all + !args->model.empty() + !args->suite.empty();
     if (modes != 1)
       throw UsageError("reproduce needs exactly one of OWNER/REPO#N, --all, --model, --suite");

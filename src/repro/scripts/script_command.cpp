@@ -1,0 +1,146 @@
+#include "repro/scripts/script_command.h"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/issue_store.h"
+#include "repro/scripts/script_ort.h"
+
+namespace convfail::repro {
+namespace {
+
+nlohmann::json num_or_null(double v) {
+  return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
+}
+
+void print_result(const std::string& what, const ScriptReproResult& r, bool json,
+                  std::ostream& out) {
+  const ScriptVerdict& v = r.verdict;
+  if (json) {
+    nlohmann::json j = {{"issue", what},
+                        {"verdict", v.verdict},
+                        {"step", v.step},
+                        {"signature", v.signature},
+                        {"reason", v.reason},
+                        {"output_name", v.output_name},
+                        {"max_abs_error", num_or_null(v.max_abs_error)},
+                        {"max_rel_error", num_or_null(v.max_rel_error)},
+                        {"torch_version", r.torch_version},
+                        {"ort_version", v.ort_version},
+                        {"script_source", r.script_source},
+                        {"blocks", r.blocks},
+                        {"duration_ms", r.duration_ms}};
+    if (v.details.contains("shims")) j["shims"] = v.details["shims"];
+    if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
+    out << j.dump() << "\n";
+  } else {
+    out << what << "  " << v.verdict;
+    if (!v.step.empty()) out << "  [" << v.step << "]";
+    if (!v.signature.empty()) out << "  " << v.signature;
+    if (!v.reason.empty()) out << "  " << v.reason;
+    if (!std::isnan(v.max_abs_error)) out << "  max_abs_error=" << v.max_abs_error;
+    out << "\n";
+  }
+  out << std::flush;
+}
+
+}  // namespace
+
+int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
+                        std::ostream& err) {
+  RunnerOptions ro;
+  ro.limits.memory_bytes = args.runner_memory_mb << 20;
+  ro.limits.wall_seconds = args.repro.timeout_seconds;
+  OrtRunner runner(ro);  // started on the first exported model, warm afterwards
+  return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), out, err);
+}
+
+std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
+  static const std::regex re(R"(([\w.\-]+/[\w.\-]+)#(\d{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(ref, m, re)) throw UsageError("expected OWNER/REPO#N, got '" + ref + "'");
+  return {m[1], std::stoll(m[2])};
+}
+
+int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
+                        std::ostream& out, std::ostream& err) {
+  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
+  if (modes != 1)
+    throw UsageError("reproduce --scripts needs one of OWNER/REPO#N ..., --all, --script-file");
+  if (!args.script_file.empty()) {
+    std::ifstream in(args.script_file, std::ios::binary);
+    if (!in) throw UserError("cannot read " + args.script_file);
+    std::stringstream code;
+    code << in.rdbuf();
+    ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
+    r.script_source = "file";
+    print_result(args.script_file, r, args.json, out);
+    return 1;
+  }
+  if (!dbp) throw UserError("reproduce --scripts needs a database");
+  Db& db = *dbp;
+  struct Target {
+    std::int64_t id;
+    std::string ref;
+  };
+  std::vector<Target> targets;
+  IssueStore store(db);
+  if (args.all) {
+    auto name = db.prepare(
+        "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
+        "WHERE i.id = ?");
+    bool scanned = false;
+    auto ids = script_issue_ids(db, &scanned);
+    if (!scanned)
+      err << "convfail: no script artifacts stored (see `convfail artifacts scan`); taking the "
+             "issues whose code blocks use torch\n";
+    for (std::int64_t id : ids) {
+      name.bind(1, id);
+      if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
+      name.reset();
+    }
+    if (targets.empty()) throw UserError("no issue has a script that uses torch");
+  } else {
+    for (const auto& ref : args.issues) {
+      auto [repo, number] = parse_issue_ref(ref);
+      auto id = store.find_issue(repo, number);
+      if (!id) throw UserError("issue " + ref + " is not in the store (import or crawl it first)");
+      targets.push_back({*id, repo + "#" + std::to_string(number)});
+    }
+  }
+
+  std::map<std::string, int> counts;
+  int done = 0;
+  for (const auto& t : targets) {
+    if (args.progress)
+      err << "[" << done + 1 << "/" << targets.size() << "] " << t.ref << "\n" << std::flush;
+    IssueText text = load_issue_text(db, t.id);
+    ExtractedScript script = extract_script(text);
+    ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
+    r.script_source = script.source;
+    r.blocks = script.blocks;
+    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id), r);
+    const ScriptVerdict& v = r.verdict;
+    ++counts[v.verdict];
+    ++done;
+    print_result(t.ref, r, args.json, out);
+    out << std::flush;
+  }
+  if (args.json) {
+    nlohmann::json summary = {{"total", done}};
+    for (const auto& [k, n] : counts) summary[k] = n;
+    out << summary.dump() << "\n";
+  } else {
+    out << done << " script(s):";
+    for (const auto& [k, n] : counts) out << " " << k << " " << n;
+    out << "\n";
+  }
+  return done;
+}
+
+}  // namespace convfail::repro

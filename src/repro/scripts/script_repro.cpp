@@ -1,0 +1,137 @@
+#include "repro/scripts/script_repro.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
+
+namespace convfail::repro {
+
+std::string sha256_hex(const std::string& data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  char buf[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
+    hex += buf;
+  }
+  return hex;
+}
+
+ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptions& options,
+                                   const ModelEvaluator& evaluate, const MissingModules& missing) {
+  auto start = std::chrono::steady_clock::now();
+  ScriptReproResult r;
+  r.script_sha256 = sha256_hex(code);
+  MissingModules find = missing ? missing : [&options](const std::vector<std::string>& mods) {
+    return missing_modules(mods, options.python);
+  };
+  MissingModules lookup = [&](const std::vector<std::string>& mods) {
+    std::vector<std::string> absent;
+    for (const auto& m : find(mods))
+      if (std::find(options.stub_modules.begin(), options.stub_modules.end(), m) ==
+          options.stub_modules.end())
+        absent.push_back(m);
+    return absent;
+  };
+  if (auto v = static_check(code, lookup)) {
+    r.verdict = *v;
+  } else {
+    r.ran = true;
+    ScriptRun run = run_script(code, options);
+    r.verdict = decide_script_verdict(run, evaluate);
+    r.torch_version = run.torch_version;
+  }  // the run's scratch directory (script, working dir, exported files) is gone here
+  r.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+IssueText load_issue_text(Db& db, std::int64_t issue_id) {
+  IssueText t;
+  auto q = db.prepare("SELECT author, body FROM issues WHERE id = ?");
+  q.bind(1, issue_id);
+  if (!q.step()) throw UserError("no issue with id " + std::to_string(issue_id));
+  t.author = q.text(0);
+  t.body = q.text(1);
+  auto c = db.prepare("SELECT author, body FROM comments WHERE issue_id = ? ORDER BY position");
+  c.bind(1, issue_id);
+  while (c.step()) t.comments.push_back({c.text(0), c.text(1)});
+  return t;
+}
+
+std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned) {
+  std::vector<std::int64_t> ids;
+  bool have = db.scalar("SELECT count(*) FROM artifacts WHERE kind = 'script'") > 0;
+  if (scanned) *scanned = have;
+  if (!have) {
+    auto all = db.prepare("SELECT id FROM issues WHERE is_pull_request = 0 ORDER BY id");
+    while (all.step()) {
+      std::int64_t id = all.int64(0);
+      if (extract_script(load_issue_text(db, id)).code.find("torch") != std::string::npos)
+        ids.push_back(id);
+    }
+    return ids;
+  }
+  auto q = db.prepare(
+      "SELECT DISTINCT issue_id FROM artifacts WHERE kind = 'script' AND code LIKE '%torch%' "
+      "ORDER BY issue_id");
+  while (q.step()) ids.push_back(q.int64(0));
+  return ids;
+}
+
+std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id) {
+  auto q = db.prepare(
+      "SELECT id FROM artifacts WHERE issue_id = ? AND kind = 'script' ORDER BY id LIMIT 1");
+  q.bind(1, issue_id);
+  if (q.step()) return q.int64(0);
+  return std::nullopt;
+}
+
+std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
+                              const ScriptReproResult& result) {
+  const ScriptVerdict& v = result.verdict;
+  auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); };
+  Transaction tx(db);
+  auto ins = db.prepare(
+      "INSERT INTO repro_runs (issue_id, artifact_id, verdict, step, signature, reason, "
+      "output_name, max_abs_error, max_rel_error, ort_version, onnx_version, torch_version, "
+      "duration_ms, details_json, script_source, script_sha256) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, issue_id);
+  ins.bind(2, artifact);
+  ins.bind(3, v.verdict);
+  ins.bind(4, opt(v.step));
+  ins.bind(5, opt(v.signature));
+  ins.bind(6, opt(v.reason));
+  ins.bind(7, opt(v.output_name));
+  if (std::isnan(v.max_abs_error))
+    ins.bind_null(8);
+  else
+    ins.bind(8, v.max_abs_error);
+  if (std::isnan(v.max_rel_error))
+    ins.bind_null(9);
+  else
+    ins.bind(9, v.max_rel_error);
+  ins.bind(10, opt(v.ort_version));
+  ins.bind(11, opt(v.onnx_version));
+  ins.bind(12, opt(result.torch_version));
+  ins.bind(13, result.duration_ms);
+  nlohmann::json details = v.details;
+  details["blocks"] = result.blocks;
+  ins.bind(14, details.dump());
+  ins.bind(15, result.script_source.empty() ? std::string("none") : result.script_source);
+  ins.bind(16, result.script_sha256);
+  ins.run();
+  std::int64_t id = db.last_insert_id();
+  tx.commit();
+  return id;
+}
+
+}  // namespace convfail::repro

@@ -1,0 +1,52 @@
+// The `reproduce --scripts` flow: for an issue, extract its program, check it statically, run it
+// through the harness in the sandbox, re-execute the exported models, decide and store a verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+#include "repro/scripts/script_extract.h"
+#include "repro/scripts/script_verdict.h"
+
+namespace convfail::repro {
+
+struct ScriptReproResult {
+  ScriptVerdict verdict;
+  std::string torch_version;  // as the harness reported it; empty when the script never ran
+  std::string script_source;  // body | comments
+  std::string script_sha256;
+  int blocks = 0;
+  bool ran = false;  // the harness was started (static checks passed)
+  double duration_ms = 0;
+};
+
+using MissingModules = std::function<std::vector<std::string>(const std::vector<std::string>&)>;
+
+// Runs one program. `missing` defaults to asking options.python.
+ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptions& options,
+                                   const ModelEvaluator& evaluate,
+                                   const MissingModules& missing = nullptr);
+
+// The issue's author, body and comments from the store. Throws UserError when unknown.
+IssueText load_issue_text(Db& db, std::int64_t issue_id);
+
+// Issues with a script artifact that mentions torch (what `artifacts scan` found), in id order.
+// When the store has no script artifact at all (never scanned), the issues whose extracted
+// program mentions torch; *scanned tells which.
+std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned = nullptr);
+
+// The first script artifact of an issue, if any.
+std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id);
+
+// Appends a repro_runs row (in its own transaction) and returns its id.
+std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
+                              const ScriptReproResult& result);
+
+// SHA-256 of a string as lower-case hex (for script_sha256).
+std::string sha256_hex(const std::string& data);
+
+}  // namespace convfail::repro

@@ -1,0 +1,96 @@
+// Runs a repro script through the PyTorch harness (torch_harness/harness.py) inside the sandbox:
+// fresh scratch directory (deleted when the ScriptRun goes away), no network, wall-clock timeout,
+// memory cap. Also the module lookup behind the "missing module" check.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "repro/sandbox.h"
+
+namespace convfail::repro {
+
+struct ScriptRunOptions {
+  std::string python = "/usr/bin/python3";  // the interpreter that has torch (Debian's)
+  std::string harness;                      // empty: $CONVFAIL_HARNESS, else the build's copy
+  double timeout_seconds = 180;
+  std::uint64_t memory_bytes = 8ull << 30;  // torch reserves a lot of address space
+  std::uint64_t file_size_bytes = 512ull << 20;
+  bool guard = true;  // the harness's audit hook (writes outside, sockets, processes)
+  // Modules that import as stubs when missing: scripts compare with ONNX Runtime themselves after
+  // exporting, and convfail does that part, so their absence does not make a script unrunnable.
+  std::vector<std::string> stub_modules = {"onnxruntime"};
+};
+
+struct HarnessException {
+  std::string type, message, frame, module, where;  // frame: export | eager | before_export |
+                                                    // after_export | syntax | harness
+  int line = 0;                                     // for syntax errors
+};
+
+struct HarnessExport {
+  int index = 0;
+  std::string model_path;  // absolute; empty when the export raised or wrote nowhere usable
+  std::vector<std::string> inputs;         // TensorProto files, graph input order
+  std::vector<std::string> eager_outputs;  // TensorProto files, graph output order
+  bool inputs_match_graph = false;
+  bool outputs_match_graph = false;
+  std::optional<HarnessException> error;        // the export raised
+  std::optional<HarnessException> eager_error;  // the eager run raised
+  int opset = 0;
+  std::string note;
+  // Eager outputs usable as reference: same inputs fed, one tensor per graph output.
+  bool comparable() const {
+    return !model_path.empty() && inputs_match_graph && outputs_match_graph && !eager_error &&
+           !eager_outputs.empty();
+  }
+};
+
+// A scratch directory removed (with everything in it) on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct ScriptRun {
+  SandboxResult sandbox;
+  std::string phase;  // where the harness was when it stopped: script | export | eager | done
+  bool have_result = false;
+  nlohmann::json result;  // result.json as written by the harness
+  std::optional<HarnessException> exception;
+  std::vector<HarnessExport> exports;
+  int export_calls = 0;
+  std::vector<std::string> blocked;
+  std::vector<std::string> shims;
+  std::string torch_version, onnx_version;
+  bool network_isolated = false;        // ran under `unshare -n`
+  std::shared_ptr<ScratchDir> scratch;  // holds the exported files until the run is dropped
+};
+
+// Writes `code` to a fresh scratch directory and runs the harness on it under the sandbox.
+// Never throws for anything the script does; throws UserError when the harness file is missing.
+ScriptRun run_script(const std::string& code, const ScriptRunOptions& options);
+
+// Parses a harness result.json (exposed for tests). Paths are resolved against outdir.
+void parse_harness_result(const nlohmann::json& result, const std::string& outdir, ScriptRun* run);
+
+// The names among `modules` that `python` cannot find (importlib.util.find_spec is None).
+// Results are cached per interpreter. Throws UserError when the interpreter cannot be run.
+std::vector<std::string> missing_modules(const std::vector<std::string>& modules,
+                                         const std::string& python);
+
+std::string default_harness_path();
+
+}  // namespace convfail::repro

@@ -1,0 +1,229 @@
+#include "repro/scripts/script_verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "repro/scripts/script_extract.h"
+
+namespace convfail::repro {
+namespace {
+
+ScriptVerdict not_runnable(const std::string& step, const std::string& reason) {
+  ScriptVerdict v;
+  v.verdict = "not_runnable";
+  v.step = step;
+  v.reason = reason;
+  return v;
+}
+
+nlohmann::json exception_json(const HarnessException& e) {
+  return {{"type", e.type}, {"message", e.message}, {"frame", e.frame}, {"where", e.where}};
+}
+
+// The kind of refusal, without the path or address that follows the colon or parenthesis.
+std::string blocked_kind(const std::string& what) {
+  std::size_t cut = what.find_first_of(":(");
+  std::string kind = what.substr(0, cut);
+  while (!kind.empty() && kind.back() == ' ') kind.pop_back();
+  return kind;
+}
+
+bool is_network_error(const HarnessException& e) {
+  static const std::regex net(
+      R"(URLError|ConnectionError|ConnectionRefused|gaierror|timeout|HTTPError|SSLError|MaxRetryError|ProxyError)");
+  return std::regex_search(e.type, net) ||
+         e.message.find("Network is unreachable") != std::string::npos ||
+         e.message.find("Temporary failure in name resolution") != std::string::npos;
+}
+
+nlohmann::json run_details(const ScriptRun& run) {
+  nlohmann::json d = {{"harness_exit", run.sandbox.describe()},
+                      {"phase", run.phase},
+                      {"export_calls", run.export_calls},
+                      {"network_isolated", run.network_isolated},
+                      {"wall_ms", run.sandbox.wall_ms}};
+  if (!run.blocked.empty()) d["blocked"] = run.blocked;
+  if (!run.shims.empty()) d["shims"] = run.shims;
+  if (run.exception) d["exception"] = exception_json(*run.exception);
+  if (!run.torch_version.empty()) d["torch_version"] = run.torch_version;
+  return d;
+}
+
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  std::size_t start = text.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, std::min<std::size_t>(end - start + 1, 300));
+}
+
+}  // namespace
+
+std::string normalise_signature(const std::string& type, const std::string& message) {
+  std::string first = message.substr(0, message.find('\n'));
+  static const std::regex hex(R"(0x[0-9a-fA-F]+)");
+  static const std::regex path(R"((/[\w.\-]+)+/?)");
+  static const std::regex number(R"(\b\d+(\.\d+)?\b)");
+  static const std::regex space(R"(\s+)");
+  first = std::regex_replace(first, hex, "0x#");
+  first = std::regex_replace(first, path, "<path>");
+  first = std::regex_replace(first, number, "N");
+  first = std::regex_replace(first, space, " ");
+  std::string sig = type.empty() ? first : type + ": " + first;
+  if (sig.size() > 200) sig.resize(200);
+  return sig;
+}
+
+std::optional<ScriptVerdict> static_check(
+    const std::string& code,
+    const std::function<std::vector<std::string>(const std::vector<std::string>&)>& missing) {
+  if (code.find_first_not_of(" \t\r\n") == std::string::npos)
+    return not_runnable("static", "no code");
+  auto absent = missing(imported_modules(code));
+  if (!absent.empty()) {
+    std::string names;
+    for (const auto& m : absent) names += (names.empty() ? "" : ", ") + m;
+    auto v = not_runnable("static", "missing module: " + names);
+    v.details["missing_modules"] = absent;
+    return v;
+  }
+  if (!has_export_call(code)) return not_runnable("static", "no export call");
+  return std::nullopt;
+}
+
+ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& evaluate) {
+  ScriptVerdict v = [&]() -> ScriptVerdict {
+    const SandboxResult& sb = run.sandbox;
+    if (sb.kind == ExitKind::kSpawnFailed)
+      return not_runnable("harness", "could not start the harness: " + sb.error);
+    if (sb.kind != ExitKind::kExited || !run.have_result) {
+      // Killed, crashed or died without a report: the phase file says where it was.
+      std::string what = sb.kind == ExitKind::kExited ? "harness failed (" + sb.describe() +
+                                                            "): " + last_line(sb.stderr_text)
+                                                      : sb.describe();
+      if (run.phase == "export" && sb.kind != ExitKind::kExited) {
+        ScriptVerdict c;
+        c.verdict = "crash_reproduced";
+        c.step = "export";
+        c.signature = sb.kind == ExitKind::kTimeout ? "timeout" : sb.describe();
+        return c;
+      }
+      std::string where = run.phase == "eager" ? "eager" : "script";
+      if (sb.kind == ExitKind::kTimeout) return not_runnable("timeout", "timeout in " + where);
+      return not_runnable(where, what);
+    }
+
+    if (run.exception) {
+      const HarnessException& e = *run.exception;
+      if (e.frame == "syntax")
+        return not_runnable(
+            "script",
+            "syntax error" + (e.line ? " (line " + std::to_string(e.line) + ")" : std::string()));
+      if (e.frame == "harness") return not_runnable("harness", "harness error: " + e.type);
+      if (e.frame == "export") {
+        ScriptVerdict c;
+        c.verdict = "crash_reproduced";
+        c.step = "export";
+        c.signature = normalise_signature(e.type, e.message);
+        return c;
+      }
+      if (e.frame == "before_export") {
+        if (e.type == "ModuleNotFoundError" && !e.module.empty())
+          return not_runnable("script", "missing module: " + e.module);
+        if (e.type == "StubbedModuleError")  // needed before the export, not just to compare
+          return not_runnable("script",
+                              "missing module: " + e.message.substr(0, e.message.find(' ')));
+        if (!run.blocked.empty())
+          return not_runnable("script", "blocked: " + blocked_kind(run.blocked.front()));
+        if (is_network_error(e)) return not_runnable("script", "needs network: " + e.type);
+        auto nr = not_runnable("script", "script failed before export: " + e.type);
+        nr.signature = normalise_signature(e.type, e.message);
+        return nr;
+      }
+      // after_export: the script's own follow-up failed; the exported models decide.
+    }
+
+    for (const auto& x : run.exports)
+      if (x.error) {  // an export raised but the script caught it
+        ScriptVerdict c;
+        c.verdict = "crash_reproduced";
+        c.step = "export";
+        c.signature = normalise_signature(x.error->type, x.error->message);
+        return c;
+      }
+    if (run.export_calls == 0) return not_runnable("script", "no export call");
+
+    std::optional<ModelOutcome> crash, wrong, unrunnable;
+    int evaluated = 0, reproduced_not = 0, comparable = 0;
+    std::string ort_version, onnx_version;
+    double agree_abs = std::numeric_limits<double>::quiet_NaN(), agree_rel = agree_abs;
+    nlohmann::json models = nlohmann::json::array();
+    for (const auto& x : run.exports) {
+      if (x.model_path.empty()) continue;
+      ModelOutcome m = evaluate(x);
+      ++evaluated;
+      if (x.comparable()) ++comparable;
+      models.push_back({{"index", x.index},
+                        {"verdict", m.verdict},
+                        {"step", m.step},
+                        {"comparable", x.comparable()},
+                        {"details", m.details}});
+      if (m.verdict == "crash_reproduced" && !crash) crash = m;
+      if (m.verdict == "wrong_output_reproduced" &&
+          (!wrong || std::isnan(wrong->max_abs_error) || m.max_abs_error > wrong->max_abs_error))
+        wrong = m;
+      if (m.verdict == "not_runnable" && !unrunnable) unrunnable = m;
+      if (m.verdict == "not_reproduced") {
+        ++reproduced_not;
+        if (!std::isnan(m.max_abs_error))
+          agree_abs =
+              std::isnan(agree_abs) ? m.max_abs_error : std::max(agree_abs, m.max_abs_error);
+        if (!std::isnan(m.max_rel_error))
+          agree_rel =
+              std::isnan(agree_rel) ? m.max_rel_error : std::max(agree_rel, m.max_rel_error);
+      }
+      if (!m.ort_version.empty()) ort_version = m.ort_version;
+      if (!m.onnx_version.empty()) onnx_version = m.onnx_version;
+    }
+    if (evaluated == 0) return not_runnable("export", "export wrote no file");
+    const ModelOutcome* pick = crash ? &*crash : wrong ? &*wrong : nullptr;
+    ScriptVerdict out;
+    if (pick) {
+      out.verdict = pick->verdict;
+      out.step = pick->step;
+      out.signature = pick->signature;
+      out.output_name = pick->output_name;
+      out.max_abs_error = pick->max_abs_error;
+      out.max_rel_error = pick->max_rel_error;
+    } else if (reproduced_not > 0) {
+      // The model runs and agrees with eager (or, without reference, with itself optimised).
+      out.verdict = "not_reproduced";
+      out.max_abs_error = agree_abs;  // the largest difference seen, within tolerance
+      out.max_rel_error = agree_rel;
+      const HarnessException* eager = nullptr;
+      for (const auto& x : run.exports)
+        if (x.eager_error) eager = &*x.eager_error;
+      if (comparable == 0 && eager)
+        return not_runnable("eager", "eager run failed: " + eager->type);
+    } else {
+      out.verdict = "not_runnable";
+      out.step = unrunnable ? unrunnable->step : "run";
+      out.reason = unrunnable ? unrunnable->reason : "model not evaluated";
+    }
+    out.ort_version = ort_version;
+    out.onnx_version = onnx_version;
+    out.details["models"] = models;
+    out.details["comparable_exports"] = comparable;
+    return out;
+  }();
+
+  // The run's details first, the decision's (models, ...) over them.
+  nlohmann::json d = run_details(run);
+  for (auto& [k, val] : v.details.items()) d[k] = val;
+  v.details = d;
+  if (v.onnx_version.empty()) v.onnx_version = run.onnx_version;
+  return v;
+}
+
+}  // namespace convfail::repro

@@ -1,0 +1,262 @@
+// Script extraction, static checks and verdict decisions of the PyTorch repro flow (no Python
+// needed: the harness's report is built by hand here; tests/e2e/torch_*.sh run the real thing).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "repro/scripts/script_extract.h"
+#include "repro/scripts/script_verdict.h"
+
+using namespace convfail::repro;
+
+TEST_CASE("scripts: fenced blocks with language, tildes and an unclosed fence") {
+  std::string md =
+      "text\n```python\nimport torch\nx = 1\n```\nmore\n~~~\ny = 2\n~~~\n````py title=a\nz = 3\n"
+      "```\nstill inside\n````\n```\nunclosed = True\n";
+  auto blocks = markdown_code_blocks(md);
+  REQUIRE(blocks.size() == 4);
+  CHECK(blocks[0].language == "python");
+  CHECK(blocks[0].code == "import torch\nx = 1\n");
+  CHECK(blocks[1].language == "");
+  CHECK(blocks[1].code == "y = 2\n");
+  CHECK(blocks[2].language == "py");
+  CHECK(blocks[2].code == "z = 3\n```\nstill inside\n");
+  CHECK(blocks[3].code == "unclosed = True\n");
+}
+
+TEST_CASE("scripts: tracebacks, shell sessions and environment dumps are not Python") {
+  CHECK(looks_like_python({"python", "import torch\nm = torch.nn.ReLU()\n"}));
+  CHECK_FALSE(looks_like_python({"", "Traceback (most recent call last):\n  x\nValueError: y\n"}));
+  CHECK_FALSE(looks_like_python({"", "  File \"a.py\", line 3, in <module>\n    f()\n"}));
+  CHECK_FALSE(looks_like_python({"bash", "pip install torch\n"}));
+  CHECK_FALSE(looks_like_python({"", "PyTorch version: 1.9\nIs debug build: No\n"}));
+  CHECK_FALSE(looks_like_python({"", "RuntimeError: shape mismatch\n"}));
+  CHECK_FALSE(looks_like_python({"", "tensor([0.5000, 1.0000])\n"}));
+  CHECK_FALSE(looks_like_python({"", "UserWarning: x is deprecated, use torch.y\n"}));
+  CHECK(looks_like_python({"", "ValueError = 3\n"}));
+  // A block pasted from inside a function is dedented.
+  CHECK(python_source({"", "    x = 1\n    if x:\n        y = 2\n"}) ==
+        "x = 1\nif x:\n    y = 2\n");
+  CHECK(looks_like_python({"python", "print(out)\n"}));
+  CHECK(looks_like_python({"", ">>> import torch\n>>> torch.zeros(1)\ntensor([0.])\n"}));
+  CHECK(python_source({"", ">>> import torch\n>>> for i in range(2):\n...     print(i)\n0\n1\n"}) ==
+        "import torch\nfor i in range(2):\n    print(i)\n");
+}
+
+TEST_CASE("scripts: body blocks first, else the reporter's comments, joined in order") {
+  IssueText issue;
+  issue.author = "alice";
+  issue.body = "no code here";
+  issue.comments = {
+      {"bob", "```python\nimport bob_code\n```"},
+      {"alice", "```python\nimport torch\n```\n```\nTraceback (most recent call last):\n```"},
+      {"alice", "```python\ntorch.onnx.export(m, x, 'm.onnx')\n```"}};
+  auto s = extract_script(issue);
+  CHECK(s.source == "comments");
+  CHECK(s.blocks == 2);
+  CHECK(s.code == "import torch\ntorch.onnx.export(m, x, 'm.onnx')\n");
+
+  issue.body = "```python\nimport torch\n```\ntext\n```python\nprint(1)\n```";
+  s = extract_script(issue);
+  CHECK(s.source == "body");
+  CHECK(s.code == "import torch\nprint(1)\n");
+
+  issue.body.clear();
+  issue.author.clear();  // unknown reporter: comments are not used
+  CHECK(extract_script(issue).code.empty());
+}
+
+TEST_CASE("scripts: imported modules and export calls") {
+  auto mods = imported_modules(
+      "import torch, numpy as np\nfrom torch.onnx import export\n  import onnxruntime.capi  # x\n"
+      "from . import local\nfrom .pkg import y\nimport torch\nfrom torchvision.models import "
+      "resnet18\n");
+  CHECK(mods == std::vector<std::string>{"torch", "numpy", "onnxruntime", "torchvision"});
+
+  CHECK(has_export_call("torch.onnx.export(model, x, 'a.onnx')"));
+  CHECK(has_export_call("torch.onnx.utils.export(model, x, f)"));
+  CHECK(has_export_call("torch.onnx._export(model, x, f)"));
+  CHECK(has_export_call("from torch.onnx import export\nexport(model, x, f)"));
+  CHECK_FALSE(has_export_call("export(model, x, f)"));  // not known to be torch.onnx's
+  CHECK_FALSE(has_export_call("torch.jit.trace(model, x).save('m.pt')"));
+  CHECK_FALSE(has_export_call("from torch.onnx import export\nmodel.export_weights()"));
+}
+
+TEST_CASE("scripts: static checks name the missing module or the missing export") {
+  auto none_missing = [](const std::vector<std::string>&) { return std::vector<std::string>{}; };
+  auto lacks_ort = [](const std::vector<std::string>& mods) {
+    std::vector<std::string> out;
+    for (const auto& m : mods)
+      if (m == "onnxruntime") out.push_back(m);
+    return out;
+  };
+  CHECK(static_check("  \n", none_missing)->reason == "no code");
+  auto v = static_check("import torch\nimport onnxruntime as ort\ntorch.onnx.export(m, x, f)\n",
+                        lacks_ort);
+  REQUIRE(v);
+  CHECK(v->verdict == "not_runnable");
+  CHECK(v->reason == "missing module: onnxruntime");
+  CHECK(static_check("import torch\nprint(torch.zeros(1))\n", none_missing)->reason ==
+        "no export call");
+  CHECK_FALSE(static_check("import torch\ntorch.onnx.export(m, x, f)\n", none_missing));
+}
+
+namespace {
+
+ScriptRun finished_run() {
+  ScriptRun run;
+  run.sandbox.kind = ExitKind::kExited;
+  run.sandbox.exit_code = 0;
+  run.have_result = true;
+  run.phase = "done";
+  run.torch_version = "1.13.1";
+  return run;
+}
+
+HarnessExport comparable_export() {
+  HarnessExport x;
+  x.model_path = "/nowhere/model.onnx";
+  x.inputs = {"/nowhere/input_0.pb"};
+  x.eager_outputs = {"/nowhere/output_0.pb"};
+  x.inputs_match_graph = x.outputs_match_graph = true;
+  return x;
+}
+
+ModelEvaluator fixed(const std::string& verdict, double err = NAN) {
+  return [verdict, err](const HarnessExport&) {
+    ModelOutcome m;
+    m.verdict = verdict;
+    m.step = verdict == "crash_reproduced" ? "session" : "compare";
+    m.max_abs_error = err;
+    m.ort_version = "9.9.9";
+    return m;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("scripts: an export exception is a reproduced crash with a normalised signature") {
+  ScriptRun run = finished_run();
+  run.export_calls = 1;
+  run.exception = HarnessException{"UnsupportedOperatorError",
+                                   "Exporting the operator 'aten::fft_fft' to ONNX opset version "
+                                   "13 is not supported. See /usr/lib/x.py",
+                                   "export",
+                                   "",
+                                   "",
+                                   0};
+  int calls = 0;
+  auto v = decide_script_verdict(run, [&](const HarnessExport&) {
+    ++calls;
+    return ModelOutcome{};
+  });
+  CHECK(v.verdict == "crash_reproduced");
+  CHECK(v.step == "export");
+  CHECK(v.signature ==
+        "UnsupportedOperatorError: Exporting the operator 'aten::fft_fft' to ONNX opset version N "
+        "is not supported. See <path>");
+  CHECK(calls == 0);
+  CHECK(v.details["torch_version"] == "1.13.1");
+
+  // The script caught the exception itself: the export record still says it raised.
+  ScriptRun caught = finished_run();
+  caught.export_calls = 1;
+  HarnessExport x;
+  x.error = HarnessException{"RuntimeError", "boom 12", "export", "", "", 0};
+  caught.exports = {x};
+  auto w = decide_script_verdict(caught, fixed("not_reproduced"));
+  CHECK(w.verdict == "crash_reproduced");
+  CHECK(w.signature == "RuntimeError: boom N");
+}
+
+TEST_CASE("scripts: exported models decide: wrong output, crash, agreement") {
+  ScriptRun run = finished_run();
+  run.export_calls = 2;
+  run.exports = {comparable_export(), comparable_export()};
+  run.exports[1].index = 1;
+
+  auto wrong = decide_script_verdict(run, fixed("wrong_output_reproduced", 3.5));
+  CHECK(wrong.verdict == "wrong_output_reproduced");
+  CHECK(wrong.max_abs_error == doctest::Approx(3.5));
+  CHECK(wrong.ort_version == "9.9.9");
+  CHECK(wrong.details["models"].size() == 2);
+
+  int n = 0;
+  auto mixed = decide_script_verdict(run, [&](const HarnessExport&) {
+    return fixed(n++ == 0 ? "wrong_output_reproduced" : "crash_reproduced", 1.0)(HarnessExport{});
+  });
+  CHECK(mixed.verdict == "crash_reproduced");  // a crash outranks a wrong output
+  CHECK(mixed.step == "session");
+
+  auto same = decide_script_verdict(run, fixed("not_reproduced"));
+  CHECK(same.verdict == "not_reproduced");
+  CHECK(same.details["comparable_exports"] == 2);
+
+  // An error in the script after the export does not change what the models say.
+  run.exception = HarnessException{"AssertionError", "", "after_export", "", "", 0};
+  CHECK(decide_script_verdict(run, fixed("not_reproduced")).verdict == "not_reproduced");
+}
+
+TEST_CASE("scripts: scripts that cannot get to a model are not runnable, with the reason") {
+  ScriptRun none = finished_run();
+  CHECK(decide_script_verdict(none, fixed("not_reproduced")).reason == "no export call");
+
+  ScriptRun syntax = finished_run();
+  syntax.exception = HarnessException{"SyntaxError", "invalid syntax", "syntax", "", "", 7};
+  CHECK(decide_script_verdict(syntax, fixed("x")).reason == "syntax error (line 7)");
+
+  ScriptRun missing = finished_run();
+  missing.exception =
+      HarnessException{"ModuleNotFoundError", "No module named 'tv'", "before_export", "tv", "", 0};
+  CHECK(decide_script_verdict(missing, fixed("x")).reason == "missing module: tv");
+
+  ScriptRun blocked = finished_run();
+  blocked.exception = HarnessException{"PermissionError", "blocked", "before_export", "", "", 0};
+  blocked.blocked = {"write outside working directory: ../x.txt"};
+  CHECK(decide_script_verdict(blocked, fixed("x")).reason ==
+        "blocked: write outside working directory");
+
+  ScriptRun hung = finished_run();
+  hung.have_result = false;
+  hung.sandbox.kind = ExitKind::kTimeout;
+  hung.phase = "script";
+  auto t = decide_script_verdict(hung, fixed("x"));
+  CHECK(t.verdict == "not_runnable");
+  CHECK(t.reason == "timeout in script");
+
+  // Hanging or dying inside torch.onnx.export is the converter's failure.
+  hung.phase = "export";
+  auto h = decide_script_verdict(hung, fixed("x"));
+  CHECK(h.verdict == "crash_reproduced");
+  CHECK(h.step == "export");
+  CHECK(h.signature == "timeout");
+
+  ScriptRun eager = finished_run();
+  eager.export_calls = 1;
+  HarnessExport x = comparable_export();
+  x.eager_error = HarnessException{"RuntimeError", "bad", "eager", "", "", 0};
+  eager.exports = {x};
+  auto e = decide_script_verdict(eager, fixed("not_reproduced"));
+  CHECK(e.verdict == "not_runnable");
+  CHECK(e.reason == "eager run failed: RuntimeError");
+  // ... but a model that crashes in ONNX Runtime is still a reproduced crash.
+  CHECK(decide_script_verdict(eager, fixed("crash_reproduced")).verdict == "crash_reproduced");
+}
+
+TEST_CASE("scripts: a stubbed module needed before the export is still a missing module") {
+  ScriptRun run = finished_run();
+  run.exception = HarnessException{"StubbedModuleError",
+                                   "onnxruntime.InferenceSession is not installed here (...)",
+                                   "before_export",
+                                   "",
+                                   "",
+                                   0};
+  CHECK(decide_script_verdict(run, fixed("x")).reason ==
+        "missing module: onnxruntime.InferenceSession");
+  // After the export it is the script's own comparison: the exported model decides.
+  run.exception->frame = "after_export";
+  run.export_calls = 1;
+  run.exports = {comparable_export()};
+  CHECK(decide_script_verdict(run, fixed("wrong_output_reproduced", 1)).verdict ==
+        "wrong_output_reproduced");
+}
