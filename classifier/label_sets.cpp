@@ -7,24 +7,30 @@
 namespace convfail {
 namespace {
 
+// The position in `out` of the current row's issue (columns 0-3: id, repo, number, created_at),
+// appended on first sight.
+std::size_t issue_slot(const Stmt& st, std::vector<IssueLabels>& out,
+                       std::map<std::int64_t, std::size_t>& index) {
+  std::int64_t id = st.int64(0);
+  auto it = index.find(id);
+  if (it != index.end()) return it->second;
+  IssueLabels l;
+  l.issue_id = id;
+  l.repo = st.text(1);
+  l.number = st.int64(2);
+  l.created_at = st.opt_text(3);
+  index.emplace(id, out.size());
+  out.push_back(std::move(l));
+  return out.size() - 1;
+}
+
 // Collects rows (issue_id, repo, number, created_at, dimension, value[, confidence]) into
 // IssueLabels in issue order.
 std::vector<IssueLabels> collect(Stmt& st, bool with_confidence) {
   std::vector<IssueLabels> out;
   std::map<std::int64_t, std::size_t> index;
   while (st.step()) {
-    std::int64_t id = st.int64(0);
-    auto it = index.find(id);
-    if (it == index.end()) {
-      IssueLabels l;
-      l.issue_id = id;
-      l.repo = st.text(1);
-      l.number = st.int64(2);
-      l.created_at = st.opt_text(3);
-      it = index.emplace(id, out.size()).first;
-      out.push_back(std::move(l));
-    }
-    IssueLabels& l = out[it->second];
+    IssueLabels& l = out[issue_slot(st, out, index)];
     std::string dim = st.text(4);
     if (!st.is_null(5)) l.values[dim] = st.text(5);
     if (with_confidence) l.confidence[dim] = st.real(6);
@@ -69,19 +75,9 @@ std::vector<IssueLabels> load_consensus_labels(Db& db) {
   std::vector<std::map<std::string, Votes>> votes;
   std::map<std::int64_t, std::size_t> index;
   while (st.step()) {
-    std::int64_t id = st.int64(0);
-    auto it = index.find(id);
-    if (it == index.end()) {
-      IssueLabels l;
-      l.issue_id = id;
-      l.repo = st.text(1);
-      l.number = st.int64(2);
-      l.created_at = st.opt_text(3);
-      it = index.emplace(id, out.size()).first;
-      out.push_back(std::move(l));
-      votes.emplace_back();
-    }
-    Votes& v = votes[it->second][st.text(4)];
+    std::size_t slot = issue_slot(st, out, index);
+    if (slot == votes.size()) votes.emplace_back();
+    Votes& v = votes[slot][st.text(4)];
     if (st.int64(7)) {
       if (st.int64(8) > v.adjudicated_row) {
         v.adjudicated = st.text(6);
