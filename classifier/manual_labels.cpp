@@ -1,6 +1,5 @@
 #include "classifier/manual_labels.h"
 
-
 #include "core/error.h"
 #include "core/issue_store.h"
 

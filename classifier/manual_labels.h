@@ -16,7 +16,6 @@ namespace convfail {
 // The dimensions a person labels, in the order they are asked.
 const std::vector<std::string>& manual_dimensions();  // symptom, cause, subtype, stage
 
-
 struct ManualLabelRow {
   std::int64_t id = 0;
   std::int64_t issue_id = 0;

@@ -51,7 +51,8 @@ std::optional<std::string> match(const std::vector<TaxonomyLabel>& labels,
 Taxonomy Taxonomy::load(const std::string& data_dir) {
   std::string path = data_dir + "/taxonomy.json";
   std::ifstream in(path);
-  if (!in) throw UserError(path + ": cannot open the taxonomy (set --data-dir or CONVFAIL_DATA_DIR)");
+  if (!in)
+    throw UserError(path + ": cannot open the taxonomy (set --data-dir or CONVFAIL_DATA_DIR)");
   std::stringstream ss;
   ss << in.rdbuf();
   return from_json_text(ss.str(), path);

@@ -12,12 +12,12 @@ namespace convfail {
 struct TaxonomyLabel {
   std::string id;
   std::string title;
-  std::vector<std::string> names;          // accepted spellings (spreadsheet names)
-  std::vector<TaxonomyLabel> subtypes;     // cause subtypes, empty elsewhere
+  std::vector<std::string> names;       // accepted spellings (spreadsheet names)
+  std::vector<TaxonomyLabel> subtypes;  // cause subtypes, empty elsewhere
 };
 
 struct TaxonomyDimension {
-  std::string id;     // symptom | cause | stage
+  std::string id;  // symptom | cause | stage
   std::string title;
   std::optional<std::string> abstain_label;  // the label an abstaining classifier stores
   std::vector<TaxonomyLabel> labels;

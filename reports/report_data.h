@@ -60,7 +60,7 @@ struct ReportData {
   // period -> converter -> cause -> n, for the causes in trend_causes
   std::map<std::string, std::map<std::string, Counts>> causes_by_period;
   std::vector<std::string> trend_causes;                     // incompatibility, type_problem
-  std::vector<SourceAgreement> agreement;                 // filled with compare
+  std::vector<SourceAgreement> agreement;                    // filled with compare
   std::optional<std::map<std::string, ReproOutcome>> repro;  // symptom -> outcome, when runs exist
 };
 

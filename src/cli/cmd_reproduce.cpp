@@ -87,8 +87,7 @@ void add_reproduce_command(CLI::App& app, Context& ctx) {
                                  std::cerr);
       return;
     }
-    if (!scripts->args.script_file.empty())
-      throw UsageError("--script-file goes with --scripts");
+    if (!scripts->args.script_file.empty()) throw UsageError("--script-file goes with --scripts");
     int modes = !args->issue.empty() + args->all + !args->model.empty() + !args->suite.empty();
     if (modes != 1)
       throw UsageError("reproduce needs exactly one of OWNER/REPO#N, --all, --model, --suite");

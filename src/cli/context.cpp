@@ -11,7 +11,11 @@ Db& Context::db() {
   return *db_;
 }
 
-bool Context::stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
-bool Context::stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+bool Context::stdout_is_tty() {
+  return isatty(STDOUT_FILENO) == 1;
+}
+bool Context::stderr_is_tty() {
+  return isatty(STDERR_FILENO) == 1;
+}
 
 }  // namespace convfail

@@ -29,7 +29,9 @@ Db::Db(const std::string& path) : path_(path) {
   }
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::~Db() {
+  sqlite3_close_v2(db_);
+}
 
 void Db::fail(const std::string& context) const {
   throw UserError("database " + path_ + ": " + context + ": " + sqlite3_errmsg(db_));
@@ -45,15 +47,21 @@ void Db::exec(std::string_view sql) {
   }
 }
 
-std::int64_t Db::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
-int Db::changes() const { return sqlite3_changes(db_); }
+std::int64_t Db::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int Db::changes() const {
+  return sqlite3_changes(db_);
+}
 
 std::int64_t Db::scalar(std::string_view sql) {
   Stmt st(*this, sql);
   return st.step() ? st.int64(0) : 0;
 }
 
-int Db::user_version() { return static_cast<int>(scalar("PRAGMA user_version")); }
+int Db::user_version() {
+  return static_cast<int>(scalar("PRAGMA user_version"));
+}
 
 void Db::set_user_version(int version) {
   exec("PRAGMA user_version=" + std::to_string(version));
@@ -66,9 +74,13 @@ Stmt::Stmt(Db& db, std::string_view sql) : db_(&db) {
   }
 }
 
-Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+Stmt::~Stmt() {
+  sqlite3_finalize(stmt_);
+}
 
 Stmt& Stmt::bind(int index, std::int64_t value) {
   if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_->fail("bind");
@@ -119,9 +131,15 @@ void Stmt::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-std::int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
+bool Stmt::is_null(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+std::int64_t Stmt::int64(int col) const {
+  return sqlite3_column_int64(stmt_, col);
+}
+double Stmt::real(int col) const {
+  return sqlite3_column_double(stmt_, col);
+}
 
 std::string Stmt::text(int col) const {
   const unsigned char* p = sqlite3_column_text(stmt_, col);
@@ -140,10 +158,16 @@ std::optional<std::int64_t> Stmt::opt_int64(int col) const {
   return int64(col);
 }
 
-int Stmt::column_count() const { return sqlite3_column_count(stmt_); }
-std::string Stmt::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
+int Stmt::column_count() const {
+  return sqlite3_column_count(stmt_);
+}
+std::string Stmt::column_name(int col) const {
+  return sqlite3_column_name(stmt_, col);
+}
 
-Transaction::Transaction(Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Db& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -43,7 +43,6 @@ struct IssueFilter {
 // Issues matching the filter, newest first (created_at, then number).
 std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter);
 
-
 struct CommentView {
   std::optional<std::string> author;
   std::optional<std::string> author_association;

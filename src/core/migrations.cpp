@@ -30,7 +30,9 @@ const std::vector<Migration>& migrations() {
   return all;
 }
 
-int schema_version() { return migrations().empty() ? 0 : migrations().back().version; }
+int schema_version() {
+  return migrations().empty() ? 0 : migrations().back().version;
+}
 
 int migrate(Db& db) {
   int current = db.user_version();

@@ -78,7 +78,9 @@ TEST_CASE("manual labels are append-only") {
   auto db = open_database(dir.file("m.db"));
   db->exec("INSERT INTO repositories(full_name) VALUES ('a/b')");
   db->exec("INSERT INTO issues(repo_id, number, title) VALUES (1, 1, 't')");
-  db->exec("INSERT INTO manual_labels(issue_id, annotator, dimension, value) VALUES (1,'x','symptom','crash')");
+  db->exec(
+      "INSERT INTO manual_labels(issue_id, annotator, dimension, value) VALUES "
+      "(1,'x','symptom','crash')");
   CHECK_THROWS_AS(db->exec("UPDATE manual_labels SET value='hang'"), UserError);
   CHECK_THROWS_AS(db->exec("DELETE FROM manual_labels"), UserError);
   CHECK(db->scalar("SELECT count(*) FROM manual_labels WHERE value='crash'") == 1);

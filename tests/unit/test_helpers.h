@@ -32,8 +32,14 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-inline std::string shared_dir() { return CONVFAIL_SHARED_DIR; }
-inline std::string source_dir() { return CONVFAIL_SOURCE_DIR; }
-inline std::string data_dir() { return std::string(CONVFAIL_SOURCE_DIR) + "/data"; }
+inline std::string shared_dir() {
+  return CONVFAIL_SHARED_DIR;
+}
+inline std::string source_dir() {
+  return CONVFAIL_SOURCE_DIR;
+}
+inline std::string data_dir() {
+  return std::string(CONVFAIL_SOURCE_DIR) + "/data";
+}
 
 }  // namespace convfail::test

@@ -16,7 +16,8 @@ namespace {
 std::string fingerprint(Db& db) {
   std::string out;
   for (const char* t : {"repositories", "issues", "issue_labels", "comments", "timeline_events"}) {
-    out += std::string(t) + "=" + std::to_string(db.scalar(std::string("SELECT count(*) FROM ") + t)) + " ";
+    out += std::string(t) + "=" +
+           std::to_string(db.scalar(std::string("SELECT count(*) FROM ") + t)) + " ";
   }
   Stmt st(db, "SELECT group_concat(raw_json, '|') FROM issues");
   st.step();
@@ -82,10 +83,20 @@ TEST_CASE("import: flattened JSONL with comments; newer updated_at replaces, old
 TEST_CASE("import: FTS index follows inserts and updates") {
   test::TempDir dir;
   auto db = open_database(dir.file("i.db"));
-  import_files(*db, {dir.write("a.jsonl", R"({"repo":"a/b","number":1,"title":"GridSample unsupported","updated_at":"1","comments":[{"body":"INTERNAL ASSERT FAILED at graph.cpp"}]})")});
+  import_files(
+      *db,
+      {dir.write(
+          "a.jsonl",
+          R"({"repo":"a/b","number":1,"title":"GridSample unsupported","updated_at":"1","comments":[{"body":"INTERNAL ASSERT FAILED at graph.cpp"}]})")});
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 1);
-  CHECK(db->scalar("SELECT count(*) FROM comments_fts WHERE comments_fts MATCH '\"INTERNAL ASSERT\"'") == 1);
-  import_files(*db, {dir.write("b.jsonl", R"({"repo":"a/b","number":1,"title":"Resize mismatch","updated_at":"2","comments":[]})")});
+  CHECK(db->scalar(
+            "SELECT count(*) FROM comments_fts WHERE comments_fts MATCH '\"INTERNAL ASSERT\"'") ==
+        1);
+  import_files(
+      *db,
+      {dir.write(
+          "b.jsonl",
+          R"({"repo":"a/b","number":1,"title":"Resize mismatch","updated_at":"2","comments":[]})")});
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 0);
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'resize'") == 1);
   CHECK(db->scalar("SELECT count(*) FROM comments_fts WHERE comments_fts MATCH 'assert'") == 0);
@@ -106,7 +117,8 @@ TEST_CASE("import: malformed input names file:line and leaves the database uncha
   std::vector<Case> cases = {
       {"badjson.jsonl", "{\"repo\":\"a/b\",\"number\":1}\n{\"repo\": \"a/b\", \"number\": 2,,}\n",
        "badjson.jsonl:2: malformed JSON"},
-      {"notobject.jsonl", "{\"repo\":\"a/b\",\"number\":3}\n[1,2]\n", "notobject.jsonl:2: not a JSON object"},
+      {"notobject.jsonl", "{\"repo\":\"a/b\",\"number\":3}\n[1,2]\n",
+       "notobject.jsonl:2: not a JSON object"},
       {"nonumber.jsonl", "{\"repo\":\"a/b\",\"number\":4}\n\n{\"repo\":\"a/b\",\"title\":\"x\"}\n",
        "nonumber.jsonl:3: missing \"number\""},
       {"norepo.jsonl", "{\"number\":4}\n", "norepo.jsonl:1: no repository"},
@@ -121,8 +133,9 @@ TEST_CASE("import: malformed input names file:line and leaves the database uncha
     CAPTURE(c.name);
     std::string path = dir.write(c.name, c.text);
     // A good file before the bad one must be rolled back too.
-    CHECK_THROWS_WITH_AS(import_files(*db, {dir.write("ok.jsonl", "{\"repo\":\"z/z\",\"number\":1}"), path}),
-                         doctest::Contains(c.expect.c_str()), UserError);
+    CHECK_THROWS_WITH_AS(
+        import_files(*db, {dir.write("ok.jsonl", "{\"repo\":\"z/z\",\"number\":1}"), path}),
+        doctest::Contains(c.expect.c_str()), UserError);
     CHECK(fingerprint(*db) == before);
   }
 }
@@ -145,11 +158,14 @@ TEST_CASE("has_fix_link follows the study's four rules") {
   CHECK(timeline_has_fix_link(repo, j(R"([{"event":"referenced","commit_id":"abc"}])")));
   CHECK(timeline_has_fix_link(repo, j(R"([{"event":"connected"}])")));
   CHECK(timeline_has_fix_link(
-      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","pull_request":{},"repository":{"full_name":"pytorch/pytorch"}}}}])")));
+      repo,
+      j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","pull_request":{},"repository":{"full_name":"pytorch/pytorch"}}}}])")));
   // Open source issue, or another repository: no.
   CHECK_FALSE(timeline_has_fix_link(
-      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"open","repository":{"full_name":"pytorch/pytorch"}}}}])")));
+      repo,
+      j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"open","repository":{"full_name":"pytorch/pytorch"}}}}])")));
   CHECK_FALSE(timeline_has_fix_link(
-      repo, j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","repository":{"full_name":"other/repo"}}}}])")));
+      repo,
+      j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","repository":{"full_name":"other/repo"}}}}])")));
   CHECK_FALSE(timeline_has_fix_link(repo, j(R"([{"event":"labeled","label":{"name":"x"}}])")));
 }
