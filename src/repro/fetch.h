@@ -50,6 +50,8 @@ UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
 
 // sha256 of a file, lower-case hex.
 std::string sha256_file(const std::string& path);
+// sha256 of a string (e.g. a script's code), lower-case hex.
+std::string sha256_hex(const std::string& data);
 
 struct FetchCounts {
   int attempted = 0, ok = 0, failed = 0, unpacked = 0;

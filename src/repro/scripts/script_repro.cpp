@@ -1,28 +1,14 @@
 #include "repro/scripts/script_repro.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.h"
+#include "repro/fetch.h"
 
 namespace convfail::repro {
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-    hex += buf;
-  }
-  return hex;
-}
 
 ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptions& options,
                                    const ModelEvaluator& evaluate, const MissingModules& missing) {

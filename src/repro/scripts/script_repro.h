@@ -46,7 +46,4 @@ std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id);
 std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
                               const ScriptReproResult& result);
 
-// SHA-256 of a string as lower-case hex (for script_sha256).
-std::string sha256_hex(const std::string& data);
-
 }  // namespace convfail::repro
