@@ -36,18 +36,6 @@ std::string format_iso(std::int64_t epoch) {
   return buf;
 }
 
-std::vector<std::string> label_names(const Json& issue) {
-  std::vector<std::string> out;
-  auto it = issue.find("labels");
-  if (it == issue.end() || !it->is_array()) return out;
-  for (const Json& l : *it) {
-    if (l.is_string()) out.push_back(l.get<std::string>());
-    if (l.is_object())
-      if (auto n = opt_string(l, "name")) out.push_back(*n);
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
@@ -195,7 +183,7 @@ class Crawl {
         ++summary_.pull_requests_skipped;
         continue;
       }
-      std::vector<std::string> labels = label_names(issue);
+      std::vector<std::string> labels = issue_label_names(issue);
       bool excluded = std::any_of(labels.begin(), labels.end(), [&](const std::string& l) {
         return std::find(o_.exclude_labels.begin(), o_.exclude_labels.end(), l) !=
                o_.exclude_labels.end();

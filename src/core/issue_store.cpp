@@ -8,21 +8,6 @@
 namespace convfail {
 namespace {
 
-// Labels come as ["name", ...] (flattened) or [{"name": ...}, ...] (REST).
-std::vector<std::string> label_names(const Json& issue) {
-  std::vector<std::string> out;
-  auto it = issue.find("labels");
-  if (it == issue.end() || !it->is_array()) return out;
-  for (const Json& l : *it) {
-    if (l.is_string()) {
-      out.push_back(l.get<std::string>());
-    } else if (l.is_object()) {
-      if (auto n = opt_string(l, "name")) out.push_back(*n);
-    }
-  }
-  return out;
-}
-
 // Author: REST user.login, or flattened "author".
 std::optional<std::string> author_of(const Json& j) {
   if (auto login = opt_nested_string(j, "user", "login")) return login;
@@ -44,6 +29,20 @@ std::string issue_raw(const Json& issue) {
 }
 
 }  // namespace
+
+std::vector<std::string> issue_label_names(const Json& issue) {
+  std::vector<std::string> out;
+  auto it = issue.find("labels");
+  if (it == issue.end() || !it->is_array()) return out;
+  for (const Json& l : *it) {
+    if (l.is_string()) {
+      out.push_back(l.get<std::string>());
+    } else if (l.is_object()) {
+      if (auto n = opt_string(l, "name")) out.push_back(*n);
+    }
+  }
+  return out;
+}
 
 std::optional<std::string> repo_from_issue_urls(const Json& issue) {
   static const std::regex api(R"(/repos/([^/]+)/([^/?#]+)/?$)");
@@ -285,7 +284,8 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
 
   if (existing) delete_labels_.bind(1, *issue_id).run();
   Stmt& label = staged ? staging_->insert_label : insert_label_;
-  for (const std::string& name : label_names(issue)) label.bind(1, *issue_id).bind(2, name).run();
+  for (const std::string& name : issue_label_names(issue))
+    label.bind(1, *issue_id).bind(2, name).run();
   return existing ? UpsertResult::kUpdated : UpsertResult::kInserted;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/db.h"
 #include "core/json_util.h"
@@ -22,6 +23,9 @@ enum class UpsertResult { kInserted, kUpdated, kUnchanged, kStale };
 // a commit_id, referenced with a commit_id, cross-referenced from a closed issue or pull request
 // of the same repository, or connected.
 bool timeline_has_fix_link(const std::string& repo, const Json& events);
+
+// Label names of an issue: ["name", ...] (flattened) or [{"name": ...}, ...] (REST).
+std::vector<std::string> issue_label_names(const Json& issue);
 
 class IssueStore {
  public:
