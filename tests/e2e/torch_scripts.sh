@@ -79,6 +79,22 @@ expected="1|wrong_output_reproduced|compare|body|64|1|1
 2|crash_reproduced|export|comments|64|1|0"
 [ "$(cat "$T/rows.txt")" = "$expected" ] && echo "ok   stored rows" || { echo "FAIL stored rows:"; cat "$T/rows.txt"; fail=1; }
 
+# After `artifacts scan`, --all selects the same issues, and each run links the script artifact
+# that actually ran: #2's is the reporter's fft block, not the first block of its thread (carl's).
+"$CF" artifacts scan >/dev/null || { echo "FAIL artifacts scan"; fail=1; }
+"$CF" reproduce --scripts --all --json >"$T/scanned.json" 2>"$T/scanned.err" || { echo "FAIL --all after scan"; cat "$T/scanned.err"; fail=1; }
+grep -q "no script artifacts stored" "$T/scanned.err" && { echo "FAIL --all ignored the scan"; fail=1; }
+$PY - "$T/all.json" "$T/scanned.json" <<'PYEOF' || fail=1
+import json, sys
+issues = lambda f: sorted((j["issue"], j["verdict"]) for j in map(json.loads, open(f)) if "issue" in j)
+assert issues(sys.argv[1]) == issues(sys.argv[2]), (issues(sys.argv[1]), issues(sys.argv[2]))
+print("ok   --all after scan selects the same issues")
+PYEOF
+sqlite3 "$CONVFAIL_DB" "SELECT i.number, a.source_field, instr(a.code, 'fft') > 0 FROM repro_runs r JOIN issues i ON i.id = r.issue_id JOIN artifacts a ON a.id = r.artifact_id ORDER BY r.id" >"$T/linked.txt"
+expected="1|body|0
+2|comment:1|1"
+[ "$(cat "$T/linked.txt")" = "$expected" ] && echo "ok   runs link the artifact that ran" || { echo "FAIL artifact links:"; cat "$T/linked.txt"; fail=1; }
+
 # bad arguments: one clear line, non-zero exit
 "$CF" reproduce --scripts nosuch/repo#9 2>"$T/e1"; [ $? = 1 ] && grep -q "not in the store" "$T/e1" || { echo "FAIL unknown issue"; fail=1; }
 "$CF" reproduce --scripts 2>"$T/e2"; [ $? = 2 ] || { echo "FAIL no selection"; cat "$T/e2"; fail=1; }

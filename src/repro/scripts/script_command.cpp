@@ -124,7 +124,7 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
     r.script_source = script.source;
     r.blocks = script.blocks;
-    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id), r);
+    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id, script.code), r);
     const ScriptVerdict& v = r.verdict;
     ++counts[v.verdict];
     ++done;

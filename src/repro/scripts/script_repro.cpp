@@ -53,30 +53,33 @@ IssueText load_issue_text(Db& db, std::int64_t issue_id) {
 }
 
 std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned) {
-  std::vector<std::int64_t> ids;
   bool have = db.scalar("SELECT count(*) FROM artifacts WHERE kind = 'script'") > 0;
   if (scanned) *scanned = have;
-  if (!have) {
-    auto all = db.prepare("SELECT id FROM issues WHERE is_pull_request = 0 ORDER BY id");
-    while (all.step()) {
-      std::int64_t id = all.int64(0);
-      if (extract_script(load_issue_text(db, id)).code.find("torch") != std::string::npos)
-        ids.push_back(id);
-    }
-    return ids;
+  // Candidates: the scan's script artifacts when there are any, else every issue. Either way an
+  // issue is taken only when the program that would run (body, else reporter's comments) uses
+  // torch, so both ways select by the same rule.
+  auto q = db.prepare(have ? "SELECT DISTINCT issue_id FROM artifacts WHERE kind = 'script' AND "
+                             "code LIKE '%torch%' ORDER BY issue_id"
+                           : "SELECT id FROM issues WHERE is_pull_request = 0 ORDER BY id");
+  std::vector<std::int64_t> ids;
+  while (q.step()) {
+    std::int64_t id = q.int64(0);
+    if (extract_script(load_issue_text(db, id)).code.find("torch") != std::string::npos)
+      ids.push_back(id);
   }
-  auto q = db.prepare(
-      "SELECT DISTINCT issue_id FROM artifacts WHERE kind = 'script' AND code LIKE '%torch%' "
-      "ORDER BY issue_id");
-  while (q.step()) ids.push_back(q.int64(0));
   return ids;
 }
 
-std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id) {
+std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id,
+                                               const std::string& script_code) {
   auto q = db.prepare(
-      "SELECT id FROM artifacts WHERE issue_id = ? AND kind = 'script' ORDER BY id LIMIT 1");
+      "SELECT id, code FROM artifacts WHERE issue_id = ? AND kind = 'script' ORDER BY id");
   q.bind(1, issue_id);
-  if (q.step()) return q.int64(0);
+  while (q.step()) {
+    std::string code = q.text(1);
+    code.erase(code.find_last_not_of(" \t\r\n") + 1);
+    if (!code.empty() && script_code.find(code) != std::string::npos) return q.int64(0);
+  }
   return std::nullopt;
 }
 

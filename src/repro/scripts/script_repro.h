@@ -34,13 +34,15 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
 // The issue's author, body and comments from the store. Throws UserError when unknown.
 IssueText load_issue_text(Db& db, std::int64_t issue_id);
 
-// Issues with a script artifact that mentions torch (what `artifacts scan` found), in id order.
-// When the store has no script artifact at all (never scanned), the issues whose extracted
-// program mentions torch; *scanned tells which.
+// Issues whose extracted program (extract_script) mentions torch, in id order. When `artifacts
+// scan` stored script artifacts, only issues with a torch script artifact are candidates; when it
+// never ran, every issue is; *scanned tells which.
 std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned = nullptr);
 
-// The first script artifact of an issue, if any.
-std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id);
+// The first script artifact of an issue that is part of the program that ran (its code occurs in
+// script_code); none when the program came from blocks the scan did not record.
+std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id,
+                                               const std::string& script_code);
 
 // Appends a repro_runs row (in its own transaction) and returns its id.
 std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
