@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -86,6 +87,21 @@ struct Pipes {
   }
 };
 
+// Run by /bin/sh inside a fresh mount namespace as `sh -c SCRIPT sandbox DIR PROGRAM ARGS...`:
+// DIR becomes a mount of its own, then every other mount except the kernel's pseudo file systems
+// is remounted read-only, then PROGRAM runs. A mount that cannot be made read-only (a mount
+// point with escaped characters) stops the run rather than leaving it writable.
+const char* const kReadOnlyMounts =
+    "set -ef; w=$1; shift\n"
+    "mount --bind \"$w\" \"$w\"\n"
+    "for m in $(cut -d' ' -f5 /proc/self/mountinfo); do\n"
+    "  case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue;; esac\n"
+    "  [ \"$m\" = \"$w\" ] && continue\n"
+    "  mount -o remount,bind,ro \"$m\" || { echo \"sandbox: cannot make $m read-only\" >&2; exit "
+    "126; }\n"
+    "done\n"
+    "exec \"$@\"\n";
+
 // Forks and execs; returns the pid or -1 with *error. The parent ends of the pipes stay in
 // `pipes` (in[1], out[0], err[0]); the child ends are closed in the parent.
 int spawn(const SandboxSpec& spec, Pipes& pipes, std::string* error) {
@@ -96,8 +112,15 @@ int spawn(const SandboxSpec& spec, Pipes& pipes, std::string* error) {
   }
   auto env = effective_env(spec);
   std::vector<std::string> argv = spec.argv;
+  bool read_only = !spec.limits.writable_dir.empty() && filesystem_isolation_available();
+  if (read_only) {
+    std::vector<std::string> wrap = {"/bin/sh", "-c", kReadOnlyMounts, "sandbox",
+                                     spec.limits.writable_dir};
+    argv.insert(argv.begin(), wrap.begin(), wrap.end());
+  }
   if (spec.limits.no_network && network_isolation_available())
     argv.insert(argv.begin(), {"unshare", "-n", "--"});
+  if (read_only) argv.insert(argv.begin(), {"unshare", "-m", "--propagation", "private", "--"});
   std::string program = find_program(argv[0], env);
   if (program.empty()) {
     *error = "program not found: " + argv[0];
@@ -264,6 +287,40 @@ bool network_isolation_available() {
     probe.limits.wall_seconds = 5;
     probe.limits.no_network = false;
     available = run_sandboxed(probe).ok() ? 1 : 0;
+  }
+  return available == 1;
+}
+
+bool filesystem_isolation_available() {
+  static int available = -1;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (available < 0) {
+    // Inside the wrapper the probe directory must be writable and its sibling path must not be.
+    char dir[] = "/tmp/convfail-fsprobe-XXXXXX";
+    if (mkdtemp(dir) == nullptr) return false;
+    const std::string inside = std::string(dir) + "/w", outside = std::string(dir) + ".outside";
+    SandboxSpec probe;
+    probe.argv = {"unshare",
+                  "-m",
+                  "--propagation",
+                  "private",
+                  "--",
+                  "/bin/sh",
+                  "-c",
+                  kReadOnlyMounts,
+                  "sandbox",
+                  dir,
+                  "/bin/sh",
+                  "-c",
+                  "touch \"$0\" && ! touch \"$1\" 2>/dev/null",
+                  inside,
+                  outside};
+    probe.limits.wall_seconds = 10;
+    available = run_sandboxed(probe).ok() ? 1 : 0;
+    unlink(inside.c_str());
+    unlink(outside.c_str());
+    rmdir(dir);
   }
   return available == 1;
 }

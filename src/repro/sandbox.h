@@ -1,7 +1,8 @@
 // Runs untrusted programs (ONNX Runtime runner, repro scripts) in a child process with limits:
 // address space (RLIMIT_AS), CPU time, file size, a wall-clock timeout that kills the whole
 // process group, no inherited file descriptors beyond its pipes, an environment and working
-// directory chosen by the caller, and optionally no network (`unshare -n`, when it works here).
+// directory chosen by the caller, optionally no network (`unshare -n`) and a read-only file system
+// but for one directory (`unshare -m`), each when it works here.
 // A child that segfaults, aborts, hangs or exhausts memory is a result, never an exception.
 #pragma once
 
@@ -20,6 +21,9 @@ struct SandboxLimits {
   std::uint64_t file_size_bytes = 512ull << 20;  // RLIMIT_FSIZE; 0 = unlimited
   double wall_seconds = 60;                      // run(): whole run; PersistentChild: per request
   bool no_network = false;                       // wrap in `unshare -n` when that works here
+  // Non-empty: in a private mount namespace every mount is remounted read-only except this
+  // directory (and /proc, /sys, /dev), when that works here (`unshare -m`, needs root).
+  std::string writable_dir;
 };
 
 struct SandboxSpec {
@@ -70,6 +74,9 @@ SandboxResult run_in_fork(
 
 // Whether `unshare -n` can be used on this machine (checked once).
 bool network_isolation_available();
+
+// Whether SandboxLimits::writable_dir can be enforced on this machine (checked once).
+bool filesystem_isolation_available();
 
 // "SIGSEGV" for 11, etc.
 std::string signal_name(int sig);

@@ -150,3 +150,24 @@ TEST_CASE("persistent child: answers, dies, is restarted, times out") {
   CHECK(*child.request("four").line == "re:four");
   CHECK(child.starts() == 3);
 }
+
+TEST_CASE("sandbox: read-only file system but for the writable directory, when available") {
+  if (!filesystem_isolation_available()) return;  // documented: unshare -m needs root
+  convfail::test::TempDir inside, outside;
+  auto s =
+      shell("touch \"$0/written\" && echo ok; touch \"$1/escaped\" 2>/dev/null || echo blocked");
+  s.argv.push_back(inside.path().string());
+  s.argv.push_back(outside.path().string());
+  s.limits.writable_dir = inside.path().string();
+  s.limits.no_network = true;  // both wrappers together
+  auto r = run_sandboxed(s);
+  REQUIRE(r.ok());
+  CHECK(r.stdout_text == "ok\nblocked\n");
+  CHECK(std::filesystem::exists(inside.path() / "written"));
+  CHECK_FALSE(std::filesystem::exists(outside.path() / "escaped"));
+  // Without writable_dir the same child writes anywhere: the guard is the limit, not the test.
+  auto free = shell("touch \"$0/escaped\"");
+  free.argv.push_back(outside.path().string());
+  REQUIRE(run_sandboxed(free).ok());
+  CHECK(std::filesystem::exists(outside.path() / "escaped"));
+}

@@ -158,7 +158,9 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   spec.limits.file_size_bytes = options.file_size_bytes;
   spec.limits.wall_seconds = options.timeout_seconds;
   spec.limits.no_network = true;
+  spec.limits.writable_dir = root.string();  // the harness's audit hook is the second line
   run.network_isolated = network_isolation_available();
+  run.filesystem_isolated = filesystem_isolation_available();
 
   run.sandbox = run_sandboxed(spec);
   run.phase = read_file(out / "phase", 64);

@@ -76,6 +76,7 @@ struct ScriptRun {
   std::vector<std::string> shims;
   std::string torch_version, onnx_version;
   bool network_isolated = false;        // ran under `unshare -n`
+  bool filesystem_isolated = false;     // read-only file system but for the scratch directory
   std::shared_ptr<ScratchDir> scratch;  // holds the exported files until the run is dropped
 };
 

@@ -42,6 +42,7 @@ nlohmann::json run_details(const ScriptRun& run) {
                       {"phase", run.phase},
                       {"export_calls", run.export_calls},
                       {"network_isolated", run.network_isolated},
+                      {"filesystem_isolated", run.filesystem_isolated},
                       {"wall_ms", run.sandbox.wall_ms}};
   if (!run.blocked.empty()) d["blocked"] = run.blocked;
   if (!run.shims.empty()) d["shims"] = run.shims;
