@@ -3,6 +3,7 @@
 
 #include "classifier/evaluation.h"
 #include "classifier/label_sets.h"
+#include "classifier/rule_eval.h"
 #include "cli/commands.h"
 #include "core/error.h"
 
@@ -21,6 +22,7 @@ void add_eval_command(CLI::App& app, Context& ctx) {
     std::int64_t run = 0;
     std::string folds;
     bool json = false;
+    bool by_rule = false;
   };
   auto args = std::make_shared<Args>();
   auto* gold = cmd->add_option("--gold", args->gold, "annotator whose manual labels are gold");
@@ -33,6 +35,10 @@ void add_eval_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--folds", args->folds,
                   "only gold rows of these folds, e.g. 0,1,2,3 or 4 (needs a fold column)");
   cmd->add_flag("--json", args->json, "print the figures as JSON");
+  cmd->add_flag("--by-rule", args->by_rule,
+                "also per rule: gold issues it fired on, precision (gold label is the rule's\n"
+                "label), the label's base rate and lift (precision / base rate); rules firing\n"
+                "on one issue or below chance are marked (JSON: \"rules\")");
   cmd->callback([&ctx, args] {
     if (args->gold.empty() && args->gold_file.empty())
       throw UsageError("eval: give --gold ANNOTATOR or --gold-file FILE");
@@ -50,10 +56,17 @@ void add_eval_command(CLI::App& app, Context& ctx) {
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
     EvalReport report = evaluate_run(ctx.db(), taxonomy, gold_set, run, folds);
-    if (args->json)
-      std::cout << eval_report_json(report).dump(2) << "\n";
-    else
+    std::vector<RuleEval> rules;
+    if (args->by_rule)
+      rules = evaluate_rules(load_rule_firings(ctx.db(), report.run_id), gold_set, folds);
+    if (args->json) {
+      nlohmann::json out = eval_report_json(report);
+      if (args->by_rule) out["rules"] = rule_evals_json(rules);
+      std::cout << out.dump(2) << "\n";
+    } else {
       std::cout << eval_report_text(report);
+      if (args->by_rule) std::cout << rule_evals_text(rules);
+    }
   });
 }
 

@@ -51,6 +51,30 @@ for dim in ("symptom", "cause", "stage"):
 PY
 done
 
+# --by-rule: per-rule counts equal the stored evidence on development issues, and the printed
+# table equals the JSON.
+cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule >"$tmp/rules.txt"
+cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule --json >"$tmp/rules.json"
+python3 - "$tmp/rules.txt" "$tmp/rules.json" "$tmp/t.db" "$data/labels.csv" <<'PY'
+import csv, json, re, sqlite3, sys
+text, report = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+dev = {(r["repo"].lower(), int(r["number"])) for r in csv.DictReader(open(sys.argv[4])) if r["fold"] != "4"}
+fired = {}
+for rule, repo, number in sqlite3.connect(sys.argv[3]).execute(
+        "SELECT DISTINCT e.rule_id, r.full_name, i.number FROM classifier_evidence e "
+        "JOIN issues i ON i.id = e.issue_id JOIN repositories r ON r.id = i.repo_id"):
+    if (repo.lower(), number) in dev:
+        fired[rule] = fired.get(rule, 0) + 1
+rules = {r["rule"]: r for r in report["rules"]}
+assert {k: v["fired"] for k, v in rules.items()} == fired, "fired counts differ from the evidence"
+for r in report["rules"]:
+    m = re.search(r"^  %s +(\d+) +(\d+) +([\d.]+) +([\d.]+) +([\d.]+)" % re.escape(r["rule"]), text, re.M)
+    assert m, "no line for " + r["rule"]
+    assert (int(m.group(1)), int(m.group(2))) == (r["fired"], r["agreed"]), r
+    assert m.group(3) == "%.3f" % r["precision"] and m.group(5) == "%.2f" % r["lift"], r
+print("by-rule: %d rules" % len(rules))
+PY
+
 # explain shows labels and evidence with the match marked (plain text on a pipe).
 ref=$(python3 -c "import json,sys; o=json.loads(open(sys.argv[1]).readline()); print('%s#%d' % (o['repo'], o['number']))" "$data/issues.jsonl")
 cf explain "$ref" >"$tmp/explain.txt"
