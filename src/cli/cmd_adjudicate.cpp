@@ -4,11 +4,9 @@
 #include "classifier/annotation_session.h"
 #include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "cli/interactive_session.h"
 
 namespace convfail {
-
-void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSession& opened,
-                             SessionConfig config, bool plain);
 
 void add_adjudicate_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -19,30 +17,25 @@ void add_adjudicate_command(CLI::App& app, Context& ctx) {
   struct Args {
     std::vector<std::string> annotators;
     std::string as;
-    bool plain = false;
-    int page_lines = 20;
+    SessionDisplay display;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--annotators", args->annotators, "annotators to reconcile, e.g. R1,R2")
       ->required()
       ->delimiter(',');
   cmd->add_option("--as", args->as, "name the decisions are recorded under")->required();
-  cmd->add_option("--page-lines", args->page_lines, "lines of issue text per page")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_flag("--plain", args->plain, "line mode without colours even on a terminal");
+  add_session_display_options(cmd, &args->display);
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     Db& db = ctx.db();
     std::string params;
     for (const auto& a : args->annotators) params += (params.empty() ? "" : ",") + a;
     SessionConfig config;
-    config.page_lines = args->page_lines;
     config.compare = args->annotators;
     OpenedSession opened = open_session(
         db, tax, args->as, "adjudicate", "disagreements", "annotators=" + params, config,
         [&] { return build_adjudication_queue(db, args->annotators, args->as); });
-    run_interactive_session(ctx, tax, opened, config, args->plain);
+    run_interactive_session(ctx, tax, opened, config, args->display);
   });
 }
 

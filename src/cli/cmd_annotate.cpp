@@ -1,38 +1,12 @@
-#include <unistd.h>
-
 #include <iostream>
 #include <memory>
 
 #include "classifier/annotation_session.h"
 #include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "cli/interactive_session.h"
 
 namespace convfail {
-
-// Runs a session on stdin/stdout: raw single keys on a terminal, one answer per line otherwise.
-void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSession& opened,
-                             SessionConfig config, bool plain) {
-  bool tty = !plain && is_terminal(STDIN_FILENO) && is_terminal(STDOUT_FILENO);
-  config.colour = tty;
-  std::cerr << (opened.resumed ? "resuming" : "starting") << " session " << opened.session.id
-            << " (" << opened.session.mode << ", queue " << opened.session.queue << ", "
-            << opened.session.items.size() << " issue(s))\n";
-  AnnotationSession session(ctx.db(), tax, opened.session, config);
-  SessionSummary s;
-  if (tty) {
-    RawTerminal raw(STDIN_FILENO);
-    RawKeyReader keys(std::cin, std::cout);
-    s = session.run(keys, std::cout);
-  } else {
-    LineKeyReader keys(std::cin);
-    s = session.run(keys, std::cout);
-  }
-  std::cout << "session " << opened.session.id << ": " << s.answered << " answer(s), " << s.skipped
-            << " skip(s), " << s.undone << " undo(s); " << s.done_items << " of " << s.total_items
-            << " issue(s) done";
-  if (!s.finished) std::cout << " (run the same command to resume)";
-  std::cout << "\n";
-}
 
 void add_annotate_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -46,8 +20,7 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
   struct Args {
     std::string annotator;
     QueueOptions queue;
-    bool plain = false;
-    int page_lines = 20;
+    SessionDisplay display;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--annotator", args->annotator, "who is labeling")->required();
@@ -64,10 +37,7 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--min-confidence", args->queue.low_confidence,
                   "low-confidence: issues whose lowest confidence is below this")
       ->capture_default_str();
-  cmd->add_option("--page-lines", args->page_lines, "lines of issue text per page")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_flag("--plain", args->plain, "line mode without colours even on a terminal");
+  add_session_display_options(cmd, &args->display);
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     Db& db = ctx.db();
@@ -77,11 +47,10 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
     if (q.queue == "sample") params += ";seed=" + std::to_string(q.seed);
     if (q.queue == "low-confidence") params += ";below=" + std::to_string(q.low_confidence);
     SessionConfig config;
-    config.page_lines = args->page_lines;
     OpenedSession opened =
         open_session(db, tax, args->annotator, "annotate", q.queue, params, config,
                      [&] { return build_annotate_queue(db, args->annotator, q); });
-    run_interactive_session(ctx, tax, opened, config, args->plain);
+    run_interactive_session(ctx, tax, opened, config, args->display);
   });
 }
 
