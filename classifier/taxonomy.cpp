@@ -29,6 +29,7 @@ TaxonomyLabel parse_label(const nlohmann::json& j, const std::string& origin) {
   l.id = j["id"].get<std::string>();
   l.title = j.value("title", l.id);
   if (j.contains("names")) l.names = j["names"].get<std::vector<std::string>>();
+  l.catch_all = j.value("catch_all", false);
   if (j.contains("subtypes"))
     for (const auto& s : j["subtypes"]) l.subtypes.push_back(parse_label(s, origin));
   return l;
@@ -106,6 +107,13 @@ std::vector<std::string> Taxonomy::label_ids(const std::string& dimension) const
   std::vector<std::string> out;
   for (const auto& l : this->dimension(dimension).labels) out.push_back(l.id);
   return out;
+}
+
+bool Taxonomy::is_catch_all(const std::string& dimension, const std::string& label) const {
+  if (!has_dimension(dimension)) return false;
+  for (const TaxonomyLabel& l : this->dimension(dimension).labels)
+    if (l.id == label) return l.catch_all;
+  return false;
 }
 
 std::vector<std::string> Taxonomy::subtype_ids(const std::string& cause) const {

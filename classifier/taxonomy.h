@@ -14,6 +14,7 @@ struct TaxonomyLabel {
   std::string title;
   std::vector<std::string> names;       // accepted spellings (spreadsheet names)
   std::vector<TaxonomyLabel> subtypes;  // cause subtypes, empty elsewhere
+  bool catch_all = false;  // "catch_all": true, e.g. cause `others`: never ranked as a top label
 };
 
 struct TaxonomyDimension {
@@ -37,6 +38,8 @@ class Taxonomy {
   // Label ids of a dimension in taxonomy order.
   std::vector<std::string> label_ids(const std::string& dimension) const;
   std::vector<std::string> subtype_ids(const std::string& cause) const;
+  // Whether the label is its dimension's catch-all bin (taxonomy.json "catch_all").
+  bool is_catch_all(const std::string& dimension, const std::string& label) const;
 
   // Maps an id or an accepted name (case-insensitive, surrounding space ignored) to the id;
   // nullopt when unknown. Empty input is nullopt.

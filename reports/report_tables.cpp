@@ -7,8 +7,6 @@
 namespace convfail {
 namespace {
 
-const char* const kCatchAllCause = "others";
-
 std::string title_of(const Taxonomy& tax, const std::string& dim, const std::string& id) {
   if (tax.has_dimension(dim))
     for (const auto& l : tax.dimension(dim).labels)
@@ -278,7 +276,7 @@ std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, st
   // as in the paper's Table 10.
   std::vector<std::string> seen;
   for (const auto& c : order)
-    if (totals[c] > 0 && c != kCatchAllCause) seen.push_back(c);
+    if (totals[c] > 0 && !tax.is_catch_all("cause", c)) seen.push_back(c);
   std::stable_sort(seen.begin(), seen.end(), [&](const std::string& a, const std::string& b) {
     return totals[a] > totals[b];
   });

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "classifier/taxonomy.h"
 #include "core/error.h"
 #include "reports/report_data.h"
@@ -89,6 +92,24 @@ TEST_CASE("report: cause by symptom (table 10) bins the catch-all and rare cause
   CHECK(row(t, "Other") == Row{"Other", "0 / 0", "0 / 0", "0 / 1", "0 / 1"});
   CHECK(row(t, "Total") == Row{"Total", "1 / 1", "1 / 2", "1 / 1", "3 / 4"});
   CHECK(t.rows.size() == 7);  // five causes, Other, Total
+
+  // The catch-all comes from taxonomy.json, not from the code: mark typo instead of others and
+  // typo leaves the top five while others enters it.
+  std::ifstream in(test::data_dir() + "/taxonomy.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string others_flag = ", \"catch_all\": true}";
+  auto at = text.find(others_flag);
+  REQUIRE(at != std::string::npos);
+  text.erase(at, others_flag.size() - 1);
+  auto typo = text.find("{\"id\": \"typo\"");
+  REQUIRE(typo != std::string::npos);
+  text.insert(typo + 1, "\"catch_all\": true, ");
+  Taxonomy swapped = Taxonomy::from_json_text(text, "swapped");
+  CHECK(swapped.is_catch_all("cause", "typo"));
+  CHECK_FALSE(swapped.is_catch_all("cause", "others"));
+  CHECK(top_causes(d, swapped) == std::vector<std::string>{"incompatibility", "type_problem",
+                                                           "shape_problem", "algorithmic_error",
+                                                           "others"});
 }
 
 TEST_CASE("report: subtypes by converter") {
