@@ -214,6 +214,16 @@ DimensionEval evaluate_dimension(
   return d;
 }
 
+IssueKey issue_key(const std::string& repo, std::int64_t number) {
+  std::string r = repo;
+  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
+  return {r, number};
+}
+
+bool in_folds(const GoldItem& item, const std::set<int>& folds) {
+  return folds.empty() || (item.fold && folds.count(*item.fold));
+}
+
 EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
                         std::optional<std::int64_t> run_id, const std::set<int>& folds) {
   if (!folds.empty() && !gold.has_folds)
@@ -232,17 +242,13 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
     if (report.run_id == 0) throw UserError("no classifier run yet (run classify first)");
   }
   auto predicted = load_classifier_labels(db, report.run_id);
-  std::map<std::pair<std::string, std::int64_t>, const IssueLabels*> by_issue;
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-    return s;
-  };
-  for (const auto& p : predicted) by_issue[{lower(p.repo), p.number}] = &p;
+  std::map<IssueKey, const IssueLabels*> by_issue;
+  for (const auto& p : predicted) by_issue[issue_key(p.repo, p.number)] = &p;
   std::map<std::string, std::vector<std::pair<std::string, std::optional<std::string>>>> pairs;
   for (const GoldItem& g : gold.items) {
-    if (!folds.empty() && (!g.fold || !folds.count(*g.fold))) continue;
+    if (!in_folds(g, folds)) continue;
     ++report.gold_items;
-    auto it = by_issue.find({lower(g.repo), g.number});
+    auto it = by_issue.find(issue_key(g.repo, g.number));
     if (it == by_issue.end()) {
       ++report.missing;
       continue;

@@ -37,6 +37,13 @@ struct GoldSet {
 GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy);
 GoldSet gold_from_labels(const std::string& source, const std::vector<IssueLabels>& labels);
 
+// How gold items meet stored issues: repository compared without case, then number.
+using IssueKey = std::pair<std::string, std::int64_t>;
+IssueKey issue_key(const std::string& repo, std::int64_t number);
+
+// Whether a gold item is in the selected folds (every item when `folds` is empty).
+bool in_folds(const GoldItem& item, const std::set<int>& folds);
+
 // The predicted-label stand-in for an abstention of symptom/cause in the pairs (kappa, accuracy
 // and the confusion matrix count it as a wrong answer).
 extern const char* const kAbstained;

@@ -7,15 +7,6 @@
 
 namespace convfail {
 
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-}  // namespace
-
 std::vector<RuleFiring> load_rule_firings(Db& db, std::int64_t run_id) {
   Stmt st(db,
           "SELECT DISTINCT e.rule_id, e.dimension, e.label, r.full_name, i.number "
@@ -29,12 +20,12 @@ std::vector<RuleFiring> load_rule_firings(Db& db, std::int64_t run_id) {
 
 std::vector<RuleEval> evaluate_rules(const std::vector<RuleFiring>& firings, const GoldSet& gold,
                                      const std::set<int>& folds) {
-  std::map<std::pair<std::string, std::int64_t>, const GoldItem*> selected;
+  std::map<IssueKey, const GoldItem*> selected;
   std::map<std::string, long> with_dimension;                   // dimension -> gold issues
   std::map<std::pair<std::string, std::string>, long> labeled;  // (dimension, label) -> issues
   for (const GoldItem& g : gold.items) {
-    if (!folds.empty() && (!g.fold || !folds.count(*g.fold))) continue;
-    selected[{lower(g.repo), g.number}] = &g;
+    if (!in_folds(g, folds)) continue;
+    selected[issue_key(g.repo, g.number)] = &g;
     for (const auto& [dim, value] : g.values) {
       ++with_dimension[dim];
       ++labeled[{dim, value}];
@@ -42,7 +33,7 @@ std::vector<RuleEval> evaluate_rules(const std::vector<RuleFiring>& firings, con
   }
   std::map<std::string, RuleEval> by_rule;
   for (const RuleFiring& f : firings) {
-    auto it = selected.find({lower(f.repo), f.number});
+    auto it = selected.find(issue_key(f.repo, f.number));
     if (it == selected.end()) continue;
     auto gv = it->second->values.find(f.dimension);
     if (gv == it->second->values.end()) continue;
