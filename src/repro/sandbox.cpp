@@ -102,6 +102,13 @@ const char* const kReadOnlyMounts =
     "done\n"
     "exec \"$@\"\n";
 
+// `unshare -m ... sh -c kReadOnlyMounts sandbox DIR`: prefix of a command line that runs it on a
+// read-only file system but for DIR (no network isolation of its own).
+std::vector<std::string> read_only_prefix(const std::string& dir) {
+  return {"unshare", "-m", "--propagation", "private", "--",
+          "/bin/sh", "-c", kReadOnlyMounts, "sandbox", dir};
+}
+
 // Forks and execs; returns the pid or -1 with *error. The parent ends of the pipes stay in
 // `pipes` (in[1], out[0], err[0]); the child ends are closed in the parent.
 int spawn(const SandboxSpec& spec, Pipes& pipes, std::string* error) {
@@ -112,15 +119,12 @@ int spawn(const SandboxSpec& spec, Pipes& pipes, std::string* error) {
   }
   auto env = effective_env(spec);
   std::vector<std::string> argv = spec.argv;
-  bool read_only = !spec.limits.writable_dir.empty() && filesystem_isolation_available();
-  if (read_only) {
-    std::vector<std::string> wrap = {"/bin/sh", "-c", kReadOnlyMounts, "sandbox",
-                                     spec.limits.writable_dir};
-    argv.insert(argv.begin(), wrap.begin(), wrap.end());
-  }
   if (spec.limits.no_network && network_isolation_available())
     argv.insert(argv.begin(), {"unshare", "-n", "--"});
-  if (read_only) argv.insert(argv.begin(), {"unshare", "-m", "--propagation", "private", "--"});
+  if (!spec.limits.writable_dir.empty() && filesystem_isolation_available()) {
+    auto prefix = read_only_prefix(spec.limits.writable_dir);
+    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  }
   std::string program = find_program(argv[0], env);
   if (program.empty()) {
     *error = "program not found: " + argv[0];
@@ -301,21 +305,11 @@ bool filesystem_isolation_available() {
     if (mkdtemp(dir) == nullptr) return false;
     const std::string inside = std::string(dir) + "/w", outside = std::string(dir) + ".outside";
     SandboxSpec probe;
-    probe.argv = {"unshare",
-                  "-m",
-                  "--propagation",
-                  "private",
-                  "--",
-                  "/bin/sh",
-                  "-c",
-                  kReadOnlyMounts,
-                  "sandbox",
-                  dir,
-                  "/bin/sh",
-                  "-c",
-                  "touch \"$0\" && ! touch \"$1\" 2>/dev/null",
-                  inside,
-                  outside};
+    probe.argv = read_only_prefix(dir);
+    for (const char* a : {"/bin/sh", "-c", "touch \"$0\" && ! touch \"$1\" 2>/dev/null"})
+      probe.argv.push_back(a);
+    probe.argv.push_back(inside);
+    probe.argv.push_back(outside);
     probe.limits.wall_seconds = 10;
     available = run_sandboxed(probe).ok() ? 1 : 0;
     unlink(inside.c_str());
