@@ -151,15 +151,12 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     out.evidence.push_back(std::move(ev));
   }
 
-  // Scoring reads only the fired rules: most of the rule set stays silent on any one issue.
-  std::vector<std::size_t> fired_rules;
-  for (std::size_t r = 0; r < n; ++r)
-    if (fired[r]) fired_rules.push_back(r);
   for (const auto& dim : taxonomy_.dimensions()) {
     Decision d;
     d.dimension = dim.id;
     std::map<std::pair<std::string, std::string>, double> subtype_scores;
-    for (std::size_t r : fired_rules) {
+    for (std::size_t r = 0; r < n; ++r) {
+      if (!fired[r]) continue;
       const Rule& rule = rules_.rules[r];
       if (rule.dimension != dim.id) continue;
       d.scores[rule.label] += rule.weight;
