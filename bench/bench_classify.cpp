@@ -27,16 +27,16 @@ struct Clock {
 
 namespace {
 
-std::vector<IssueText> base_issues() {
-  std::vector<IssueText> out;
+std::vector<classifier::IssueText> base_issues() {
+  std::vector<classifier::IssueText> out;
   std::ifstream in(std::string(CONVFAIL_SHARED_DIR) + "/datasets/jajal2024/issues.jsonl");
   std::string line;
   while (std::getline(in, line) && out.size() < 100000)
-    out.push_back(issue_text_from_json(Json::parse(line)));
+    out.push_back(classifier::issue_text_from_json(Json::parse(line)));
   if (!out.empty()) return out;
   std::fprintf(stderr, "shared dataset missing: synthetic issues\n");
   for (int i = 0; i < 200; ++i) {
-    IssueText t;
+    classifier::IssueText t;
     t.repo = i % 2 ? "pytorch/pytorch" : "onnx/tensorflow-onnx";
     t.number = i;
     t.title = "Export of model " + std::to_string(i) + " fails with an error";
@@ -66,20 +66,21 @@ double seconds_since(double t0) {
 int main() {
   const std::size_t kIssues = 100000, kBaselineIssues = 10000;
   Taxonomy taxonomy = Taxonomy::load(std::string(CONVFAIL_SOURCE_DIR) + "/data");
-  RuleSet rules = load_rules(std::string(CONVFAIL_SOURCE_DIR) + "/data/rules", taxonomy);
-  std::vector<IssueText> base = base_issues();
-  std::vector<Segments> segments;
-  for (const auto& i : base) segments.push_back(segment_issue(i));
-  Engine engine(rules, taxonomy);
+  classifier::RuleSet rules =
+      classifier::load_rules(std::string(CONVFAIL_SOURCE_DIR) + "/data/rules", taxonomy);
+  std::vector<classifier::IssueText> base = base_issues();
+  std::vector<classifier::Segments> segments;
+  for (const auto& i : base) segments.push_back(classifier::segment_issue(i));
+  classifier::Engine engine(rules, taxonomy);
 
   // 1. Segment + classify, 100,000 issues.
   std::size_t bytes = 0, labelled = 0;
   auto t0 = Clock::now();
   for (std::size_t n = 0; n < kIssues; ++n) {
-    const IssueText& issue = base[n % base.size()];
-    Segments s = segment_issue(issue);
+    const classifier::IssueText& issue = base[n % base.size()];
+    classifier::Segments s = classifier::segment_issue(issue);
     bytes += s.bytes();
-    Classification c = engine.classify(issue, s);
+    classifier::Classification c = engine.classify(issue, s);
     labelled += c.decisions.front().abstained ? 0 : 1;
   }
   double full = seconds_since(t0);
@@ -94,23 +95,23 @@ int main() {
   // 3. Baseline: every pattern (and unless pattern) of every rule as its own RE2, one at a time
   // over each field it reads; matching only (no scoring), on a 10,000-issue slice.
   struct One {
-    FieldKind field;
+    classifier::FieldKind field;
     std::unique_ptr<RE2> re;
   };
   std::vector<One> singles;
-  for (const Rule& r : rules.rules)
-    for (FieldKind f : r.fields) {
+  for (const classifier::Rule& r : rules.rules)
+    for (classifier::FieldKind f : r.fields) {
       for (const auto& p : r.patterns)
-        singles.push_back({f, std::make_unique<RE2>(compiled_pattern(r, p))});
+        singles.push_back({f, std::make_unique<RE2>(classifier::compiled_pattern(r, p))});
       for (const auto& p : r.unless)
-        singles.push_back({f, std::make_unique<RE2>(compiled_pattern(r, p))});
+        singles.push_back({f, std::make_unique<RE2>(classifier::compiled_pattern(r, p))});
     }
   std::size_t baseline_bytes = 0, baseline_hits = 0;
   t0 = Clock::now();
   for (std::size_t n = 0; n < kBaselineIssues; ++n) {
-    const Segments& s = segments[n % base.size()];
+    const classifier::Segments& s = segments[n % base.size()];
     baseline_bytes += s.bytes();
-    for (const Field& f : s.fields)
+    for (const classifier::Field& f : s.fields)
       for (const One& o : singles)
         if (o.field == f.kind && RE2::PartialMatch(f.text, *o.re)) ++baseline_hits;
   }

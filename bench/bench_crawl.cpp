@@ -47,14 +47,14 @@ Figures from_server(const fake::FakeGitHub& server, std::size_t log_from) {
 }
 
 Figures run_convfail(fake::FakeGitHub& server, Db& db, int concurrency) {
-  CrawlOptions o;
+  crawler::CrawlOptions o;
   o.repo = kRepo;
   o.state = "all";
   o.api_url = server.url();
   o.api.concurrency = concurrency;
   std::size_t from = server.log().size();
-  CrawlSummary s;
-  double t = timed([&] { s = crawl(db, o); });
+  crawler::CrawlSummary s;
+  double t = timed([&] { s = crawler::crawl(db, o); });
   Figures f = from_server(server, from);
   f.seconds = t;
   (void)s;
@@ -77,7 +77,8 @@ Figures run_naive(fake::FakeGitHub& server, Db& db) {
       std::fprintf(stderr, "naive: GET %s: %ld %s\n", url.c_str(), r.status, r.error.c_str());
       std::exit(1);
     }
-    if (next) *next = r.header("link") ? link_with_rel(*r.header("link"), "next") : std::nullopt;
+    if (next)
+      *next = r.header("link") ? crawler::link_with_rel(*r.header("link"), "next") : std::nullopt;
     return Json::parse(r.body);
   };
   auto all_pages = [&](std::string url) {

@@ -15,7 +15,7 @@ class RE2Set : public RE2::Set {
 };
 }  // namespace re2
 
-namespace convfail {
+namespace convfail::classifier {
 
 const Decision* Classification::decision(const std::string& dimension) const {
   for (const auto& d : decisions)
@@ -202,4 +202,4 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -13,14 +13,14 @@
 #include "classifier/issue_text.h"
 #include "classifier/rules.h"
 #include "classifier/segment.h"
-#include "classifier/taxonomy.h"
+#include "core/taxonomy.h"
 
 namespace re2 {
 class RE2;
 class RE2Set;
 }  // namespace re2
 
-namespace convfail {
+namespace convfail::classifier {
 
 struct Evidence {
   std::string rule_id;
@@ -79,4 +79,4 @@ class Engine {
   std::vector<FieldMatcher> matchers_;  // by FieldKind
 };
 
-}  // namespace convfail
+}  // namespace convfail::classifier

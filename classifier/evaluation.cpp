@@ -6,66 +6,18 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv.h"
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::classifier {
+
+using labeling::Evaluation;
+using labeling::IssueLabels;
+using labeling::LabelPairs;
 
 const char* const kAbstained = "(abstained)";
 
 namespace {
-
-// RFC 4180 CSV: quoted fields may hold commas, quotes ("") and newlines. Returns rows with the
-// 1-based line each starts on.
-std::vector<std::pair<long, std::vector<std::string>>> parse_csv(const std::string& text) {
-  std::vector<std::pair<long, std::vector<std::string>>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, any = false;
-  long line = 1, row_line = 1;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      quoted = true;
-      any = true;
-    } else if (c == ',') {
-      row.push_back(std::move(field));
-      field.clear();
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !field.empty()) {
-        row.push_back(std::move(field));
-        rows.emplace_back(row_line, std::move(row));
-      }
-      row.clear();
-      field.clear();
-      any = false;
-      ++line;
-      row_line = line;
-    } else {
-      field += c;
-      any = true;
-    }
-  }
-  if (quoted) throw UserError("line " + std::to_string(row_line) + ": unterminated quote");
-  if (any || !field.empty()) {
-    row.push_back(std::move(field));
-    rows.emplace_back(row_line, std::move(row));
-  }
-  return rows;
-}
 
 std::string fixed(double v, int digits = 3) {
   char buf[32];
@@ -113,7 +65,7 @@ GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy) {
   if (!in) throw UserError(path + ": cannot read");
   std::stringstream ss;
   ss << in.rdbuf();
-  std::vector<std::pair<long, std::vector<std::string>>> rows;
+  std::vector<CsvRecord> rows;
   try {
     rows = parse_csv(ss.str());
   } catch (const UserError& e) {
@@ -121,7 +73,7 @@ GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy) {
   }
   if (rows.empty()) throw UserError(path + ": empty file");
   std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < rows[0].second.size(); ++i) col[trim(rows[0].second[i])] = i;
+  for (std::size_t i = 0; i < rows[0].fields.size(); ++i) col[trim(rows[0].fields[i])] = i;
   for (const char* need : {"repo", "number"})
     if (!col.count(need)) throw UserError(path + ":1: missing column \"" + need + "\"");
   std::vector<std::string> dims;
@@ -197,9 +149,9 @@ DimensionEval evaluate_dimension(
   d.n = static_cast<long>(all.size());
   d.covered = static_cast<long>(covered.size());
   d.coverage = d.n ? static_cast<double>(d.covered) / d.n : 0;
-  d.all = evaluate(all);
+  d.all = labeling::evaluate(all);
   if (!covered.empty()) {
-    Evaluation c = evaluate(covered);
+    Evaluation c = labeling::evaluate(covered);
     d.covered_accuracy = c.accuracy;
     d.covered_kappa = c.kappa.kappa;
   }
@@ -241,7 +193,7 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
     report.run_id = db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
     if (report.run_id == 0) throw UserError("no classifier run yet (run classify first)");
   }
-  auto predicted = load_classifier_labels(db, report.run_id);
+  auto predicted = labeling::load_classifier_labels(db, report.run_id);
   std::map<IssueKey, const IssueLabels*> by_issue;
   for (const auto& p : predicted) by_issue[issue_key(p.repo, p.number)] = &p;
   std::map<std::string, std::vector<std::pair<std::string, std::optional<std::string>>>> pairs;
@@ -351,4 +303,4 @@ std::string eval_report_text(const EvalReport& r) {
   return out.str();
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

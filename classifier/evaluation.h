@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "classifier/agreement.h"
-#include "classifier/label_sets.h"
-#include "classifier/taxonomy.h"
 #include "core/db.h"
+#include "core/taxonomy.h"
+#include "labeling/agreement.h"
+#include "labeling/label_sets.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 struct GoldItem {
   std::string repo;
@@ -35,7 +35,8 @@ struct GoldSet {
 // columns ignored). Labels are normalised through the taxonomy; an unknown label is an error
 // "file:line: reason".
 GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy);
-GoldSet gold_from_labels(const std::string& source, const std::vector<IssueLabels>& labels);
+GoldSet gold_from_labels(const std::string& source,
+                         const std::vector<labeling::IssueLabels>& labels);
 
 // How gold items meet stored issues: repository compared without case, then number.
 using IssueKey = std::pair<std::string, std::int64_t>;
@@ -55,8 +56,8 @@ struct DimensionEval {
   double coverage = 0;
   double covered_accuracy = 0;
   double covered_kappa = 0;
-  double macro_f1 = 0;  // over real labels (gold or predicted), the abstention marker excluded
-  Evaluation all;       // abstentions as kAbstained (stage: its abstain label)
+  double macro_f1 = 0;       // over real labels (gold or predicted), the abstention marker excluded
+  labeling::Evaluation all;  // abstentions as kAbstained (stage: its abstain label)
 };
 
 struct EvalReport {
@@ -84,4 +85,4 @@ std::string eval_report_text(const EvalReport& report);
 // Parses "0,1,2" (ranges "0-3" allowed); throws UsageError.
 std::set<int> parse_fold_list(const std::string& text);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -6,7 +6,7 @@
 
 #include "classifier/extract.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
   return out.str();
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -6,7 +6,7 @@
 
 #include "classifier/engine.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 // color: ANSI highlight (terminal); otherwise the match is marked as >>text<<.
 std::string explain_issue(const Engine& engine, const IssueText& issue, bool color);
@@ -16,4 +16,4 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
 std::string highlight_in_context(const std::string& text, std::size_t start, std::size_t end,
                                  std::size_t context, bool color);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-namespace convfail {
+namespace convfail::classifier {
 
 namespace {
 
@@ -138,4 +138,4 @@ Extractions extract_facts(const Segments& segments) {
   return c.take();
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

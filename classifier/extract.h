@@ -9,7 +9,7 @@
 
 #include "classifier/segment.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 // (kind, value) pairs, without duplicates, in a stable order. Kinds: error_type, error_message,
 // onnx_op, aten_op, tf_op, opset, version:<torch|tensorflow|onnx|onnxruntime|tf2onnx>.
@@ -20,4 +20,4 @@ Extractions extract_facts(const Segments& segments);
 // True when libonnx knows `name` as an operator of the default ONNX domain.
 bool is_onnx_operator(const std::string& name);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace convfail {
+namespace convfail::classifier {
 
 IssueText issue_text_from_json(const Json& issue, const std::string& repo) {
   IssueText t;
@@ -92,4 +92,4 @@ std::optional<IssueText> load_issue_text(Db& db, const std::string& repo, std::i
   return std::move(v.front());
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

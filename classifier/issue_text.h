@@ -10,7 +10,7 @@
 #include "core/db.h"
 #include "core/json_util.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 struct CommentText {
   std::string author;
@@ -39,4 +39,4 @@ std::vector<IssueText> load_issue_texts(Db& db, const std::optional<std::string>
 // Loads repo#number; nullopt when it is not stored.
 std::optional<IssueText> load_issue_text(Db& db, const std::string& repo, std::int64_t number);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -5,7 +5,7 @@
 #include <map>
 #include <tuple>
 
-namespace convfail {
+namespace convfail::classifier {
 
 std::vector<RuleFiring> load_rule_firings(Db& db, std::int64_t run_id) {
   Stmt st(db,
@@ -93,4 +93,4 @@ std::string rule_evals_text(const std::vector<RuleEval>& rules) {
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

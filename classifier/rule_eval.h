@@ -16,7 +16,7 @@
 #include "classifier/evaluation.h"
 #include "core/db.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 // One fired rule on one issue of a run (its evidence, without the span).
 struct RuleFiring {
@@ -49,4 +49,4 @@ std::vector<RuleEval> evaluate_rules(const std::vector<RuleFiring>& firings, con
 nlohmann::json rule_evals_json(const std::vector<RuleEval>& rules);
 std::string rule_evals_text(const std::vector<RuleEval>& rules);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/json_util.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 namespace {
 
@@ -194,4 +194,4 @@ RuleSet load_rules(const std::string& dir, const Taxonomy& taxonomy) {
   return set;
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

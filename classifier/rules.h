@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "classifier/segment.h"
-#include "classifier/taxonomy.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 struct Rule {
   std::string id;
@@ -55,4 +55,4 @@ void parse_rules_text(const std::string& text, const std::string& file, const Ta
 // The pattern as compiled: "(?i)" prefixed unless the rule is case-sensitive.
 std::string compiled_pattern(const Rule& rule, const std::string& pattern);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

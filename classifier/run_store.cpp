@@ -6,7 +6,7 @@
 #include "classifier/issue_text.h"
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
                               const std::function<void(std::int64_t, std::int64_t)>& progress) {
@@ -83,4 +83,4 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<
   return summary;
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -11,7 +11,7 @@
 #include "classifier/engine.h"
 #include "core/db.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 struct RunSummary {
   std::int64_t run_id = 0;
@@ -28,4 +28,4 @@ struct RunSummary {
 RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
                               const std::function<void(std::int64_t, std::int64_t)>& progress = {});
 
-}  // namespace convfail
+}  // namespace convfail::classifier

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace convfail {
+namespace convfail::classifier {
 
 namespace {
 
@@ -243,4 +243,4 @@ Segments segment_issue(const IssueText& issue) {
   return s;
 }
 
-}  // namespace convfail
+}  // namespace convfail::classifier

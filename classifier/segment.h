@@ -8,7 +8,7 @@
 
 #include "classifier/issue_text.h"
 
-namespace convfail {
+namespace convfail::classifier {
 
 // Field kinds, in the order they are stored. Rules name them in their "fields" list.
 enum class FieldKind {
@@ -52,4 +52,4 @@ struct MarkdownParts {
 };
 MarkdownParts split_markdown(const std::string& text);
 
-}  // namespace convfail
+}  // namespace convfail::classifier

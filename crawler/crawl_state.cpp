@@ -1,6 +1,6 @@
 #include "crawler/crawl_state.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 CrawlState load_crawl_state(Db& db, std::int64_t repo_id, const std::string& filter_key) {
   Stmt ins(db,
@@ -40,4 +40,4 @@ void mark_run_failed(Db& db, std::int64_t id, const std::string& error) {
   st.bind(1, error).bind(2, id).run();
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -7,7 +7,7 @@
 
 #include "core/db.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 struct CrawlState {
   std::int64_t id = 0;
@@ -26,4 +26,4 @@ void mark_run_finished(Db& db, std::int64_t state_id, bool complete);
 // Records why a run stopped; the message must not contain secrets (errors never do).
 void mark_run_failed(Db& db, std::int64_t state_id, const std::string& error);
 
-}  // namespace convfail
+}  // namespace convfail::crawler

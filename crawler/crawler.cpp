@@ -13,7 +13,7 @@
 #include "crawler/crawl_state.h"
 #include "crawler/http_cache.h"
 
-namespace convfail {
+namespace convfail::crawler {
 namespace {
 
 // "YYYY-MM-DDTHH:MM:SS..." to epoch seconds; nullopt when it does not parse.
@@ -347,4 +347,4 @@ std::vector<CrawlOptions> preset_crawls(const std::string& name, const CrawlOpti
   return {torch, tf2onnx};
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -12,7 +12,7 @@
 #include "core/db.h"
 #include "crawler/github_api.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 struct CrawlOptions {
   std::string repo;                         // owner/name
@@ -61,4 +61,4 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
 // API, token and tuning. Throws UsageError for an unknown preset.
 std::vector<CrawlOptions> preset_crawls(const std::string& name, const CrawlOptions& base);
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "crawler/link_header.h"
 
-namespace convfail {
+namespace convfail::crawler {
 namespace {
 
 double now_epoch() {
@@ -271,4 +271,4 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -14,7 +14,7 @@
 #include "core/json_util.h"
 #include "crawler/http_cache.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 struct ApiOptions {
   std::optional<std::string> token;  // sent as "Authorization: Bearer"; never logged or stored
@@ -76,4 +76,4 @@ class GitHubApi {
   std::mt19937 rng_;
 };
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -1,6 +1,6 @@
 #include "crawler/http_cache.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 HttpCache::HttpCache(Db& db)
     : select_(db, "SELECT etag, last_modified, body, next_url FROM http_cache WHERE url=?"),
@@ -30,4 +30,4 @@ void HttpCache::put(const CacheEntry& e) {
       .run();
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

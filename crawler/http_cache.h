@@ -6,7 +6,7 @@
 
 #include "core/db.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 struct CacheEntry {
   std::string url;
@@ -28,4 +28,4 @@ class HttpCache {
   Stmt upsert_;
 };
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -1,6 +1,6 @@
 #include "crawler/link_header.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 std::optional<std::string> link_with_rel(const std::string& header, const std::string& rel) {
   std::size_t pos = 0;
@@ -46,4 +46,4 @@ std::optional<std::string> link_with_rel(const std::string& header, const std::s
   return std::nullopt;
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 
-namespace convfail {
+namespace convfail::crawler {
 
 // The URL of the link with relation `rel` ("next", "last", ...), if present.
 std::optional<std::string> link_with_rel(const std::string& header, const std::string& rel);
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace convfail {
+namespace convfail::crawler {
 
 void CrawlProgressLine::update(const CrawlSummary& s) {
   if (!enabled_) return;
@@ -60,4 +60,4 @@ std::string describe_summary(const CrawlSummary& s) {
   return buf;
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

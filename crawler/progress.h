@@ -6,7 +6,7 @@
 
 #include "crawler/crawler.h"
 
-namespace convfail {
+namespace convfail::crawler {
 
 class CrawlProgressLine {
  public:
@@ -28,4 +28,4 @@ class CrawlProgressLine {
 // The one-paragraph summary printed at the end of a crawl.
 std::string describe_summary(const CrawlSummary& s);
 
-}  // namespace convfail
+}  // namespace convfail::crawler

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::crawler {
 namespace {
 
 std::string trim(const std::string& s) {
@@ -33,4 +33,4 @@ std::optional<std::string> load_github_token(const std::optional<std::string>& t
   return std::nullopt;
 }
 
-}  // namespace convfail
+}  // namespace convfail::crawler

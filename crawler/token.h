@@ -4,10 +4,10 @@
 #include <optional>
 #include <string>
 
-namespace convfail {
+namespace convfail::crawler {
 
 // Reads the token file (first line, whitespace trimmed) when given, else $GITHUB_TOKEN; nullopt
 // when neither is set (anonymous crawling). Errors name the file, never its content.
 std::optional<std::string> load_github_token(const std::optional<std::string>& token_file);
 
-}  // namespace convfail
+}  // namespace convfail::crawler

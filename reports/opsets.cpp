@@ -14,7 +14,7 @@
 #include "reports/report_data.h"
 #include "reports/spearman.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 // op name -> since_version -> deprecated, for the default domain.
@@ -148,4 +148,4 @@ OpsetIssueBins bin_issues_by_opset(Db& db, const Taxonomy& tax,
   return bins;
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

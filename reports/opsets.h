@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "classifier/taxonomy.h"
 #include "core/db.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 struct OpsetVersion {
   int version = 0;
@@ -55,4 +55,4 @@ OpsetIssueBins bin_issues_by_opset(Db& db, const Taxonomy& taxonomy,
                                    const std::vector<OpsetRelease>& releases,
                                    const std::vector<std::string>& repos);
 
-}  // namespace convfail
+}  // namespace convfail::reports

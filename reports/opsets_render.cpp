@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string pad(const std::string& s, std::size_t w, bool right = true) {
@@ -84,4 +84,4 @@ std::string render_opsets_json(const std::vector<OpsetVersion>& history,
   return out.dump(2) + "\n";
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -7,7 +7,7 @@
 
 #include "reports/opsets.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 // One row per opset version (added, updated, total; with names when asked), then the periods.
 std::string render_opsets_text(const std::vector<OpsetVersion>& history,
@@ -15,4 +15,4 @@ std::string render_opsets_text(const std::vector<OpsetVersion>& history,
 std::string render_opsets_json(const std::vector<OpsetVersion>& history,
                                const std::optional<OpsetIssueBins>& bins);
 
-}  // namespace convfail
+}  // namespace convfail::reports

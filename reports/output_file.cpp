@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 void write_output_file(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
@@ -31,4 +31,4 @@ void write_output_file(const std::string& path, const std::string& text) {
   }
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -4,9 +4,9 @@
 
 #include <string>
 
-namespace convfail {
+namespace convfail::reports {
 
 // Throws UserError "path: reason" when the file cannot be written.
 void write_output_file(const std::string& path, const std::string& text);
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 ReportFormat parse_report_format(const std::string& name) {
   if (name == "md" || name == "markdown") return ReportFormat::kMarkdown;
@@ -28,4 +28,4 @@ std::string render_report(const ReportData& data, const Taxonomy& taxonomy, Repo
   }
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "classifier/taxonomy.h"
+#include "core/taxonomy.h"
 #include "reports/report_data.h"
 #include "reports/report_tables.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 enum class ReportFormat { kMarkdown, kCsv, kLatex, kHtml, kJson };
 
@@ -26,4 +26,4 @@ std::string render_json(const ReportData& data);
 
 std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format);
 
-}  // namespace convfail
+}  // namespace convfail::reports

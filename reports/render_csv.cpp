@@ -1,6 +1,6 @@
 #include "reports/render.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string field(const std::string& s) {
@@ -22,4 +22,4 @@ std::string render_csv(const PrintedReport& report) {
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

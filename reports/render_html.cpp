@@ -2,7 +2,7 @@
 
 #include "reports/render.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string esc(const std::string& s) {
@@ -127,4 +127,4 @@ std::string render_html(const PrintedReport& report) {
   return s + "</body>\n</html>\n";
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

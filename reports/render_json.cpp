@@ -2,7 +2,7 @@
 
 #include "reports/render.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 std::string render_json(const ReportData& d) {
   using nlohmann::json;
@@ -47,4 +47,4 @@ std::string render_json(const ReportData& d) {
   return out.dump(2) + "\n";
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

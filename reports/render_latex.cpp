@@ -1,6 +1,6 @@
 #include "reports/render.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string tex(const std::string& s) {
@@ -66,4 +66,4 @@ std::string render_latex(const PrintedReport& report) {
   return out + "\n\\end{document}\n";
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -1,6 +1,6 @@
 #include "reports/render.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string cell(const std::string& s) {
@@ -32,4 +32,4 @@ std::string render_markdown(const PrintedReport& report) {
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -4,11 +4,11 @@
 #include <cctype>
 #include <set>
 
-#include "classifier/agreement.h"
-#include "classifier/label_sets.h"
 #include "core/error.h"
+#include "labeling/agreement.h"
+#include "labeling/label_sets.h"
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string lower(std::string s) {
@@ -33,7 +33,7 @@ std::string period_of(const std::optional<std::string>& created, const std::stri
   return year + "-Q" + std::to_string((month - 1) / 3 + 1);
 }
 
-bool keep(const IssueLabels& l, const ReportOptions& o) {
+bool keep(const labeling::IssueLabels& l, const ReportOptions& o) {
   if (!o.repos.empty()) {
     bool match = std::any_of(o.repos.begin(), o.repos.end(),
                              [&](const std::string& r) { return lower(r) == lower(l.repo); });
@@ -48,20 +48,20 @@ bool keep(const IssueLabels& l, const ReportOptions& o) {
   return true;
 }
 
-const std::string* value_of(const IssueLabels& l, const std::string& dim) {
+const std::string* value_of(const labeling::IssueLabels& l, const std::string& dim) {
   auto it = l.values.find(dim);
   return it == l.values.end() || it->second.empty() ? nullptr : &it->second;
 }
 
-void add_agreement(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& labels,
+void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
                    ReportData& out) {
-  auto other = load_label_set(db, *out.compare_source);
-  std::map<std::int64_t, const IssueLabels*> by_id;
+  auto other = labeling::load_label_set(db, *out.compare_source);
+  std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
   for (const auto& dim : tax.dimensions()) {
     SourceAgreement a;
     a.dimension = dim.id;
-    LabelPairs pairs;
+    labeling::LabelPairs pairs;
     std::map<std::pair<std::string, std::string>, long> diff;
     for (const auto& l : labels) {
       auto it = by_id.find(l.issue_id);
@@ -74,7 +74,7 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& 
     }
     a.n = static_cast<long>(pairs.size());
     if (!pairs.empty()) {
-      KappaResult k = cohen_kappa(pairs);
+      labeling::KappaResult k = labeling::cohen_kappa(pairs);
       a.observed = k.observed;
       a.kappa = k.kappa;
       a.ci_low = k.ci_low;
@@ -87,7 +87,7 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& 
   }
 }
 
-void add_repro(Db& db, const Taxonomy& tax, const std::vector<IssueLabels>& labels,
+void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
                ReportData& out) {
   if (db.scalar("SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL") == 0) return;
   // The latest run per issue decides.
@@ -144,8 +144,8 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
 
-  std::vector<IssueLabels> labels;
-  for (auto& l : load_label_set(db, o.source))
+  std::vector<labeling::IssueLabels> labels;
+  for (auto& l : labeling::load_label_set(db, o.source))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
@@ -201,4 +201,4 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   return r;
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "classifier/taxonomy.h"
 #include "core/db.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 struct ReportOptions {
   std::string source = "jajal2024";
@@ -71,4 +71,4 @@ ReportData build_report(Db& db, const Taxonomy& taxonomy, const ReportOptions& o
 // "YYYY-MM-DD" check used for --since/--until.
 bool is_iso_date(const std::string& s);
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <numeric>
 
-namespace convfail {
+namespace convfail::reports {
 namespace {
 
 std::string title_of(const Taxonomy& tax, const std::string& dim, const std::string& id) {
@@ -299,4 +299,4 @@ PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
   return out;
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "classifier/taxonomy.h"
+#include "core/taxonomy.h"
 #include "reports/report_data.h"
 
-namespace convfail {
+namespace convfail::reports {
 
 struct Table {
   std::string id;  // stage_by_converter, symptom_by_converter, ...
@@ -44,4 +44,4 @@ std::string count_with_percent(long count, long total);
 std::vector<std::string> top_causes(const ReportData& data, const Taxonomy& taxonomy,
                                     std::size_t k = 5);
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-namespace convfail {
+namespace convfail::reports {
 
 std::vector<double> average_ranks(const std::vector<double>& v) {
   std::vector<std::size_t> idx(v.size());
@@ -40,4 +40,4 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-namespace convfail {
+namespace convfail::reports {
 
 // Average ranks, 1-based.
 std::vector<double> average_ranks(const std::vector<double>& values);
@@ -11,4 +11,4 @@ std::vector<double> average_ranks(const std::vector<double>& values);
 // NaN when fewer than 2 pairs, sizes differ, or either side is constant.
 double spearman(const std::vector<double>& x, const std::vector<double>& y);
 
-}  // namespace convfail
+}  // namespace convfail::reports

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake pkg-config git ca-certificates
+  build-essential cmake ninja-build ccache clang-format pkg-config git ca-certificates
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libssl-dev
 )
@@ -29,9 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ONNX Runtime for Node.js, without its install script (it downloads GPU files and fails offline).
-if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f src/repro/runner/package.json ] &&
-   [ ! -d src/repro/runner/node_modules/onnxruntime-node ]; then
-  echo "install-deps: npm install (onnxruntime-node) in src/repro/runner"
-  (cd src/repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f repro/runner/package.json ] &&
+   [ ! -d repro/runner/node_modules/onnxruntime-node ]; then
+  echo "install-deps: npm install (onnxruntime-node) in repro/runner"
+  (cd repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 echo "install-deps: ok"

@@ -1,12 +1,12 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/annotation_session.h"
-#include "classifier/taxonomy.h"
+#include "cli/annotation_session.h"
 #include "cli/commands.h"
 #include "cli/interactive_session.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_adjudicate_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -34,9 +34,9 @@ void add_adjudicate_command(CLI::App& app, Context& ctx) {
     config.compare = args->annotators;
     OpenedSession opened = open_session(
         db, tax, args->as, "adjudicate", "disagreements", "annotators=" + params, config,
-        [&] { return build_adjudication_queue(db, args->annotators, args->as); });
+        [&] { return labeling::build_adjudication_queue(db, args->annotators, args->as); });
     run_interactive_session(ctx, tax, opened, config, args->display);
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -1,10 +1,10 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/agreement_report.h"
 #include "cli/commands.h"
+#include "labeling/agreement_report.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_agreement_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -25,12 +25,13 @@ void add_agreement_command(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"symptom", "cause", "subtype", "stage"}));
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->callback([&ctx, args] {
-    AgreementReport r = compute_agreement(ctx.db(), args->annotators, args->dimension);
+    labeling::AgreementReport r =
+        labeling::compute_agreement(ctx.db(), args->annotators, args->dimension);
     if (args->json)
-      std::cout << agreement_json(r).dump(2) << "\n";
+      std::cout << labeling::agreement_json(r).dump(2) << "\n";
     else
-      std::cout << format_agreement(r);
+      std::cout << labeling::format_agreement(r);
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

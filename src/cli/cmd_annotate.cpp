@@ -1,12 +1,12 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/annotation_session.h"
-#include "classifier/taxonomy.h"
+#include "cli/annotation_session.h"
 #include "cli/commands.h"
 #include "cli/interactive_session.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_annotate_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -19,7 +19,7 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
       "decision; with input piped in, one answer per line.");
   struct Args {
     std::string annotator;
-    QueueOptions queue;
+    labeling::QueueOptions queue;
     SessionDisplay display;
   };
   auto args = std::make_shared<Args>();
@@ -41,7 +41,7 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     Db& db = ctx.db();
-    const QueueOptions& q = args->queue;
+    const labeling::QueueOptions& q = args->queue;
     std::string params = "size=" + (q.size ? std::to_string(*q.size) : std::string()) +
                          ";repo=" + q.repo.value_or("");
     if (q.queue == "sample") params += ";seed=" + std::to_string(q.seed);
@@ -49,9 +49,9 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
     SessionConfig config;
     OpenedSession opened =
         open_session(db, tax, args->annotator, "annotate", q.queue, params, config,
-                     [&] { return build_annotate_queue(db, args->annotator, q); });
+                     [&] { return labeling::build_annotate_queue(db, args->annotator, q); });
     run_interactive_session(ctx, tax, opened, config, args->display);
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

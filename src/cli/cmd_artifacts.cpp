@@ -10,7 +10,7 @@
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 namespace {
 
@@ -112,4 +112,4 @@ void add_artifacts_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

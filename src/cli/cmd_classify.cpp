@@ -7,7 +7,7 @@
 #include "classifier/run_store.h"
 #include "cli/commands.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_classify_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -29,12 +29,12 @@ void add_classify_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, args] {
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
-    Engine engine(load_rules(dir, taxonomy), taxonomy);
+    classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
     std::optional<std::string> repo;
     if (!args->repo.empty()) repo = args->repo;
     bool tty = Context::stderr_is_tty();
-    RunSummary s =
-        classify_and_store(ctx.db(), engine, repo, [tty](std::int64_t d, std::int64_t n) {
+    classifier::RunSummary s = classifier::classify_and_store(
+        ctx.db(), engine, repo, [tty](std::int64_t d, std::int64_t n) {
           if (tty && (d % 500 == 0 || d == n))
             std::cerr << "\rclassified " << d << "/" << n << std::flush;
         });
@@ -57,4 +57,4 @@ void add_classify_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

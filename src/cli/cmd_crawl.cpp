@@ -9,10 +9,10 @@
 #include "crawler/progress.h"
 #include "crawler/token.h"
 
-namespace convfail {
+namespace convfail::cli {
 namespace {
 
-nlohmann::json summary_json(const CrawlSummary& s) {
+nlohmann::json summary_json(const crawler::CrawlSummary& s) {
   return {{"repo", s.repo},
           {"complete", s.complete},
           {"pages", s.pages},
@@ -44,7 +44,7 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
   struct Args {
     std::string repo;
     std::string preset;
-    CrawlOptions o;
+    crawler::CrawlOptions o;
     std::string since;
     bool no_comments = false, no_timeline = false, json = false;
     std::string token_file;
@@ -98,27 +98,27 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
     Args& a = *args;
     if (a.repo.empty() == a.preset.empty())
       throw UsageError("crawl: give either REPO (OWNER/NAME) or --preset NAME");
-    CrawlOptions base = a.o;
+    crawler::CrawlOptions base = a.o;
     if (!a.since.empty()) base.since = a.since;
     base.comments = !a.no_comments;
     base.timeline = !a.no_timeline;
-    base.api.token = load_github_token(
+    base.api.token = crawler::load_github_token(
         a.token_file.empty() ? std::nullopt : std::optional<std::string>(a.token_file));
-    std::vector<CrawlOptions> crawls;
+    std::vector<crawler::CrawlOptions> crawls;
     if (!a.preset.empty()) {
-      crawls = preset_crawls(a.preset, base);
+      crawls = crawler::preset_crawls(a.preset, base);
     } else {
       base.repo = a.repo;
       crawls = {base};
     }
-    CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
+    crawler::CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
     nlohmann::json repos = nlohmann::json::array();
     nlohmann::json total = {{"requests", 0},       {"not_modified", 0}, {"new_issues", 0},
                             {"updated_issues", 0}, {"retries", 0},      {"rate_limit_wait_s", 0.0}};
-    for (const CrawlOptions& o : crawls) {
-      CrawlSummary s = crawl(
+    for (const crawler::CrawlOptions& o : crawls) {
+      crawler::CrawlSummary s = crawler::crawl(
           ctx.db(), o, [&line](const std::string& m) { line.notice(m); },
-          [&line](const CrawlSummary& p) { line.update(p); });
+          [&line](const crawler::CrawlSummary& p) { line.update(p); });
       line.finish();
       repos.push_back(summary_json(s));
       total["requests"] = total["requests"].get<std::int64_t>() + s.api.requests;
@@ -128,7 +128,7 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
       total["retries"] = total["retries"].get<std::int64_t>() + s.api.retries;
       total["rate_limit_wait_s"] =
           total["rate_limit_wait_s"].get<double>() + s.api.rate_limit_wait_s;
-      if (!a.json) std::cout << describe_summary(s) << "\n";
+      if (!a.json) std::cout << crawler::describe_summary(s) << "\n";
     }
     if (a.json) {
       total["repos"] = repos;
@@ -137,4 +137,4 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

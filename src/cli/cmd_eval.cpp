@@ -2,12 +2,12 @@
 #include <memory>
 
 #include "classifier/evaluation.h"
-#include "classifier/label_sets.h"
 #include "classifier/rule_eval.h"
 #include "cli/commands.h"
 #include "core/error.h"
+#include "labeling/label_sets.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_eval_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -44,30 +44,32 @@ void add_eval_command(CLI::App& app, Context& ctx) {
       throw UsageError("eval: give --gold ANNOTATOR or --gold-file FILE");
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::set<int> folds;
-    if (!args->folds.empty()) folds = parse_fold_list(args->folds);
-    GoldSet gold_set;
+    if (!args->folds.empty()) folds = classifier::parse_fold_list(args->folds);
+    classifier::GoldSet gold_set;
     if (!args->gold_file.empty()) {
-      gold_set = load_gold_file(args->gold_file, taxonomy);
+      gold_set = classifier::load_gold_file(args->gold_file, taxonomy);
     } else {
-      auto labels = load_annotator_labels(ctx.db(), args->gold);
+      auto labels = labeling::load_annotator_labels(ctx.db(), args->gold);
       if (labels.empty()) throw UserError("annotator \"" + args->gold + "\" has no labels");
-      gold_set = gold_from_labels(args->gold, labels);
+      gold_set = classifier::gold_from_labels(args->gold, labels);
     }
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
-    EvalReport report = evaluate_run(ctx.db(), taxonomy, gold_set, run, folds);
-    std::vector<RuleEval> rules;
+    classifier::EvalReport report =
+        classifier::evaluate_run(ctx.db(), taxonomy, gold_set, run, folds);
+    std::vector<classifier::RuleEval> rules;
     if (args->by_rule)
-      rules = evaluate_rules(load_rule_firings(ctx.db(), report.run_id), gold_set, folds);
+      rules = classifier::evaluate_rules(classifier::load_rule_firings(ctx.db(), report.run_id),
+                                         gold_set, folds);
     if (args->json) {
-      nlohmann::json out = eval_report_json(report);
-      if (args->by_rule) out["rules"] = rule_evals_json(rules);
+      nlohmann::json out = classifier::eval_report_json(report);
+      if (args->by_rule) out["rules"] = classifier::rule_evals_json(rules);
       std::cout << out.dump(2) << "\n";
     } else {
-      std::cout << eval_report_text(report);
-      if (args->by_rule) std::cout << rule_evals_text(rules);
+      std::cout << classifier::eval_report_text(report);
+      if (args->by_rule) std::cout << classifier::rule_evals_text(rules);
     }
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_explain_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -38,11 +38,11 @@ void add_explain_command(CLI::App& app, Context& ctx) {
       throw UsageError("ISSUE: \"" + ref + "\" is not OWNER/REPO#NUMBER");
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
-    Engine engine(load_rules(dir, taxonomy), taxonomy);
-    auto issue = load_issue_text(ctx.db(), repo, number);
+    classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
+    auto issue = classifier::load_issue_text(ctx.db(), repo, number);
     if (!issue) throw UserError(ref + " is not stored (import or crawl it first)");
-    std::cout << explain_issue(engine, *issue, Context::stdout_is_tty());
+    std::cout << classifier::explain_issue(engine, *issue, Context::stdout_is_tty());
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

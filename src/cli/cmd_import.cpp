@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "core/importer.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_import_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -53,4 +53,4 @@ void add_import_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -3,7 +3,7 @@
 #include "cli/commands.h"
 #include "core/migrations.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_init_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -20,4 +20,4 @@ void add_init_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

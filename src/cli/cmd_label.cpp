@@ -1,11 +1,11 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/manual_labels.h"
-#include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "core/taxonomy.h"
+#include "labeling/manual_labels.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_label_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -31,9 +31,9 @@ void add_label_command(CLI::App& app, Context& ctx) {
     IssueRef ref = parse_issue_ref(args->issue);
     Db& db = ctx.db();
     std::int64_t id = require_issue(db, ref);
-    LabelOutcome o =
-        record_labels(db, tax, id, args->annotator,
-                      {args->symptom, args->cause, args->subtype, args->stage, args->note}, "cli");
+    labeling::LabelOutcome o = labeling::record_labels(
+        db, tax, id, args->annotator,
+        {args->symptom, args->cause, args->subtype, args->stage, args->note}, "cli");
     std::cout << ref.repo << "#" << ref.number << ": " << o.written << " label(s) recorded for "
               << args->annotator;
     if (o.unchanged) std::cout << ", " << o.unchanged << " unchanged";
@@ -41,4 +41,4 @@ void add_label_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

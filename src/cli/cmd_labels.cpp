@@ -3,12 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "classifier/label_io.h"
-#include "classifier/manual_labels.h"
-#include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "core/taxonomy.h"
+#include "labeling/label_io.h"
+#include "labeling/manual_labels.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 namespace {
 
@@ -35,8 +35,8 @@ void add_import(CLI::App& parent, Context& ctx) {
   cmd->add_flag("--json", args->json, "print the counts as JSON");
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
-    LabelImportResult r =
-        import_label_csv(ctx.db(), tax, args->file, {args->annotator, args->create_missing});
+    labeling::LabelImportResult r = labeling::import_label_csv(
+        ctx.db(), tax, args->file, {args->annotator, args->create_missing});
     if (args->json) {
       nlohmann::json j = {{"rows", r.rows},
                           {"written", r.written},
@@ -79,8 +79,10 @@ void add_export(CLI::App& parent, Context& ctx) {
       ->check(CLI::IsMember({"csv", "jsonl"}))
       ->capture_default_str();
   cmd->callback([&ctx, args] {
-    export_labels(ctx.db(), args->annotator,
-                  args->format == "csv" ? LabelFormat::kCsv : LabelFormat::kJsonl, std::cout);
+    labeling::export_labels(
+        ctx.db(), args->annotator,
+        args->format == "csv" ? labeling::LabelFormat::kCsv : labeling::LabelFormat::kJsonl,
+        std::cout);
   });
 }
 
@@ -101,8 +103,8 @@ void add_history(CLI::App& parent, Context& ctx) {
   cmd->callback([&ctx, args] {
     Db& db = ctx.db();
     std::int64_t id = require_issue(db, parse_issue_ref(args->issue));
-    ManualLabels store(db);
-    for (const ManualLabelRow& r : store.history(id, args->annotator)) {
+    labeling::ManualLabels store(db);
+    for (const labeling::ManualLabelRow& r : store.history(id, args->annotator)) {
       if (args->json) {
         nlohmann::json j = {{"id", r.id},
                             {"annotator", r.annotator},
@@ -133,4 +135,4 @@ void add_labels_command(CLI::App& app, Context& ctx) {
   add_history(*cmd, ctx);
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

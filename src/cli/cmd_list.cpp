@@ -5,7 +5,7 @@
 #include "core/issue_format.h"
 #include "core/issue_queries.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_list_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -56,4 +56,4 @@ void add_list_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "repro/mutate.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_mutate_command(CLI::App& app, Context& ctx) {
   (void)ctx;
@@ -90,4 +90,4 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -2,12 +2,12 @@
 #include <memory>
 #include <optional>
 
-#include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "core/taxonomy.h"
 #include "reports/opsets.h"
 #include "reports/opsets_render.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_opsets_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -31,17 +31,17 @@ void add_opsets_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--releases", args->releases,
                   "opset release dates (JSON); default DATA_DIR/opset_releases.json");
   cmd->callback([&ctx, args] {
-    auto history = opset_history();
-    std::optional<OpsetIssueBins> bins;
+    auto history = reports::opset_history();
+    std::optional<reports::OpsetIssueBins> bins;
     if (args->issues) {
       std::string path =
           args->releases.empty() ? ctx.data_dir + "/opset_releases.json" : args->releases;
-      bins = bin_issues_by_opset(ctx.db(), Taxonomy::load(ctx.data_dir), history,
-                                 load_opset_releases(path), args->repos);
+      bins = reports::bin_issues_by_opset(ctx.db(), Taxonomy::load(ctx.data_dir), history,
+                                          reports::load_opset_releases(path), args->repos);
     }
-    std::cout << (args->json ? render_opsets_json(history, bins)
-                             : render_opsets_text(history, bins, args->names));
+    std::cout << (args->json ? reports::render_opsets_json(history, bins)
+                             : reports::render_opsets_text(history, bins, args->names));
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

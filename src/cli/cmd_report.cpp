@@ -1,13 +1,13 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/taxonomy.h"
 #include "cli/commands.h"
+#include "core/taxonomy.h"
 #include "reports/output_file.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_report_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -18,7 +18,7 @@ void add_report_command(CLI::App& app, Context& ctx) {
       "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
       "confirmed by re-execution. The JSON holds the full unbinned counts.");
   struct Args {
-    ReportOptions options;
+    reports::ReportOptions options;
     std::string format = "md";
     std::string out;
     std::string compare;
@@ -43,21 +43,21 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--compare", args->compare,
                   "a second label source: agreement per dimension and the labels that differ most");
   cmd->callback([&ctx, args] {
-    ReportOptions options = args->options;
+    reports::ReportOptions options = args->options;
     if (!args->since.empty()) options.since = args->since;
     if (!args->until.empty()) options.until = args->until;
     if (!args->compare.empty()) options.compare = args->compare;
-    ReportFormat format = parse_report_format(args->json ? "json" : args->format);
+    reports::ReportFormat format = reports::parse_report_format(args->json ? "json" : args->format);
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    ReportData data = build_report(ctx.db(), taxonomy, options);
-    std::string text = render_report(data, taxonomy, format);
+    reports::ReportData data = reports::build_report(ctx.db(), taxonomy, options);
+    std::string text = reports::render_report(data, taxonomy, format);
     if (args->out.empty()) {
       std::cout << text;
     } else {
-      write_output_file(args->out, text);
+      reports::write_output_file(args->out, text);
       std::cerr << "wrote " << args->out << "\n";
     }
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

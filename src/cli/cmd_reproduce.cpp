@@ -8,7 +8,7 @@
 #include "repro/repro_command.h"
 #include "repro/scripts/script_command.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_reproduce_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -45,7 +45,7 @@ void add_reproduce_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--filter", args->filter, "--suite: only cases whose name contains TEXT");
   cmd->add_flag("--json", args->json, "one JSON object per model (JSON lines), then totals");
-  // PyTorch repro scripts (src/repro/scripts): ISSUE / --all select issues with script artifacts.
+  // PyTorch repro scripts (repro/scripts): ISSUE / --all select issues with script artifacts.
   struct ScriptFlags {
     bool on = false;
     std::uint64_t memory_mb = 8192;
@@ -98,4 +98,4 @@ void add_reproduce_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

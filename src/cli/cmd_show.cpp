@@ -6,7 +6,7 @@
 #include "core/issue_format.h"
 #include "core/issue_queries.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_show_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -35,4 +35,4 @@ void add_show_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

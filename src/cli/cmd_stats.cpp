@@ -1,11 +1,11 @@
 #include <iostream>
 #include <memory>
 
-#include "classifier/taxonomy.h"
 #include "cli/commands.h"
 #include "core/issue_stats.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_stats_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
@@ -35,4 +35,4 @@ void add_stats_command(CLI::App& app, Context& ctx) {
   });
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -6,7 +6,7 @@
 
 #include "cli/context.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_init_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
@@ -29,4 +29,4 @@ void add_classify_command(CLI::App& app, Context& ctx);
 void add_explain_command(CLI::App& app, Context& ctx);
 void add_eval_command(CLI::App& app, Context& ctx);
 
-}  // namespace convfail
+}  // namespace convfail::cli

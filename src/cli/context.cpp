@@ -4,7 +4,7 @@
 
 #include "core/migrations.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 Db& Context::db() {
   if (!db_) db_ = open_database(db_path);
@@ -18,4 +18,4 @@ bool Context::stderr_is_tty() {
   return isatty(STDERR_FILENO) == 1;
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -6,7 +6,7 @@
 
 #include "core/db.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 class Context {
  public:
@@ -25,4 +25,4 @@ class Context {
   std::unique_ptr<Db> db_;
 };
 
-}  // namespace convfail
+}  // namespace convfail::cli

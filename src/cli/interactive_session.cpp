@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-namespace convfail {
+namespace convfail::cli {
 
 void add_session_display_options(CLI::App* cmd, SessionDisplay* display) {
   cmd->add_option("--page-lines", display->page_lines, "lines of issue text per page")
@@ -38,4 +38,4 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
   std::cout << "\n";
 }
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -4,11 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "classifier/annotation_session.h"
-#include "classifier/taxonomy.h"
+#include "cli/annotation_session.h"
 #include "cli/context.h"
+#include "core/taxonomy.h"
 
-namespace convfail {
+namespace convfail::cli {
 
 struct SessionDisplay {
   int page_lines = 20;
@@ -22,4 +22,4 @@ void add_session_display_options(CLI::App* cmd, SessionDisplay* display);
 void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSession& opened,
                              SessionConfig config, const SessionDisplay& display);
 
-}  // namespace convfail
+}  // namespace convfail::cli

@@ -8,6 +8,7 @@
 #include "core/error.h"
 
 using namespace convfail;
+using namespace convfail::cli;
 
 namespace {
 

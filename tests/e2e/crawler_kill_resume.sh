@@ -4,7 +4,7 @@
 set -euo pipefail
 BUILD=$1
 TMP=$(mktemp -d)
-source "$(dirname "$0")/crawler_lib.inc"
+source "$(dirname "$0")/lib_crawler.sh"
 trap 'stop_fakes; rm -rf "$TMP"' EXIT
 CF="$BUILD/convfail"
 REPO=onnx/tensorflow-onnx

@@ -7,7 +7,7 @@ build=$1 src=$2
 case_dir=/usr/share/libonnx-testdata/data/node/test_sub
 [ -d "$case_dir" ] || { echo "skip: libonnx-testdata missing"; exit 77; }
 command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
-[ -d "$src/src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing"; exit 77; }
+[ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing"; exit 77; }
 tmp=$(mktemp -d)
 server_pid=
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp"; }

@@ -7,7 +7,7 @@ build=$1 src=$2
 suite=/usr/share/libonnx-testdata/data/node
 [ -d "$suite" ] || { echo "skip: $suite missing (apt install libonnx-testdata)"; exit 77; }
 command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
-[ -d "$src/src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing (scripts/install-deps.sh)"; exit 77; }
+[ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing (scripts/install-deps.sh)"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$build/convfail" --db "$tmp/c.db" reproduce --suite "$suite" --json --timeout 30 > "$tmp/out.jsonl"

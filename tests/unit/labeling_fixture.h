@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "classifier/taxonomy.h"
 #include "core/db.h"
 #include "core/issue_store.h"
 #include "core/migrations.h"
+#include "core/taxonomy.h"
 #include "test_helpers.h"
 
 namespace convfail::test {

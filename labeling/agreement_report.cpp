@@ -1,0 +1,164 @@
+#include "labeling/agreement_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/error.h"
+#include "labeling/label_sets.h"
+#include "labeling/manual_labels.h"
+
+namespace convfail::labeling {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+AgreementReport compute_agreement(Db& db, const std::vector<std::string>& annotators,
+                                  const std::optional<std::string>& dimension) {
+  if (annotators.size() < 2) throw UsageError("--annotators needs at least two names (A,B)");
+  const auto& all_dims = manual_dimensions();
+  if (dimension && std::find(all_dims.begin(), all_dims.end(), *dimension) == all_dims.end())
+    throw UsageError("--dimension must be one of symptom, cause, subtype, stage");
+
+  // labels[annotator][issue_id][dimension]
+  std::vector<std::map<std::int64_t, std::map<std::string, std::string>>> labels;
+  auto known = manual_annotators(db);
+  for (const auto& name : annotators) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UserError("annotator \"" + name +
+                      "\" has no labels; annotators: " + (list.empty() ? "none" : list));
+    }
+    auto& m = labels.emplace_back();
+    for (const IssueLabels& l : load_annotator_labels(db, name)) m[l.issue_id] = l.values;
+  }
+
+  AgreementReport report;
+  report.annotators = annotators;
+  for (const auto& dim : all_dims) {
+    if (dimension && dim != *dimension) continue;
+    DimensionAgreement d;
+    d.dimension = dim;
+    std::vector<std::vector<std::string>> ratings;  // issues every annotator labeled
+    for (const auto& [issue, values] : labels[0]) {
+      std::vector<std::string> item;
+      for (const auto& m : labels) {
+        auto it = m.find(issue);
+        if (it == m.end() || !it->second.count(dim)) break;
+        item.push_back(it->second.at(dim));
+      }
+      if (item.size() == annotators.size()) ratings.push_back(std::move(item));
+    }
+    d.n = static_cast<long>(ratings.size());
+    long all_same = 0;
+    for (const auto& item : ratings)
+      all_same += std::all_of(item.begin(), item.end(),
+                              [&](const std::string& x) { return x == item.front(); });
+    d.agreement = d.n ? static_cast<double>(all_same) / d.n : 0;
+    for (std::size_t a = 0; a < annotators.size(); ++a) {
+      for (std::size_t b = a + 1; b < annotators.size(); ++b) {
+        LabelPairs pairs;
+        for (const auto& [issue, values] : labels[a]) {
+          auto other = labels[b].find(issue);
+          if (!values.count(dim) || other == labels[b].end() || !other->second.count(dim)) continue;
+          pairs.emplace_back(values.at(dim), other->second.at(dim));
+        }
+        d.pairs.push_back({annotators[a], annotators[b], cohen_kappa(pairs), confusion(pairs)});
+      }
+    }
+    if (annotators.size() >= 3 && d.n > 0) d.fleiss_kappa = fleiss_kappa(ratings);
+    if (d.n > 0 || dimension) report.dimensions.push_back(std::move(d));
+  }
+  if (report.dimensions.empty()) throw UserError("the annotators have labeled no issue in common");
+  return report;
+}
+
+std::string format_agreement(const AgreementReport& report) {
+  std::ostringstream out;
+  std::string names;
+  for (const auto& a : report.annotators) names += (names.empty() ? "" : ", ") + a;
+  out << "Agreement of " << names << " (issues all of them labeled)\n";
+  for (const auto& d : report.dimensions) {
+    out << "\n" << d.dimension << ": n = " << d.n;
+    if (d.n == 0) {
+      out << " (no issue labeled by all)\n";
+      continue;
+    }
+    out << ", agreement = " << fixed(100 * d.agreement, 1) << "%";
+    if (report.annotators.size() == 2) {
+      const KappaResult& k = d.pairs.front().kappa;
+      out << ", κ = " << fixed(k.kappa, 2) << " (95% CI " << fixed(k.ci_low, 2) << " to "
+          << fixed(k.ci_high, 2) << ")\n";
+    } else {
+      out << ", Fleiss' κ = " << fixed(*d.fleiss_kappa, 2) << "\n";
+    }
+    for (const auto& p : d.pairs) {
+      if (report.annotators.size() > 2)
+        out << "  " << p.a << " vs " << p.b << ": n = " << p.kappa.n
+            << ", agreement = " << fixed(100 * p.kappa.observed, 1)
+            << "%, κ = " << fixed(p.kappa.kappa, 2) << " (95% CI " << fixed(p.kappa.ci_low, 2)
+            << " to " << fixed(p.kappa.ci_high, 2) << ")\n";
+      // Confusion table: rows are the first annotator, columns the second.
+      std::size_t width = p.a.size() + 1 + p.b.size();
+      for (const auto& l : p.matrix.labels) width = std::max(width, l.size());
+      out << "  " << std::string(width - (p.a.size() + 1 + p.b.size()), ' ') << p.a << "\\" << p.b;
+      for (std::size_t j = 0; j < p.matrix.labels.size(); ++j)
+        out << "  "
+            << "c" << j + 1;
+      out << "\n";
+      for (std::size_t i = 0; i < p.matrix.labels.size(); ++i) {
+        out << "  " << std::string(width - p.matrix.labels[i].size(), ' ') << p.matrix.labels[i];
+        for (std::size_t j = 0; j < p.matrix.labels.size(); ++j) {
+          std::string c = std::to_string(p.matrix.counts[i][j]);
+          std::string head = "c" + std::to_string(j + 1);
+          out << "  " << std::string(head.size() > c.size() ? head.size() - c.size() : 0, ' ') << c;
+        }
+        out << "   c" << i + 1 << "\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json agreement_json(const AgreementReport& report) {
+  nlohmann::json dims = nlohmann::json::object();
+  auto kappa_json = [](const KappaResult& k) {
+    return nlohmann::json{
+        {"n", k.n},   {"agreement", k.observed},      {"expected", k.expected}, {"kappa", k.kappa},
+        {"se", k.se}, {"ci95", {k.ci_low, k.ci_high}}};
+  };
+  for (const auto& d : report.dimensions) {
+    nlohmann::json j = {{"n", d.n}, {"agreement", d.agreement}};
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& p : d.pairs) {
+      nlohmann::json pj = kappa_json(p.kappa);
+      pj["a"] = p.a;
+      pj["b"] = p.b;
+      pj["confusion"] = {{"labels", p.matrix.labels}, {"counts", p.matrix.counts}};
+      pairs.push_back(pj);
+    }
+    if (report.annotators.size() == 2) {
+      const KappaResult& k = d.pairs.front().kappa;
+      j["kappa"] = k.kappa;
+      j["ci95"] = {k.ci_low, k.ci_high};
+      j["confusion"] = pairs.front()["confusion"];
+    } else {
+      j["pairs"] = pairs;
+      j["kappa"] = d.fleiss_kappa ? nlohmann::json(*d.fleiss_kappa) : nlohmann::json();
+      j["ci95"] = nullptr;
+      j["fleiss_kappa"] = j["kappa"];
+    }
+    dims[d.dimension] = j;
+  }
+  return {{"annotators", report.annotators}, {"dimensions", dims}};
+}
+
+}  // namespace convfail::labeling

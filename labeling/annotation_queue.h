@@ -1,0 +1,66 @@
+// The queues that `annotate` and `adjudicate` walk, and the stored sessions (table
+// annotation_sessions, migration 0004) that freeze a queue so a killed session resumes on it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+
+namespace convfail::labeling {
+
+struct QueueItem {
+  std::int64_t issue_id = 0;
+  std::vector<std::string> dimensions;  // what to ask; empty = every dimension (annotate)
+};
+
+struct QueueOptions {
+  std::string queue = "unlabeled";  // unlabeled | low-confidence | disagreement | sample
+  std::optional<int> size;          // at most this many issues (sample: default 20)
+  std::uint64_t seed = 1;           // sample only
+  std::optional<std::string> repo;  // only this repository
+  double low_confidence = 0.5;      // low-confidence: the lowest dimension confidence below this
+};
+
+// The queues of `annotate`:
+//  unlabeled       issues the annotator holds no label for, by repository and number;
+//  low-confidence  of those, the ones whose latest classifier run is least sure (lowest first);
+//  disagreement    of those, the ones on which other annotators or the classifier disagree;
+//  sample          a reproducible random sample (seed) stratified by repository.
+// Pull requests are left out. Throws UsageError for an unknown queue name.
+std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator,
+                                            const QueueOptions& options);
+
+// The disagreements of `annotators` (issues all of them labeled, the dimensions where their
+// current labels differ) not yet adjudicated by `adjudicator`.
+std::vector<QueueItem> build_adjudication_queue(Db& db, const std::vector<std::string>& annotators,
+                                                const std::string& adjudicator);
+
+// Proportional allocation of `size` over the groups (largest remainder), then a Fisher-Yates
+// draw inside each group with mt19937_64(seed): the same input and seed give the same sample on
+// every platform. Result grouped in key order, each group in draw order.
+std::vector<std::int64_t> stratified_sample(
+    const std::map<std::string, std::vector<std::int64_t>>& groups, std::size_t size,
+    std::uint64_t seed);
+
+struct StoredSession {
+  std::int64_t id = 0;
+  std::string annotator, mode, queue, params;
+  std::vector<QueueItem> items;
+  // manual_labels.source of the rows this session writes: "<mode>:<id>".
+  std::string source() const { return mode + ":" + std::to_string(id); }
+};
+
+// The newest session with these keys, if any.
+std::optional<StoredSession> find_latest_session(Db& db, const std::string& annotator,
+                                                 const std::string& mode, const std::string& queue,
+                                                 const std::string& params);
+StoredSession create_session(Db& db, const std::string& annotator, const std::string& mode,
+                             const std::string& queue, const std::string& params,
+                             const std::vector<QueueItem>& items);
+StoredSession load_session(Db& db, std::int64_t id);
+
+}  // namespace convfail::labeling

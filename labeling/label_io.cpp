@@ -1,0 +1,207 @@
+#include "labeling/label_io.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/csv.h"
+#include "core/error.h"
+#include "core/issue_store.h"
+#include "labeling/label_sets.h"
+#include "labeling/manual_labels.h"
+
+namespace convfail::labeling {
+namespace {
+
+std::string lower_trim(std::string s) {
+  auto b = s.find_first_not_of(" \t");
+  auto e = s.find_last_not_of(" \t");
+  s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::optional<std::string> cell(const CsvRecord& rec, int col) {
+  if (col < 0 || col >= static_cast<int>(rec.fields.size())) return std::nullopt;
+  std::string v = trim(rec.fields[col]);
+  if (v.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
+                                   const LabelImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot read the file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return import_label_csv_text(db, tax, buf.str(), path, options);
+}
+
+LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::string& text,
+                                        const std::string& origin,
+                                        const LabelImportOptions& options) {
+  std::vector<CsvRecord> records;
+  try {
+    records = parse_csv(text);
+  } catch (const UserError& e) {
+    throw UserError(origin + ":" + e.what());
+  }
+  auto fail = [&](std::int64_t line, const std::string& what) -> UserError {
+    return UserError(origin + ":" + std::to_string(line) + ": " + what);
+  };
+  if (records.empty()) throw fail(1, "empty file (expected a header with repo and number)");
+
+  std::map<std::string, int> col;
+  const CsvRecord& header = records.front();
+  for (int i = 0; i < static_cast<int>(header.fields.size()); ++i) {
+    std::string name = lower_trim(header.fields[i]);
+    if (col.count(name)) throw fail(header.line, "duplicate column \"" + name + "\"");
+    col[name] = i;
+  }
+  auto column = [&](const std::string& name) { return col.count(name) ? col[name] : -1; };
+  if (column("repo") < 0 || column("number") < 0)
+    throw fail(header.line, "the header needs columns \"repo\" and \"number\"");
+  int c_symptom = column("symptom"), c_cause = column("cause"), c_subtype = column("subtype"),
+      c_stage = column("stage"), c_note = column("note");
+  if (c_symptom < 0 && c_cause < 0 && c_subtype < 0 && c_stage < 0)
+    throw fail(header.line, "no label column (symptom, cause, subtype or stage)");
+  if (column("rater") >= 0 && column("annotator") >= 0)
+    throw fail(header.line, "both \"rater\" and \"annotator\" columns; keep one");
+  int c_annotator = column("rater") >= 0 ? column("rater") : column("annotator");
+  int c_kind = column("kind");
+  if (c_annotator < 0 && !options.annotator)
+    throw UsageError(origin + ": no rater/annotator column: give --annotator NAME");
+
+  LabelImportResult result;
+  std::set<std::string> annotators;
+  std::string source = "import:" + origin.substr(origin.find_last_of('/') + 1);
+  Transaction tx(db);
+  IssueStore issues(db);
+  ManualLabels store(db);
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const CsvRecord& rec = records[r];
+    if (rec.fields.size() != header.fields.size())
+      throw fail(rec.line, std::to_string(rec.fields.size()) + " field(s), the header has " +
+                               std::to_string(header.fields.size()));
+    ++result.rows;
+    auto repo = cell(rec, column("repo"));
+    auto number_text = cell(rec, column("number"));
+    if (!repo || repo->find('/') == std::string::npos)
+      throw fail(rec.line, "repo must be OWNER/NAME");
+    std::int64_t number = 0;
+    try {
+      std::size_t used = 0;
+      number = number_text ? std::stoll(*number_text, &used) : 0;
+      if (!number_text || used != number_text->size() || number <= 0) throw std::exception();
+    } catch (const std::exception&) {
+      throw fail(rec.line, "number \"" + number_text.value_or("") + "\" is not a positive integer");
+    }
+    std::optional<std::string> annotator = cell(rec, c_annotator);
+    if (!annotator) annotator = options.annotator;
+    if (!annotator) throw fail(rec.line, "no annotator (empty rater cell and no --annotator)");
+
+    std::string kind = cell(rec, c_kind).value_or("label");
+    if (kind != "label" && kind != "adjudication")
+      throw fail(rec.line, "kind \"" + kind + "\" must be label or adjudication (or empty)");
+    LabelChoice choice{cell(rec, c_symptom), cell(rec, c_cause), cell(rec, c_subtype),
+                       cell(rec, c_stage), cell(rec, c_note)};
+    // Check values before looking the issue up, so a bad value is an error even for unknown
+    // issues.
+    try {
+      if (choice.symptom) checked_label(tax, "symptom", *choice.symptom);
+      if (choice.stage) checked_label(tax, "stage", *choice.stage);
+      if (choice.cause) {
+        std::string cause = checked_label(tax, "cause", *choice.cause);
+        if (choice.subtype) checked_subtype(tax, cause, *choice.subtype);
+      }
+    } catch (const UserError& e) {
+      throw fail(rec.line, e.what());
+    }
+    auto issue_id = issues.find_issue(*repo, number);
+    if (!issue_id && options.create_missing) {
+      std::int64_t id = 0;
+      issues.upsert_issue(*repo, Json{{"number", number}}, &id);
+      issue_id = id;
+      ++result.created_issues;
+    }
+    if (!issue_id) {
+      ++result.skipped_unknown;
+      std::string ref = *repo + "#" + std::to_string(number);
+      if (std::find(result.unknown_issues.begin(), result.unknown_issues.end(), ref) ==
+          result.unknown_issues.end())
+        result.unknown_issues.push_back(ref);
+      continue;
+    }
+    if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) continue;
+    try {
+      LabelOutcome o = append_choice(store, tax, *issue_id, *annotator, choice, source, kind);
+      result.written += o.written;
+      result.unchanged += o.unchanged;
+      if (o.written) annotators.insert(*annotator);
+    } catch (const UserError& e) {
+      throw fail(rec.line, e.what());
+    }
+  }
+  tx.commit();
+  result.annotators.assign(annotators.begin(), annotators.end());
+  return result;
+}
+
+std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
+                           std::ostream& out) {
+  std::vector<std::string> who =
+      annotator ? std::vector<std::string>{*annotator} : manual_annotators(db);
+  // The latest note of each (issue, annotator).
+  Stmt notes(db,
+             "SELECT note FROM manual_labels WHERE issue_id=? AND annotator=? AND note IS NOT NULL "
+             "ORDER BY id DESC LIMIT 1");
+  // Whether the annotator's current labels of an issue are adjudications.
+  Stmt adjudicated(db,
+                   "SELECT count(*) FROM current_manual_labels WHERE issue_id=? AND annotator=? "
+                   "AND kind='adjudication'");
+  static const std::vector<std::string> columns = {
+      "repo", "number", "annotator", "symptom", "cause", "subtype", "stage", "note", "kind"};
+  if (format == LabelFormat::kCsv) out << csv_line(columns);
+  std::int64_t count = 0;
+  for (const auto& name : who) {
+    for (const IssueLabels& l : load_annotator_labels(db, name)) {
+      notes.bind(1, l.issue_id).bind(2, name);
+      std::string note = notes.step() ? notes.text(0) : "";
+      notes.reset();
+      adjudicated.bind(1, l.issue_id).bind(2, name);
+      std::string kind = adjudicated.step() && adjudicated.int64(0) > 0 ? "adjudication" : "";
+      adjudicated.reset();
+      auto value = [&](const char* dim) {
+        auto it = l.values.find(dim);
+        return it == l.values.end() ? std::string() : it->second;
+      };
+      if (format == LabelFormat::kCsv) {
+        out << csv_line({l.repo, std::to_string(l.number), name, value("symptom"), value("cause"),
+                         value("subtype"), value("stage"), note, kind});
+      } else {
+        nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"annotator", name}};
+        for (const auto& dim : manual_dimensions())
+          j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
+        j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
+        j["kind"] = kind.empty() ? "label" : kind;
+        out << j.dump() << "\n";
+      }
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace convfail::labeling

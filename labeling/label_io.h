@@ -1,0 +1,53 @@
+// `labels import` / `labels export`: manual labels from and to CSV (and JSONL on export).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+#include "core/taxonomy.h"
+
+namespace convfail::labeling {
+
+struct LabelImportOptions {
+  // Annotator for rows without a rater/annotator column (or with an empty cell).
+  std::optional<std::string> annotator;
+  // Create bare placeholder issues for rows whose issue is not in the store.
+  bool create_missing = false;
+};
+
+struct LabelImportResult {
+  std::int64_t rows = 0;                    // data rows read
+  std::int64_t written = 0;                 // manual_labels rows appended
+  std::int64_t unchanged = 0;               // values equal to the annotator's current label
+  std::int64_t skipped_unknown = 0;         // rows whose issue is not in the store (not written)
+  std::int64_t created_issues = 0;          // placeholders made with create_missing
+  std::vector<std::string> unknown_issues;  // "owner/name#N" of the skipped rows
+  std::vector<std::string> annotators;      // who the written rows belong to, sorted
+};
+
+// Imports a CSV with a header holding `repo`, `number` and any of symptom, cause, subtype, stage,
+// note; `rater` or `annotator` names the annotator per row, `kind` (label or adjudication) what
+// its values are. Values may be ids or the spreadsheet
+// names of data/taxonomy.json. Other columns are ignored. Everything happens in one transaction:
+// on any malformed row nothing is written and UserError("FILE:LINE: what is wrong") is thrown.
+LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
+                                   const LabelImportOptions& options);
+// The same for text already in memory; `origin` names it in errors and in the rows' source.
+LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::string& text,
+                                        const std::string& origin,
+                                        const LabelImportOptions& options);
+
+enum class LabelFormat { kCsv, kJsonl };
+
+// Writes the current labels of one annotator (or of every annotator) as CSV with the header
+// repo,number,annotator,symptom,cause,subtype,stage,note,kind — what import reads back (kind is
+// "adjudication" for an adjudicator's decisions, else empty) — or JSONL.
+// Returns the number of records written.
+std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
+                           std::ostream& out);
+
+}  // namespace convfail::labeling

@@ -1,0 +1,160 @@
+#include "labeling/label_sets.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace convfail::labeling {
+namespace {
+
+// The position in `out` of the current row's issue (columns 0-3: id, repo, number, created_at),
+// appended on first sight.
+std::size_t issue_slot(const Stmt& st, std::vector<IssueLabels>& out,
+                       std::map<std::int64_t, std::size_t>& index) {
+  std::int64_t id = st.int64(0);
+  auto it = index.find(id);
+  if (it != index.end()) return it->second;
+  IssueLabels l;
+  l.issue_id = id;
+  l.repo = st.text(1);
+  l.number = st.int64(2);
+  l.created_at = st.opt_text(3);
+  index.emplace(id, out.size());
+  out.push_back(std::move(l));
+  return out.size() - 1;
+}
+
+// Collects rows (issue_id, repo, number, created_at, dimension, value[, confidence]) into
+// IssueLabels in issue order.
+std::vector<IssueLabels> collect(Stmt& st, bool with_confidence) {
+  std::vector<IssueLabels> out;
+  std::map<std::int64_t, std::size_t> index;
+  while (st.step()) {
+    IssueLabels& l = out[issue_slot(st, out, index)];
+    std::string dim = st.text(4);
+    if (!st.is_null(5)) l.values[dim] = st.text(5);
+    if (with_confidence) l.confidence[dim] = st.real(6);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annotator) {
+  // The latest row per (issue, dimension) wins (view current_manual_labels): a skip clears the
+  // value, an undo restores the value it carries.
+  Stmt st(db,
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.value "
+          "FROM current_manual_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.annotator = ?1 ORDER BY r.full_name, i.number, c.dimension");
+  st.bind(1, annotator);
+  auto out = collect(st, false);
+  // Issues whose every dimension was cleared hold no labels.
+  std::vector<IssueLabels> kept;
+  for (auto& l : out)
+    if (!l.values.empty()) kept.push_back(std::move(l));
+  return kept;
+}
+
+std::vector<IssueLabels> load_consensus_labels(Db& db) {
+  // Per issue and dimension: the latest adjudication row (of any adjudicator) if there is one,
+  // else the value when at least two annotators hold a current label and all of them agree.
+  Stmt st(db,
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.annotator, c.value, "
+          "  c.kind = 'adjudication', c.row_id "
+          "FROM current_manual_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.value IS NOT NULL ORDER BY r.full_name, i.number, c.dimension, c.row_id");
+  struct Votes {
+    std::optional<std::string> adjudicated;
+    std::int64_t adjudicated_row = 0;
+    std::vector<std::string> values;
+  };
+  std::vector<IssueLabels> out;
+  std::vector<std::map<std::string, Votes>> votes;
+  std::map<std::int64_t, std::size_t> index;
+  while (st.step()) {
+    std::size_t slot = issue_slot(st, out, index);
+    if (slot == votes.size()) votes.emplace_back();
+    Votes& v = votes[slot][st.text(4)];
+    if (st.int64(7)) {
+      if (st.int64(8) > v.adjudicated_row) {
+        v.adjudicated = st.text(6);
+        v.adjudicated_row = st.int64(8);
+      }
+    } else {
+      v.values.push_back(st.text(6));
+    }
+  }
+  std::vector<IssueLabels> kept;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (const auto& [dim, v] : votes[i]) {
+      if (v.adjudicated) {
+        out[i].values[dim] = *v.adjudicated;
+      } else if (v.values.size() >= 2 &&
+                 std::all_of(v.values.begin(), v.values.end(),
+                             [&](const std::string& x) { return x == v.values.front(); })) {
+        out[i].values[dim] = v.values.front();
+      }
+    }
+    if (!out[i].values.empty()) kept.push_back(std::move(out[i]));
+  }
+  return kept;
+}
+
+std::vector<IssueLabels> load_classifier_labels(Db& db, std::optional<std::int64_t> run_id) {
+  std::int64_t run =
+      run_id ? *run_id : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  if (run == 0) return {};
+  Stmt st(db,
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.label, c.confidence "
+          "FROM classifier_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.run_id = ? ORDER BY r.full_name, i.number, c.dimension");
+  st.bind(1, run);
+  auto out = collect(st, true);
+  // Subtypes ride along with the cause row.
+  Stmt sub(db,
+           "SELECT issue_id, subtype FROM classifier_labels WHERE run_id=? AND dimension='cause' "
+           "AND subtype IS NOT NULL");
+  sub.bind(1, run);
+  std::map<std::int64_t, std::string> subtypes;
+  while (sub.step()) subtypes[sub.int64(0)] = sub.text(1);
+  for (auto& l : out) {
+    auto it = subtypes.find(l.issue_id);
+    if (it != subtypes.end()) l.values["subtype"] = it->second;
+  }
+  return out;
+}
+
+std::vector<std::string> label_sources(Db& db) {
+  std::vector<std::string> out;
+  if (db.scalar("SELECT count(*) FROM classifier_runs") > 0) out.push_back("classifier");
+  Stmt st(db, "SELECT DISTINCT annotator FROM manual_labels ORDER BY annotator");
+  while (st.step()) out.push_back(st.text(0));
+  if (!load_consensus_labels(db).empty()) out.push_back("consensus");
+  return out;
+}
+
+std::vector<IssueLabels> load_label_set(Db& db, const std::string& source) {
+  std::vector<IssueLabels> out;
+  if (source == "classifier") {
+    out = load_classifier_labels(db);
+  } else if (source.rfind("classifier:", 0) == 0) {
+    out = load_classifier_labels(db, std::stoll(source.substr(11)));
+  } else if (source == "consensus") {
+    out = load_consensus_labels(db);
+  } else {
+    out = load_annotator_labels(db, source);
+  }
+  if (out.empty()) {
+    std::string names;
+    for (const auto& s : label_sources(db)) names += (names.empty() ? "" : ", ") + s;
+    throw UserError("no labels from source \"" + source + "\"; sources with labels: " +
+                    (names.empty() ? "none (run classify, label or labels import)" : names));
+  }
+  return out;
+}
+
+}  // namespace convfail::labeling

@@ -1,0 +1,55 @@
+// What the annotation session shows of one issue: the header (repo, number, title, GitHub
+// labels, dates, URL), the body and comments as pages of lines with the classifier's evidence
+// highlighted, and the latest classifier run's suggestion and evidence per dimension.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+
+namespace convfail::cli {
+
+struct Suggestion {
+  std::string label;
+  double confidence = 0;
+  std::vector<std::string> evidence;  // "rule_id in field: matched text"
+};
+
+struct EvidenceSpan {
+  std::string dimension, rule_id, field, matched_text;
+  std::int64_t field_index = 0, span_start = 0, span_end = 0;
+};
+
+class IssueView {
+ public:
+  // Loads the issue and the latest classifier run's labels and evidence for it.
+  IssueView(Db& db, std::int64_t issue_id, bool colour);
+
+  std::string header() const;  // several lines, ends with "\n"
+  // The text (body, then comments), evidence highlighted, split into lines.
+  const std::vector<std::string>& lines() const { return lines_; }
+  // Suggestion per dimension (symptom, cause, subtype, stage) when the classifier gave one.
+  const std::map<std::string, Suggestion>& suggestions() const { return suggestions_; }
+  std::string ref() const { return repo_ + "#" + std::to_string(number_); }
+
+  // Wraps text in the highlight marks: ANSI reverse video in colour, [[...]] otherwise.
+  static std::string mark(const std::string& text, bool colour);
+
+ private:
+  std::string highlight(const std::string& text, const std::string& field,
+                        std::int64_t field_index) const;
+
+  bool colour_;
+  std::string repo_, title_, url_, state_, created_, closed_;
+  std::int64_t number_ = 0;
+  std::vector<std::string> labels_;
+  std::vector<std::string> lines_;
+  std::vector<EvidenceSpan> evidence_;
+  std::map<std::string, Suggestion> suggestions_;
+};
+
+}  // namespace convfail::cli

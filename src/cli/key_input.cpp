@@ -1,0 +1,127 @@
+#include "cli/key_input.h"
+
+#include <termios.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <csignal>
+
+namespace convfail::cli {
+
+std::optional<std::string> LineKeyReader::next(int) {
+  std::string line;
+  if (!std::getline(in_, line)) return std::nullopt;
+  auto b = line.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return std::string();
+  return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::optional<std::string> LineKeyReader::line() {
+  std::string line;
+  if (!std::getline(in_, line)) return std::nullopt;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+int RawKeyReader::get() {
+  if (pending_) {
+    int c = *pending_;
+    pending_.reset();
+    return c;
+  }
+  int c = in_.get();
+  return in_ ? c : -1;
+}
+
+std::optional<std::string> RawKeyReader::next(int max_number) {
+  while (true) {
+    int c = get();
+    if (c < 0 || c == 4) return std::nullopt;  // end of input or Ctrl-D
+    if (c == '\r' || c == '\n') return std::string();
+    if (c == 27) {  // escape sequences (arrow keys): ignore the rest of the sequence
+      int d = get();
+      if (d == '[' || d == 'O') get();
+      continue;
+    }
+    if (std::isdigit(c)) {
+      std::string number(1, static_cast<char>(c));
+      // Wait for a second digit only while one could still form a valid number.
+      while (std::stoi(number) * 10 <= max_number) {
+        int d = get();
+        if (d >= 0 && std::isdigit(d)) {
+          number += static_cast<char>(d);
+          continue;
+        }
+        if (d >= 0 && d != '\r' && d != '\n') pending_ = d;
+        break;
+      }
+      return number;
+    }
+    if (std::isprint(c)) return std::string(1, static_cast<char>(c));
+  }
+}
+
+std::optional<std::string> RawKeyReader::line() {
+  std::string text;
+  while (true) {
+    int c = get();
+    if (c < 0 || c == 4) return text.empty() ? std::nullopt : std::optional<std::string>(text);
+    if (c == '\r' || c == '\n') break;
+    if (c == 127 || c == 8) {
+      if (!text.empty()) {
+        text.pop_back();
+        echo_ << "\b \b" << std::flush;
+      }
+      continue;
+    }
+    if (c >= 32) {
+      text += static_cast<char>(c);
+      echo_ << static_cast<char>(c) << std::flush;
+    }
+  }
+  echo_ << "\n";
+  return text;
+}
+
+namespace {
+// The terminal state to restore from a signal handler.
+termios g_saved;
+int g_fd = -1;
+
+void restore_and_die(int sig) {
+  if (g_fd >= 0) tcsetattr(g_fd, TCSANOW, &g_saved);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+}  // namespace
+
+RawTerminal::RawTerminal(int fd) : fd_(fd) {
+  termios t;
+  if (!isatty(fd) || tcgetattr(fd, &t) != 0) return;
+  g_saved = t;
+  g_fd = fd;
+  t.c_lflag &= ~(ICANON | ECHO);
+  t.c_iflag &= ~(ICRNL);
+  t.c_cc[VMIN] = 1;
+  t.c_cc[VTIME] = 0;
+  if (tcsetattr(fd, TCSANOW, &t) != 0) return;
+  active_ = true;
+  std::signal(SIGINT, restore_and_die);
+  std::signal(SIGTERM, restore_and_die);
+  std::signal(SIGHUP, restore_and_die);
+}
+
+RawTerminal::~RawTerminal() {
+  if (!active_) return;
+  tcsetattr(fd_, TCSANOW, &g_saved);
+  g_fd = -1;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
+}
+
+bool is_terminal(int fd) {
+  return isatty(fd) == 1;
+}
+
+}  // namespace convfail::cli

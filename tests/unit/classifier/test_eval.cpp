@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include "classifier/evaluation.h"
+#include "core/error.h"
+#include "test_helpers.h"
+
+using namespace convfail;
+using namespace convfail::classifier;
+
+namespace {
+const Taxonomy& taxonomy() {
+  static Taxonomy t = Taxonomy::load(test::data_dir());
+  return t;
+}
+}  // namespace
+
+TEST_CASE("eval: coverage, covered accuracy, kappa and macro-F1 by hand") {
+  std::vector<std::pair<std::string, std::optional<std::string>>> pairs = {
+      {"crash", "crash"},
+      {"crash", "crash"},
+      {"crash", "crash"},
+      {"crash", std::nullopt},
+      {"wrong_model", "wrong_model"},
+      {"wrong_model", "crash"}};
+  classifier::DimensionEval d = classifier::evaluate_dimension(taxonomy(), "symptom", pairs);
+  CHECK(d.n == 6);
+  CHECK(d.covered == 5);
+  CHECK(d.coverage == doctest::Approx(5.0 / 6));
+  CHECK(d.all.accuracy == doctest::Approx(4.0 / 6));
+  CHECK(d.covered_accuracy == doctest::Approx(0.8));
+  // Covered: p_o = 0.8, p_e = 0.6*0.8 + 0.4*0.2 = 0.56 -> kappa = 0.24 / 0.44.
+  CHECK(d.covered_kappa == doctest::Approx(0.24 / 0.44));
+  // All six, abstention as its own category: p_o = 4/6, p_e = (4/6)(4/6) + (2/6)(1/6) = 0.5.
+  CHECK(d.all.kappa.kappa == doctest::Approx(1.0 / 3));
+  // crash P = R = 3/4 -> F1 0.75; wrong_model P = 1, R = 1/2 -> F1 2/3. Abstention excluded.
+  CHECK(d.macro_f1 == doctest::Approx((0.75 + 2.0 / 3) / 2));
+  CHECK(d.all.per_label.at(classifier::kAbstained).predicted == 1);
+}
+
+TEST_CASE("eval: stage abstains as not_distinguishable") {
+  classifier::DimensionEval d =
+      classifier::evaluate_dimension(taxonomy(), "stage",
+                                     {{"node_conversion", "not_distinguishable"},
+                                      {"not_distinguishable", "not_distinguishable"},
+                                      {"load_model", "load_model"}});
+  CHECK(d.coverage == doctest::Approx(1.0 / 3));
+  CHECK(d.covered_accuracy == doctest::Approx(1.0));
+  CHECK(d.all.accuracy == doctest::Approx(2.0 / 3));
+}
+
+TEST_CASE("eval: gold CSV with quotes, folds and label names; errors name file:line") {
+  test::TempDir dir;
+  auto path = dir.write("g.csv",
+                        "repo,number,fold,symptom,cause,subtype,stage,title\n"
+                        "a/b,1,0,Crash,Incompatability,External,Tracer,\"a, \"\"quoted\"\"\n"
+                        "title\"\n"
+                        "a/b,2,4,wrong_model,type_problem,node,node_conversion,plain\n");
+  classifier::GoldSet g = classifier::load_gold_file(path, taxonomy());
+  CHECK(g.has_folds);
+  REQUIRE(g.items.size() == 2);
+  CHECK(g.items[0].values.at("symptom") == "crash");
+  CHECK(g.items[0].values.at("cause") == "incompatibility");
+  CHECK(g.items[0].values.at("subtype") == "external");
+  CHECK(g.items[0].values.at("stage") == "load_model");
+  CHECK(*g.items[1].fold == 4);
+  CHECK(g.items[1].number == 2);
+
+  auto bad = dir.write("bad.csv", "repo,number,symptom\na/b,1,crash\na/b,2,explodes\n");
+  try {
+    classifier::load_gold_file(bad, taxonomy());
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == bad + ":3: unknown symptom label \"explodes\"");
+  }
+  CHECK_THROWS_AS(classifier::load_gold_file(
+                      dir.write("n.csv", "repo,number,symptom\na/b,x,crash\n"), taxonomy()),
+                  UserError);
+  CHECK(classifier::parse_fold_list("0-3") == std::set<int>{0, 1, 2, 3});
+  CHECK(classifier::parse_fold_list("4, 1") == std::set<int>{1, 4});
+  CHECK_THROWS_AS(classifier::parse_fold_list("a"), UsageError);
+  CHECK_THROWS_AS(classifier::parse_fold_list("3-1"), UsageError);
+}

@@ -1,0 +1,153 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/taxonomy.h"
+#include "reports/render.h"
+#include "reports_fixture.h"
+
+using namespace convfail;
+using namespace convfail::reports;
+
+namespace {
+
+struct Rendered {
+  reports::ReportData data;
+  reports::PrintedReport printed;
+};
+
+Rendered fixture_report(const test::TempDir& dir) {
+  auto db = test::report_fixture(dir, true, true);
+  reports::ReportOptions o;
+  o.source = "ann";
+  o.compare = "bob";
+  Taxonomy tax = Taxonomy::load(test::data_dir());
+  reports::ReportData d = reports::build_report(*db, tax, o);
+  return {d, reports::printed_report(d, tax)};
+}
+
+long count(const std::string& text, const std::string& what) {
+  long n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  return n;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("report format: markdown has one heading and pipe table per table") {
+  test::TempDir dir;
+  auto r = fixture_report(dir);
+  std::string md = reports::render_markdown(r.printed);
+  CHECK(count(md, "\n## ") == static_cast<long>(r.printed.tables.size()));
+  CHECK(md.find("| Incompatibility | 1 / 1 | 0 / 0 | 0 / 0 | 1 / 1 |") != std::string::npos);
+  // Every line of a table has as many cells as its header.
+  long expected = -1;
+  for (const auto& l : lines(md)) {
+    if (l.empty() || l[0] != '|') {
+      expected = -1;
+      continue;
+    }
+    if (expected < 0) expected = count(l, "|");
+    CHECK(count(l, "|") == expected);
+  }
+}
+
+TEST_CASE("report format: csv is long form with one line per cell") {
+  test::TempDir dir;
+  auto r = fixture_report(dir);
+  std::string csv = reports::render_csv(r.printed);
+  auto ls = lines(csv);
+  REQUIRE(!ls.empty());
+  CHECK(ls[0] == "table,row,column,value");
+  std::size_t cells = 0;
+  for (const auto& t : r.printed.tables) cells += t.rows.size() * (t.header.size() - 1);
+  CHECK(ls.size() == cells + 1);
+  CHECK(std::count(ls.begin(), ls.end(), "stage_by_converter,Node Conversion,Total,3 (43%)") == 1);
+  CHECK(std::count(ls.begin(), ls.end(), "cause_by_symptom,Other,Other,0 / 1") == 1);
+  // The kappa CI holds a comma: quoted.
+  CHECK(csv.find(",\"[") != std::string::npos);
+}
+
+TEST_CASE("report format: latex is a booktabs document with one tabular per table") {
+  test::TempDir dir;
+  auto r = fixture_report(dir);
+  std::string tex = reports::render_latex(r.printed);
+  long n = static_cast<long>(r.printed.tables.size());
+  CHECK(count(tex, "\\usepackage{booktabs}") == 1);
+  CHECK(count(tex, "\\begin{tabular}") == n);
+  CHECK(count(tex, "\\end{tabular}") == n);
+  CHECK(count(tex, "\\toprule") == n);
+  CHECK(count(tex, "\\bottomrule") == n);
+  CHECK(count(tex, "\\begin{document}") == 1);
+  CHECK(count(tex, "\\end{document}") == 1);
+  CHECK(tex.find("\\label{tab:stage\\_by\\_converter}") != std::string::npos);
+  CHECK(tex.find("3 (43\\%)") != std::string::npos);
+  CHECK(tex.find("→") == std::string::npos);  // the arrow became math
+  // Each row has as many cells as its column spec.
+  std::regex spec("\\\\begin\\{tabular\\}\\{(lr*)\\}");
+  CHECK(std::distance(std::sregex_iterator(tex.begin(), tex.end(), spec), std::sregex_iterator()) ==
+        n);
+  std::size_t columns = 0;
+  for (const auto& l : lines(tex)) {
+    std::smatch m;
+    if (std::regex_search(l, m, std::regex("\\\\begin\\{tabular\\}\\{([lr]+)\\}")))
+      columns = m[1].length();
+    if (l.size() > 3 && l.substr(l.size() - 3) == " \\\\") {
+      // "&" not preceded by a backslash separates cells.
+      long amps = 0;
+      for (std::size_t i = 0; i < l.size(); ++i)
+        if (l[i] == '&' && (i == 0 || l[i - 1] != '\\')) ++amps;
+      CHECK(static_cast<std::size_t>(amps + 1) == columns);
+    }
+  }
+}
+
+TEST_CASE("report format: html is self-contained with one svg per chart") {
+  test::TempDir dir;
+  auto r = fixture_report(dir);
+  std::string html = reports::render_html(r.printed);
+  CHECK(count(html, "<svg ") == static_cast<long>(r.printed.charts.size()));
+  CHECK(r.printed.charts.size() == 5);  // stage, symptom, cause, period, repro
+  CHECK(count(html, "<table>") == static_cast<long>(r.printed.tables.size()));
+  CHECK(count(html, "<script") == 0);
+  CHECK(count(html, "src=") == 0);
+  CHECK(count(html, "href=") == 0);
+  CHECK(count(html, "@media print") == 1);
+  // Balanced tags (the e2e test parses it as XML).
+  for (const char* tag : {"table", "svg", "section", "figure", "tr", "text", "thead", "tbody"})
+    CHECK(count(html, std::string("<") + tag + ">") + count(html, std::string("<") + tag + " ") ==
+          count(html, std::string("</") + tag + ">"));
+  CHECK(html.find("&lt;") == std::string::npos);  // nothing needed escaping in this report
+}
+
+TEST_CASE("report format: json has the full unbinned counts in the issue's shape") {
+  test::TempDir dir;
+  auto r = fixture_report(dir);
+  auto j = nlohmann::json::parse(reports::render_json(r.data));
+  CHECK(j["stage_by_converter"]["torch.onnx"]["node_conversion"] == 2);
+  CHECK(j["symptom_by_converter"]["tf2onnx"]["build_failure"] == 1);
+  CHECK(j["cause_by_symptom"]["torch.onnx"]["others"]["hang"] == 1);  // not binned
+  CHECK(j["cause_by_symptom"]["torch.onnx"]["incompatibility"]["crash"] == 1);
+  CHECK(j["subtype_by_converter"]["tf2onnx"]["incompatibility"]["internal"] == 1);
+  CHECK(j["issues_by_period"]["2020"]["torch.onnx"] == 2);
+  CHECK(j["agreement"][0]["dimension"].is_string());
+  CHECK(j["repro_by_symptom"]["crash"]["confirmed"] == 1);
+  CHECK(j["issues"] == 7);
+}
+
+TEST_CASE("report format: names parse, unknown ones are usage errors") {
+  CHECK(reports::parse_report_format("md") == reports::ReportFormat::kMarkdown);
+  CHECK(reports::parse_report_format("latex") == reports::ReportFormat::kLatex);
+  CHECK(reports::parse_report_format("html") == reports::ReportFormat::kHtml);
+  CHECK_THROWS_AS(reports::parse_report_format("pdf"), UsageError);
+}
