@@ -162,6 +162,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         retry.push_back(s);
       };
       if (!r.transport_ok()) {
+        if (!http::should_retry(r)) throw UserError("GET " + url + ": " + r.error);
         fault(r.error);
         continue;
       }
@@ -227,7 +228,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         }
         throw UserError("GET " + url + ": HTTP " + std::to_string(r.status) + ": " + msg);
       }
-      if (r.status >= 500) {
+      if (http::should_retry(r)) {  // 5xx (429 was a rate limit above)
         fault("HTTP " + std::to_string(r.status));
         continue;
       }
@@ -239,18 +240,16 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
                       error_message(r));
     }
     if (!retry.empty()) {
+      http::RetryPolicy policy{opt_.max_retries, opt_.backoff_base_s, opt_.backoff_max_s};
       int worst = 0;
       for (Slot& s : retry) {
-        if (s.attempts > opt_.max_retries)
+        if (policy.gives_up_after(s.attempts))
           throw UserError("GET " + urls[s.index] + " failed " + std::to_string(s.attempts) +
                           " times, last: " + s.last_error);
         worst = std::max(worst, s.attempts);
         ++stats_.retries;
       }
-      std::uniform_real_distribution<double> jitter(0.5, 1.0);
-      double backoff =
-          std::min(opt_.backoff_max_s, opt_.backoff_base_s * std::pow(2.0, worst - 1)) *
-          jitter(rng_);
+      double backoff = http::backoff_delay(policy, worst, rng_);
       if (backoff > 0 && told_wait <= 0) {
         if (notice_ && backoff >= 1.0)
           notice_("retrying " + std::to_string(retry.size()) + " request(s) in " +

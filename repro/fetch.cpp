@@ -2,7 +2,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <unistd.h>
@@ -15,6 +14,8 @@
 #include <memory>
 #include <random>
 #include <thread>
+
+#include "core/http.h"
 
 namespace convfail::repro {
 
@@ -29,29 +30,52 @@ std::string hex(const unsigned char* d, unsigned n) {
   return s;
 }
 
+// One attempt's output: the temporary file and the running sha256 of what was written to it.
 struct Download {
   std::FILE* file = nullptr;
   EVP_MD_CTX* sha = nullptr;
   std::uint64_t size = 0;
-  std::uint64_t cap = 0;
-  bool over_cap = false;
+  bool write(const char* data, std::size_t n) {
+    if (std::fwrite(data, 1, n, file) != n) return false;
+    EVP_DigestUpdate(sha, data, n);
+    size += n;
+    return true;
+  }
 };
 
-size_t on_data(char* data, size_t, size_t n, void* user) {
-  auto* d = static_cast<Download*>(user);
-  if (d->size + n > d->cap) {
-    d->over_cap = true;
-    return 0;  // aborts the transfer: the cap holds even without Content-Length
-  }
-  if (std::fwrite(data, 1, n, d->file) != n) return 0;
-  EVP_DigestUpdate(d->sha, data, n);
-  d->size += n;
-  return n;
+http::Request download_request(const std::string& url, const FetchOptions& o) {
+  http::Request req;
+  req.url = url;
+  req.headers = {{"User-Agent", "convfail-artifacts/0.1"}};
+  req.max_redirects = o.max_redirects;
+  req.connect_timeout_ms = o.connect_timeout_seconds * 1000;
+  req.timeout_ms = o.timeout_seconds * 1000;
+  req.low_speed_bytes = 1;  // stalled for 60 s: give up
+  req.low_speed_seconds = 60;
+  req.max_body_bytes = o.max_bytes;
+  req.stop_on_http_error = true;
+  req.accept_compressed = false;  // store the bytes as served: their sha256 names the file
+  return req;
 }
 
-void curl_init_once() {
-  static bool done = (curl_global_init(CURL_GLOBAL_DEFAULT), true);
-  (void)done;
+// One line for a failed attempt.
+std::string describe_failure(const http::Response& resp, const FetchOptions& o,
+                             const std::string& tmp) {
+  if (resp.transport_ok()) return "HTTP " + std::to_string(resp.status);
+  switch (resp.failure) {
+    case http::Failure::kTooLarge:
+      return "larger than " + std::to_string(o.max_bytes) + " bytes (--max-bytes)";
+    case http::Failure::kTooManyRedirects:
+      return "too many redirects (more than " + std::to_string(o.max_redirects) + ")";
+    case http::Failure::kTruncated:
+      return "truncated transfer (connection closed before the announced size)";
+    case http::Failure::kBadUrl:
+      return "bad URL: " + resp.error;
+    case http::Failure::kAborted:
+      return "cannot write " + tmp;
+    default:
+      return resp.error;
+  }
 }
 
 }  // namespace
@@ -76,17 +100,17 @@ std::string sha256_hex(const std::string& data) {
 }
 
 FetchResult fetch_url(const std::string& url, const std::string& store_dir, const FetchOptions& o) {
-  curl_init_once();
   FetchResult r;
   fs::create_directories(store_dir);
   std::random_device rd;
+  std::mt19937 rng(rd());
   std::string tmp = (fs::path(store_dir) / (".part-" + std::to_string(rd()))).string();
-  for (int attempt = 0; attempt <= o.retries; ++attempt) {
-    r.attempts = attempt + 1;
-    if (attempt)
-      std::this_thread::sleep_for(std::chrono::duration<double>(o.retry_delay_seconds * attempt));
+  const http::RetryPolicy policy{o.retries, o.retry_delay_seconds, o.retry_max_delay_seconds};
+  http::Client client;
+  http::Request req = download_request(url, o);
+  for (int failures = 0;;) {
+    r.attempts = failures + 1;
     Download d;
-    d.cap = o.max_bytes;
     d.file = std::fopen(tmp.c_str(), "wb");
     if (!d.file) {
       r.error = "cannot write " + tmp;
@@ -95,30 +119,17 @@ FetchResult fetch_url(const std::string& url, const std::string& store_dir, cons
     std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> sha(EVP_MD_CTX_new(), EVP_MD_CTX_free);
     EVP_DigestInit_ex(sha.get(), EVP_sha256(), nullptr);
     d.sha = sha.get();
-    std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
-    char errbuf[CURL_ERROR_SIZE] = "";
-    CURL* c = curl.get();
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(o.max_redirects));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o.connect_timeout_seconds);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, o.timeout_seconds);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);  // stalled for 60 s: give up
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_bytes));
-    curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "convfail-artifacts/0.1");
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &d);
-    CURLcode rc = curl_easy_perform(c);
-    std::fclose(d.file);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    if (rc == CURLE_OK) {
+    req.on_body = [&d](const char* data, std::size_t n) { return d.write(data, n); };
+    http::Response resp = client.perform(req);
+    bool closed = std::fclose(d.file) == 0;
+    bool answered = resp.transport_ok() && resp.status < 400;
+    std::error_code ec;
+    if (answered && !closed) {
+      fs::remove(tmp, ec);
+      r.error = "cannot write " + tmp;
+      return r;
+    }
+    if (answered) {
       unsigned char md[32];
       unsigned len = 0;
       EVP_DigestFinal_ex(d.sha, md, &len);
@@ -130,27 +141,13 @@ FetchResult fetch_url(const std::string& url, const std::string& store_dir, cons
       r.error.clear();
       return r;
     }
-    std::error_code ec;
     fs::remove(tmp, ec);
-    bool transient = true;
-    if (d.over_cap || rc == CURLE_FILESIZE_EXCEEDED) {
-      r.error = "larger than " + std::to_string(o.max_bytes) + " bytes (--max-bytes)";
-      transient = false;
-    } else if (rc == CURLE_TOO_MANY_REDIRECTS) {
-      r.error = "too many redirects (more than " + std::to_string(o.max_redirects) + ")";
-      transient = false;
-    } else if (rc == CURLE_HTTP_RETURNED_ERROR) {
-      r.error = "HTTP " + std::to_string(status);
-      transient = status >= 500 || status == 429;
-    } else if (rc == CURLE_PARTIAL_FILE) {
-      r.error = "truncated transfer (connection closed before the announced size)";
-    } else if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
-      r.error = std::string("bad URL: ") + curl_easy_strerror(rc);
-      transient = false;
-    } else {
-      r.error = std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
-    }
-    if (!transient) return r;
+    r.error = describe_failure(resp, o, tmp);
+    ++failures;
+    if (!http::should_retry(resp)) return r;  // the same answer next time
+    if (policy.gives_up_after(failures)) break;
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(http::backoff_delay(policy, failures, rng)));
   }
   r.error += " (after " + std::to_string(r.attempts) + " attempts)";
   return r;

@@ -1,6 +1,7 @@
-// Downloads artifacts with libcurl (size cap enforced while streaming, redirect limit, timeouts,
-// retries; http/https only) into a store keyed by sha256, and unpacks archives with libarchive
-// (regular files only, no absolute paths or "..", caps on total size and file count).
+// Downloads artifacts through core/http (size cap enforced while streaming, redirect limit,
+// timeouts, http/https only; retries by the shared http::RetryPolicy) into a store keyed by sha256,
+// and unpacks archives with libarchive (regular files only, no absolute paths or "..", caps on
+// total size and file count).
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,10 @@ struct FetchOptions {
   std::uint64_t max_bytes = 256ull << 20;  // per download
   int max_redirects = 5;
   long connect_timeout_seconds = 15;
-  long timeout_seconds = 300;  // whole transfer
-  int retries = 2;             // extra attempts after a transient failure
-  double retry_delay_seconds = 1;
+  long timeout_seconds = 300;      // whole transfer
+  int retries = 2;                 // extra attempts after a transient failure (http::should_retry)
+  double retry_delay_seconds = 1;  // before the first retry; doubles, with jitter
+  double retry_max_delay_seconds = 30;  // the longest wait between attempts
   std::uint64_t max_unpacked_bytes = 1ull << 30;
   int max_unpacked_files = 2000;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
@@ -30,15 +31,33 @@ std::string trim(const std::string& s) {
 
 // Per-transfer state: the response being filled and the request's header list.
 struct Transfer {
+  const Request* request = nullptr;
   Response response;
   curl_slist* headers = nullptr;
   std::size_t index = 0;
+  std::uint64_t received = 0;  // body bytes so far
+  bool too_large = false;      // the body cap stopped it
+  bool refused = false;        // Request::on_body stopped it
+  char errbuf[CURL_ERROR_SIZE] = "";
   ~Transfer() { curl_slist_free_all(headers); }
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<Transfer*>(user)->response.body.append(data, size * n);
-  return size * n;
+  auto* t = static_cast<Transfer*>(user);
+  const Request& req = *t->request;
+  std::size_t bytes = size * n;
+  if (req.max_body_bytes && t->received + bytes > req.max_body_bytes) {
+    t->too_large = true;  // the cap holds without, or despite, a Content-Length
+    return 0;             // a short count aborts the transfer
+  }
+  t->received += bytes;
+  if (!req.on_body) {
+    t->response.body.append(data, bytes);
+  } else if (!req.on_body(data, bytes)) {
+    t->refused = true;
+    return 0;
+  }
+  return bytes;
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
@@ -54,6 +73,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_reset(easy);
+  t->request = &req;
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->errbuf);
   curl_easy_setopt(easy, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, t);
@@ -62,9 +83,17 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, req.timeout_ms);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, req.connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // any encoding curl can decode
+  if (req.accept_compressed)
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // any encoding curl can decode
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, static_cast<long>(req.max_redirects));
+  if (req.low_speed_seconds > 0) {
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, req.low_speed_bytes);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, req.low_speed_seconds);
+  }
+  if (req.max_body_bytes)  // refuses a larger Content-Length before any byte of the body
+    curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(req.max_body_bytes));
+  if (req.stop_on_http_error) curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
@@ -74,16 +103,44 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
 }
 
-void finish(CURL* easy, CURLcode code, Transfer* t) {
-  curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &t->response.new_connections);
-  if (code != CURLE_OK) {
-    t->response.status = 0;
-    t->response.error = curl_easy_strerror(code);
-    return;
+Failure failure_of(CURLcode code, const Transfer& t) {
+  if (t.too_large || code == CURLE_FILESIZE_EXCEEDED) return Failure::kTooLarge;
+  if (t.refused) return Failure::kAborted;
+  switch (code) {
+    case CURLE_TOO_MANY_REDIRECTS:
+      return Failure::kTooManyRedirects;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+      return Failure::kBadUrl;
+    case CURLE_PARTIAL_FILE:
+      return Failure::kTruncated;
+    default:
+      return Failure::kOther;
   }
+}
+
+void finish(CURL* easy, CURLcode code, Transfer* t) {
+  Response& r = t->response;
+  curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &r.new_connections);
   long status = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-  t->response.status = status;
+  // With stop_on_http_error an error status is an answer, not a transport failure.
+  if (code == CURLE_OK || code == CURLE_HTTP_RETURNED_ERROR) {
+    r.status = status;
+    return;
+  }
+  r.status = 0;
+  r.failure = failure_of(code, *t);
+  if (r.failure == Failure::kTooLarge) {
+    r.error = "body larger than " + std::to_string(t->request->max_body_bytes) + " bytes";
+  } else if (r.failure == Failure::kAborted) {
+    r.error = "transfer aborted by the receiver of the body";
+  } else {
+    r.error = curl_easy_strerror(code);
+    std::string detail = t->errbuf;
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == '\r')) detail.pop_back();
+    if (!detail.empty() && detail != r.error) r.error += ": " + detail;
+  }
 }
 
 }  // namespace
@@ -182,6 +239,25 @@ std::vector<Response> MultiClient::perform_all(const std::vector<Request>& reque
     if (running > 0) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
   }
   return out;
+}
+
+bool should_retry(const Response& response) {
+  if (response.transport_ok()) return response.status >= 500 || response.status == 429;
+  switch (response.failure) {
+    case Failure::kTooLarge:
+    case Failure::kTooManyRedirects:
+    case Failure::kBadUrl:
+    case Failure::kAborted:
+      return false;  // the same answer next time
+    default:
+      return true;
+  }
+}
+
+double backoff_delay(const RetryPolicy& policy, int retry, std::mt19937& rng) {
+  std::uniform_real_distribution<double> jitter(0.5, 1.0);
+  double exponential = policy.base_delay_s * std::pow(2.0, std::max(0, retry - 1));
+  return std::min(policy.max_delay_s, exponential) * jitter(rng);
 }
 
 }  // namespace convfail::http

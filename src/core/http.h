@@ -1,10 +1,16 @@
 // A small libcurl HTTP layer: one request at a time over a kept-alive easy handle (Client), or
 // many in parallel over the multi interface (MultiClient). Both reuse connections between calls.
-// Transport failures are reported in Response::error, never thrown.
+// Transport failures are reported in Response::error, never thrown. http and https only, also
+// after redirects. RetryPolicy, should_retry and backoff_delay are the one retry policy of every
+// HTTP user (the crawler's API calls, artifact downloads).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,13 +22,33 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;  // name, value
   long timeout_ms = 30000;                                   // whole transfer
   long connect_timeout_ms = 10000;
+  int max_redirects = 5;  // more: Failure::kTooManyRedirects
+  // A transfer slower than low_speed_bytes per second for low_speed_seconds is a timeout (0: off).
+  long low_speed_bytes = 0;
+  long low_speed_seconds = 0;
+  // Body cap (0: none): a larger Content-Length (the bytes on the wire, compressed or not), or
+  // more body bytes while streaming (no or a lying Content-Length, or a compressed body that
+  // inflates), ends the transfer with Failure::kTooLarge.
+  std::uint64_t max_body_bytes = 0;
+  // When set, the body goes here chunk by chunk instead of into Response::body; returning false
+  // aborts the transfer (Failure::kAborted).
+  std::function<bool(const char* data, std::size_t size)> on_body = nullptr;
+  // An HTTP error status (>= 400) ends the transfer at its headers: status set, no body, and no
+  // transport failure. Off: error bodies are read like any other.
+  bool stop_on_http_error = false;
+  // Advertise and decode gzip and the like; off: the bytes exactly as served.
+  bool accept_compressed = true;
 };
+
+// Why a transfer failed; kOther covers timeouts, resets, refused connections, DNS failures.
+enum class Failure { kNone, kTooLarge, kTooManyRedirects, kBadUrl, kTruncated, kAborted, kOther };
 
 struct Response {
   long status = 0;                             // 0 when the transfer failed
   std::map<std::string, std::string> headers;  // names lower-cased; the last value wins
   std::string body;
-  std::string error;         // curl's message when the transfer failed (timeout, reset, short body)
+  std::string error;  // curl's message when the transfer failed (timeout, reset, short body)
+  Failure failure = Failure::kNone;
   long new_connections = 0;  // connections opened for this transfer (0: an open one was reused)
   bool transport_ok() const { return error.empty(); }
   // A header by case-insensitive name.
@@ -62,5 +88,22 @@ class MultiClient {
   void* multi_;
   std::vector<void*> idle_;  // easy handles kept for reuse
 };
+
+// How many times and how fast to retry a transient failure (see should_retry).
+struct RetryPolicy {
+  int max_retries = 6;        // extra attempts after failures: failure max_retries + 1 is final
+  double base_delay_s = 1.0;  // before retry n: min(max_delay_s, base_delay_s * 2^(n-1)) * [0.5, 1)
+  double max_delay_s = 60.0;
+  bool gives_up_after(int failures) const { return failures > max_retries; }
+};
+
+// Whether another attempt may succeed: transport faults (timeouts, resets, refused connections,
+// truncated bodies) and HTTP 5xx and 429 are transient; a body over the cap, a redirect loop, a bad
+// URL or scheme, an aborted transfer and other statuses are not.
+bool should_retry(const Response& response);
+
+// The wait in seconds before retry `retry` (1 = the first): exponential, capped, with jitter so
+// that clients failing together do not retry together.
+double backoff_delay(const RetryPolicy& policy, int retry, std::mt19937& rng);
 
 }  // namespace convfail::http

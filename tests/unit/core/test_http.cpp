@@ -1,7 +1,10 @@
-// The libcurl layer against the fake GitHub server on 127.0.0.1.
+// The libcurl layer against the fake GitHub server and a small loopback server on 127.0.0.1,
+// and the shared retry policy.
 #include <doctest/doctest.h>
+#include <httplib.h>
 
 #include <chrono>
+#include <thread>
 
 #include "core/http.h"
 #include "tests/fake_github/fake_github.h"
@@ -77,4 +80,195 @@ TEST_CASE("http: multi client runs requests in parallel and keeps their order") 
   for (const auto& r : multi.perform_all(reqs)) opened += r.new_connections;
   CHECK(opened == 0);
   CHECK(http::url_encode("module: onnx,a/b") == "module%3A%20onnx%2Ca%2Fb");
+}
+
+namespace {
+
+// Bodies, redirects and errors for the transfer limits.
+struct LimitsServer {
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  LimitsServer() {
+    server.Get("/small", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("hello", "text/plain");
+    });
+    server.Get("/big", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(std::string(300000, 'x'), "application/octet-stream");
+    });
+    server.Get("/chunked", [](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("application/octet-stream",
+                                       [](size_t offset, httplib::DataSink& sink) {
+                                         if (offset >= 300000) {
+                                           sink.done();
+                                           return true;
+                                         }
+                                         std::string chunk(10000, 'y');
+                                         sink.write(chunk.data(), chunk.size());
+                                         return true;
+                                       });
+    });
+    server.Get("/truncated", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content_provider(1000, "application/octet-stream",
+                               [](size_t offset, size_t, httplib::DataSink& sink) {
+                                 if (offset > 0) return false;  // close after 10 of 1000 bytes
+                                 sink.write("0123456789", 10);
+                                 return true;
+                               });
+    });
+    server.Get(R"(/hops/(\d+))", [](const httplib::Request& req, httplib::Response& res) {
+      int left = std::stoi(req.matches[1]);
+      if (left == 0)
+        res.set_content("end", "text/plain");
+      else
+        res.set_redirect("/hops/" + std::to_string(left - 1));
+    });
+    server.Get("/to-file", [](const httplib::Request&, httplib::Response& res) {
+      res.set_redirect("file:///etc/passwd");
+    });
+    server.Get("/missing", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 404;
+      res.set_content("nope", "text/plain");
+    });
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { server.listen_after_bind(); });
+  }
+  ~LimitsServer() {
+    server.stop();
+    thread.join();
+  }
+  http::Request get(const std::string& path) const {
+    http::Request req;
+    req.url = "http://127.0.0.1:" + std::to_string(port) + path;
+    req.timeout_ms = 20000;
+    return req;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("http: the body cap holds by Content-Length and while streaming; streamed bodies") {
+  LimitsServer srv;
+  http::Client client;
+  for (const char* path : {"/big", "/chunked"}) {
+    CAPTURE(path);
+    http::Request req = srv.get(path);
+    req.max_body_bytes = 100000;
+    http::Response r = client.perform(req);
+    CHECK(r.failure == http::Failure::kTooLarge);
+    CHECK(r.error == "body larger than 100000 bytes");
+    CHECK(r.status == 0);
+    CHECK(r.body.size() <= 100000);
+    CHECK_FALSE(http::should_retry(r));
+  }
+  http::Request small = srv.get("/small");
+  small.max_body_bytes = 5;         // exactly the size: allowed
+  small.accept_compressed = false;  // else the cap also applies to the gzip bytes on the wire
+  http::Response fits = client.perform(small);
+  CHECK(fits.error == "");
+  CHECK(fits.body == "hello");
+  small.accept_compressed = true;
+  small.max_body_bytes = 1000;
+  CHECK(client.perform(small).body == "hello");
+
+  // A sink gets the body chunk by chunk; Response::body stays empty.
+  std::size_t streamed = 0, calls = 0;
+  http::Request req = srv.get("/chunked");
+  req.on_body = [&](const char*, std::size_t n) {
+    streamed += n;
+    ++calls;
+    return true;
+  };
+  http::Response r = client.perform(req);
+  REQUIRE(r.transport_ok());
+  CHECK(streamed == 300000);
+  CHECK(calls > 1);
+  CHECK(r.body.empty());
+  // A sink that refuses aborts the transfer; that is no transient failure.
+  req.on_body = [](const char*, std::size_t) { return false; };
+  r = client.perform(req);
+  CHECK(r.failure == http::Failure::kAborted);
+  CHECK_FALSE(http::should_retry(r));
+  // A connection closed before the announced size: truncated, worth another attempt.
+  r = client.perform(srv.get("/truncated"));
+  CHECK(r.failure == http::Failure::kTruncated);
+  CHECK(http::should_retry(r));
+}
+
+TEST_CASE("http: redirects are limited and stay on http and https") {
+  LimitsServer srv;
+  http::Client client;
+  http::Request req = srv.get("/hops/3");
+  req.max_redirects = 3;
+  http::Response r = client.perform(req);
+  CHECK(r.status == 200);
+  CHECK(r.body == "end");
+  req.max_redirects = 2;
+  r = client.perform(req);
+  CHECK(r.failure == http::Failure::kTooManyRedirects);
+  CHECK_FALSE(http::should_retry(r));
+  for (const std::string& url :
+       {srv.get("/to-file").url, std::string("file:///etc/passwd"),
+        "ftp://127.0.0.1:" + std::to_string(srv.port) + "/x", std::string("not a url")}) {
+    CAPTURE(url);
+    http::Request bad;
+    bad.url = url;
+    r = client.perform(bad);
+    CHECK(r.failure == http::Failure::kBadUrl);
+    CHECK(r.body.empty());
+    CHECK_FALSE(http::should_retry(r));
+  }
+}
+
+TEST_CASE("http: stop_on_http_error answers an error status without its body") {
+  LimitsServer srv;
+  http::Client client;
+  http::Request req = srv.get("/missing");
+  http::Response r = client.perform(req);
+  CHECK(r.status == 404);
+  CHECK(r.body == "nope");
+  req.stop_on_http_error = true;
+  r = client.perform(req);
+  CHECK(r.transport_ok());
+  CHECK(r.status == 404);
+  CHECK(r.body.empty());
+  CHECK_FALSE(http::should_retry(r));
+}
+
+TEST_CASE("http: one retry policy: what is transient, how long to wait, when to give up") {
+  auto status = [](long s) {
+    http::Response r;
+    r.status = s;
+    return http::should_retry(r);
+  };
+  CHECK(status(500));
+  CHECK(status(503));
+  CHECK(status(429));
+  CHECK_FALSE(status(200));
+  CHECK_FALSE(status(304));
+  CHECK_FALSE(status(403));
+  CHECK_FALSE(status(404));
+  http::Response reset;
+  reset.error = "Recv failure: Connection reset by peer";
+  reset.failure = http::Failure::kOther;
+  CHECK(http::should_retry(reset));
+
+  http::RetryPolicy p{3, 1.0, 10.0};
+  CHECK_FALSE(p.gives_up_after(3));
+  CHECK(p.gives_up_after(4));
+  std::mt19937 rng(42);
+  for (int i = 0; i < 50; ++i) {
+    double first = http::backoff_delay(p, 1, rng);
+    CHECK(first >= 0.5);
+    CHECK(first < 1.0);
+    double third = http::backoff_delay(p, 3, rng);  // base * 2^2, with jitter
+    CHECK(third >= 2.0);
+    CHECK(third < 4.0);
+    double late = http::backoff_delay(p, 20, rng);  // capped at max_delay_s
+    CHECK(late >= 5.0);
+    CHECK(late < 10.0);
+  }
+  // Jitter: clients failing together do not all wait the same.
+  double a = http::backoff_delay(p, 2, rng), b = http::backoff_delay(p, 2, rng);
+  CHECK(a != b);
 }
