@@ -80,9 +80,11 @@ std::vector<IssueText> load_where(Db& db, const std::string& where,
 
 }  // namespace
 
-std::vector<IssueText> load_issue_texts(Db& db, const std::optional<std::string>& repo) {
-  if (repo) return load_where(db, "AND r.full_name = ?1 COLLATE NOCASE", {*repo});
-  return load_where(db, "", {});
+std::vector<IssueText> load_issue_texts(Db& db, const std::vector<std::string>& repos) {
+  if (repos.empty()) return load_where(db, "", {});
+  std::string in;
+  for (std::size_t k = 1; k <= repos.size(); ++k) in += (k > 1 ? ",?" : "?") + std::to_string(k);
+  return load_where(db, "AND r.full_name COLLATE NOCASE IN (" + in + ")", repos);
 }
 
 std::optional<IssueText> load_issue_text(Db& db, const std::string& repo, std::int64_t number) {

@@ -32,9 +32,9 @@ struct IssueText {
 // Builds an IssueText from a flattened or REST issue object; `repo` wins over the object's own.
 IssueText issue_text_from_json(const Json& issue, const std::string& repo = "");
 
-// Loads every stored issue (pull requests excluded), optionally only of one repository
-// (case-insensitive), in (repo, number) order.
-std::vector<IssueText> load_issue_texts(Db& db, const std::optional<std::string>& repo = {});
+// Loads every stored issue (pull requests excluded), or only those of `repos` (owner/name,
+// case-insensitive) when it is not empty, in (repo, number) order.
+std::vector<IssueText> load_issue_texts(Db& db, const std::vector<std::string>& repos = {});
 
 // Loads repo#number; nullopt when it is not stored.
 std::optional<IssueText> load_issue_text(Db& db, const std::string& repo, std::int64_t number);

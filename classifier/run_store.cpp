@@ -8,19 +8,20 @@
 
 namespace convfail::classifier {
 
-RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
+RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<std::string>& repos,
                               const std::function<void(std::int64_t, std::int64_t)>& progress) {
-  auto issues = load_issue_texts(db, repo);
+  auto issues = load_issue_texts(db, repos);
   if (issues.empty())
-    throw UserError(repo ? "no stored issues of " + *repo + " (run import first)"
-                         : "no stored issues (run import first)");
+    throw UserError(repos.empty() ? "no stored issues (run import first)"
+                                  : "no stored issues of " + nlohmann::json(repos).dump() +
+                                        " (run import first)");
   const RuleSet& rules = engine.rules();
   nlohmann::json params;
   params["smoothing"] = rules.settings.smoothing;
   for (const auto& [dim, s] : rules.settings.dimensions)
     params["dimensions"][dim] = {{"min_confidence", s.min_confidence}, {"margin", s.margin}};
   params["rule_count"] = rules.rules.size();
-  if (repo) params["repo"] = *repo;
+  if (!repos.empty()) params["repos"] = repos;
 
   RunSummary summary;
   summary.rules_hash = rules.hash;

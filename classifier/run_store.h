@@ -23,9 +23,9 @@ struct RunSummary {
   std::map<std::string, std::int64_t> abstained;
 };
 
-// Classifies every stored issue (or those of `repo`) and stores the run. Throws UserError when
-// there is nothing to classify. progress(done, total) may be empty.
-RunSummary classify_and_store(Db& db, const Engine& engine, const std::optional<std::string>& repo,
+// Classifies every stored issue (or those of `repos` when not empty) and stores the run. Throws
+// UserError when there is nothing to classify. progress(done, total) may be empty.
+RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<std::string>& repos,
                               const std::function<void(std::int64_t, std::int64_t)>& progress = {});
 
 }  // namespace convfail::classifier

@@ -16,13 +16,16 @@ struct Candidate {
   std::string repo;
 };
 
-// Issues (no pull requests) of the optional repository, by repository and number.
-std::vector<Candidate> all_issues(Db& db, const std::optional<std::string>& repo) {
+// Issues (no pull requests) of `repos` (empty: all), by repository and number.
+std::vector<Candidate> all_issues(Db& db, const std::vector<std::string>& repos) {
+  std::string in;
+  for (std::size_t k = 0; k < repos.size(); ++k) in += k ? ",?" : "?";
   Stmt st(db,
           "SELECT i.id, r.full_name FROM issues i JOIN repositories r ON r.id = i.repo_id "
-          "WHERE i.is_pull_request = 0 AND (?1 IS NULL OR r.full_name = ?1) "
-          "ORDER BY r.full_name, i.number");
-  st.bind(1, repo);
+          "WHERE i.is_pull_request = 0 " +
+              (repos.empty() ? std::string() : "AND r.full_name IN (" + in + ") ") +
+              "ORDER BY r.full_name, i.number");
+  for (std::size_t k = 0; k < repos.size(); ++k) st.bind(static_cast<int>(k + 1), repos[k]);
   std::vector<Candidate> out;
   while (st.step()) out.push_back({st.int64(0), st.text(1)});
   return out;
@@ -95,7 +98,7 @@ std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator
   const std::string& q = options.queue;
   if (q != "unlabeled" && q != "low-confidence" && q != "disagreement" && q != "sample")
     throw UsageError("--queue must be unlabeled, low-confidence, disagreement or sample");
-  std::vector<Candidate> issues = all_issues(db, options.repo);
+  std::vector<Candidate> issues = all_issues(db, options.repos);
   std::vector<std::int64_t> ids;
   if (q == "sample") {
     std::map<std::string, std::vector<std::int64_t>> groups;
@@ -175,7 +178,7 @@ std::vector<QueueItem> build_adjudication_queue(Db& db, const std::vector<std::s
   }
   // Issues in repository/number order.
   std::vector<QueueItem> out;
-  for (const auto& c : all_issues(db, std::nullopt)) {
+  for (const auto& c : all_issues(db, {})) {
     std::vector<std::string> dims;
     for (const auto& dim : manual_dimensions()) {
       std::set<std::string> seen;

@@ -21,7 +21,7 @@ struct QueueOptions {
   std::string queue = "unlabeled";  // unlabeled | low-confidence | disagreement | sample
   std::optional<int> size;          // at most this many issues (sample: default 20)
   std::uint64_t seed = 1;           // sample only
-  std::optional<std::string> repo;  // only this repository
+  std::vector<std::string> repos;   // only these repositories (empty: all)
   double low_confidence = 0.5;      // low-confidence: the lowest dimension confidence below this
 };
 

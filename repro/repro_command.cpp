@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/issue_store.h"
+#include "core/issue_ref.h"
 #include "repro/suite.h"
 
 namespace convfail::repro {
@@ -107,14 +107,6 @@ std::vector<Target> issue_targets(Db& db, std::int64_t issue_id) {
   return out;
 }
 
-std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
-  static const std::regex kRef(R"(([\w.-]+/[\w.-]+)#(\d+))");
-  std::smatch m;
-  if (!std::regex_match(ref, m, kRef))
-    throw UsageError("issue must be OWNER/REPO#N, got '" + ref + "'");
-  return {m[1], std::stoll(m[2])};
-}
-
 }  // namespace
 
 void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
@@ -126,16 +118,21 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   ro.limits.wall_seconds = req.options.timeout_seconds;
   OrtRunner runner(ro);
 
+  ResultOutput output(req.format, out);
+  std::map<std::string, int> verdicts;  // verdict -> count, for the totals of issue/--model runs
   auto emit = [&](const std::string& label, const ModelVerdict& v,
                   std::optional<std::int64_t> issue, const std::string& issue_ref) {
-    if (req.json) {
-      json j = v.to_json();
-      if (issue) j["issue"] = issue_ref;
-      out << j.dump() << "\n";
-    } else {
-      out << text_line(label, v) << "\n";
-    }
-    out.flush();
+    ++verdicts[v.verdict];
+    json j = v.to_json();
+    if (issue) j["issue"] = issue_ref;
+    output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j));
+  };
+  auto verdict_totals = [&] {
+    int total = 0;
+    for (const auto& [verdict, count] : verdicts) total += count;
+    json t = {{"total", total}};
+    for (const auto& [verdict, count] : verdicts) t[verdict] = count;
+    return t;
   };
 
   if (!req.suite.empty()) {
@@ -156,25 +153,19 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       if (outcome != "pass")
         ++fail_signatures[outcome + " [" + v.step + "] " +
                           (v.reason.empty() ? v.signature : v.reason)];
-      if (req.json) {
-        json j = v.to_json();
-        j["case"] = name;
-        j["outcome"] = outcome;
-        out << j.dump() << "\n";
-      } else {
-        out << outcome << "  " << text_line(name, v) << "\n";
-      }
+      json j = v.to_json();
+      j["case"] = name;
+      j["outcome"] = outcome;
+      output.result(output.is_text() ? outcome + "  " + text_line(name, v) : std::string(),
+                    std::move(j));
     }
     if (req.progress) std::cerr << "\r\x1b[K";
-    if (req.json) {
-      out << json{{"total", totals.total},
-                  {"pass", totals.pass},
-                  {"fail", totals.fail},
-                  {"not_runnable", totals.not_runnable},
-                  {"runner_starts", runner.process_starts()}}
-                 .dump()
-          << "\n";
-    } else {
+    output.finish(json{{"total", totals.total},
+                       {"pass", totals.pass},
+                       {"fail", totals.fail},
+                       {"not_runnable", totals.not_runnable},
+                       {"runner_starts", runner.process_starts()}});
+    if (output.is_text()) {
       out << "\ntotal " << totals.total << ": pass " << totals.pass << ", fail " << totals.fail
           << ", not_runnable " << totals.not_runnable << "\n";
       for (const auto& [sig, count] : fail_signatures) out << "  " << count << " x " << sig << "\n";
@@ -190,6 +181,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     store_verdict(*db, v, std::nullopt, std::nullopt);
     tx.commit();
     emit(req.model, v, std::nullopt, "");
+    output.finish(verdict_totals());
     return;
   }
 
@@ -202,20 +194,18 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
         " AND a.kind IN ('model', 'archive') ORDER BY i.id");
     while (st.step()) issues.emplace_back(st.int64(0), st.text(1));
   } else {
-    auto [repo, number] = parse_issue_ref(req.issue);
-    IssueStore store(*db);
-    auto id = store.find_issue(repo, number);
-    if (!id) throw UserError("issue " + req.issue + " is not in the database");
-    issues.emplace_back(*id, req.issue);
+    IssueRef ref = parse_issue_ref(req.issue);
+    issues.emplace_back(require_issue(*db, ref), to_string(ref));
   }
   int n = 0;
   for (const auto& [issue_id, ref] : issues) {
+    if (req.limit && n >= req.limit) break;
     auto targets = issue_targets(*db, issue_id);
     if (targets.empty())
       targets.push_back(
           {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
     for (const auto& t : targets) {
-      if (req.limit && n >= req.limit) return;
+      if (req.limit && n >= req.limit) break;
       ++n;
       if (req.progress) std::cerr << "\r[" << n << "] " << ref << "\x1b[K" << std::flush;
       ModelVerdict v;
@@ -237,6 +227,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     }
   }
   if (req.progress) std::cerr << "\r\x1b[K";
+  output.finish(verdict_totals());
 }
 
 }  // namespace convfail::repro

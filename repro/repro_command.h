@@ -7,11 +7,12 @@
 
 #include "core/db.h"
 #include "repro/reproduce.h"
+#include "repro/result_output.h"
 
 namespace convfail::repro {
 
 struct ReproduceRequest {
-  std::string issue;  // OWNER/REPO#N
+  std::string issue;  // OWNER/REPO#N or an issue URL (core/issue_ref.h)
   bool all = false;
   std::string model;
   std::string inputs_dir;
@@ -21,7 +22,7 @@ struct ReproduceRequest {
   ReproOptions options;
   std::uint64_t memory_mb = 4096;
   int limit = 0;
-  bool json = false;
+  OutputFormat format = OutputFormat::kText;
   bool progress = false;
 };
 

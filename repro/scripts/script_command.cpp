@@ -4,10 +4,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/issue_ref.h"
 #include "core/issue_store.h"
 #include "repro/scripts/script_ort.h"
 
@@ -18,35 +18,32 @@ nlohmann::json num_or_null(double v) {
   return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
 }
 
-void print_result(const std::string& what, const ScriptReproResult& r, bool json,
-                  std::ostream& out) {
+void print_result(const std::string& what, const ScriptReproResult& r, ResultOutput& output) {
   const ScriptVerdict& v = r.verdict;
-  if (json) {
-    nlohmann::json j = {{"issue", what},
-                        {"verdict", v.verdict},
-                        {"step", v.step},
-                        {"signature", v.signature},
-                        {"reason", v.reason},
-                        {"output_name", v.output_name},
-                        {"max_abs_error", num_or_null(v.max_abs_error)},
-                        {"max_rel_error", num_or_null(v.max_rel_error)},
-                        {"torch_version", r.torch_version},
-                        {"ort_version", v.ort_version},
-                        {"script_source", r.script_source},
-                        {"blocks", r.blocks},
-                        {"duration_ms", r.duration_ms}};
-    if (v.details.contains("shims")) j["shims"] = v.details["shims"];
-    if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
-    out << j.dump() << "\n";
-  } else {
-    out << what << "  " << v.verdict;
-    if (!v.step.empty()) out << "  [" << v.step << "]";
-    if (!v.signature.empty()) out << "  " << v.signature;
-    if (!v.reason.empty()) out << "  " << v.reason;
-    if (!std::isnan(v.max_abs_error)) out << "  max_abs_error=" << v.max_abs_error;
-    out << "\n";
+  nlohmann::json j = {{"issue", what},
+                      {"verdict", v.verdict},
+                      {"step", v.step},
+                      {"signature", v.signature},
+                      {"reason", v.reason},
+                      {"output_name", v.output_name},
+                      {"max_abs_error", num_or_null(v.max_abs_error)},
+                      {"max_rel_error", num_or_null(v.max_rel_error)},
+                      {"torch_version", r.torch_version},
+                      {"ort_version", v.ort_version},
+                      {"script_source", r.script_source},
+                      {"blocks", r.blocks},
+                      {"duration_ms", r.duration_ms}};
+  if (v.details.contains("shims")) j["shims"] = v.details["shims"];
+  if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
+  std::ostringstream line;
+  if (output.is_text()) {
+    line << what << "  " << v.verdict;
+    if (!v.step.empty()) line << "  [" << v.step << "]";
+    if (!v.signature.empty()) line << "  " << v.signature;
+    if (!v.reason.empty()) line << "  " << v.reason;
+    if (!std::isnan(v.max_abs_error)) line << "  max_abs_error=" << v.max_abs_error;
   }
-  out << std::flush;
+  output.result(line.str(), std::move(j));
 }
 
 }  // namespace
@@ -60,18 +57,10 @@ int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& ou
   return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), out, err);
 }
 
-std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
-  static const std::regex re(R"(([\w.\-]+/[\w.\-]+)#(\d{1,9}))");
-  std::smatch m;
-  if (!std::regex_match(ref, m, re)) throw UsageError("expected OWNER/REPO#N, got '" + ref + "'");
-  return {m[1], std::stoll(m[2])};
-}
-
 int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
                         std::ostream& out, std::ostream& err) {
   int modes = args.all + !args.issues.empty() + !args.script_file.empty();
-  if (modes != 1)
-    throw UsageError("reproduce --scripts needs one of OWNER/REPO#N ..., --all, --script-file");
+  if (modes != 1) throw UsageError("reproduce --scripts needs one of ISSUE, --all, --script-file");
   if (!args.script_file.empty()) {
     std::ifstream in(args.script_file, std::ios::binary);
     if (!in) throw UserError("cannot read " + args.script_file);
@@ -79,7 +68,9 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     code << in.rdbuf();
     ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
     r.script_source = "file";
-    print_result(args.script_file, r, args.json, out);
+    ResultOutput output(args.format, out);
+    print_result(args.script_file, r, output);
+    output.finish({{"total", 1}, {r.verdict.verdict, 1}});
     return 1;
   }
   if (!dbp) throw UserError("reproduce --scripts needs a database");
@@ -89,7 +80,6 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     std::string ref;
   };
   std::vector<Target> targets;
-  IssueStore store(db);
   if (args.all) {
     auto name = db.prepare(
         "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
@@ -106,14 +96,13 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     }
     if (targets.empty()) throw UserError("no issue has a script that uses torch");
   } else {
-    for (const auto& ref : args.issues) {
-      auto [repo, number] = parse_issue_ref(ref);
-      auto id = store.find_issue(repo, number);
-      if (!id) throw UserError("issue " + ref + " is not in the store (import or crawl it first)");
-      targets.push_back({*id, repo + "#" + std::to_string(number)});
+    for (const auto& text : args.issues) {
+      IssueRef ref = parse_issue_ref(text);
+      targets.push_back({require_issue(db, ref), to_string(ref)});
     }
   }
 
+  ResultOutput output(args.format, out);
   std::map<std::string, int> counts;
   int done = 0;
   for (const auto& t : targets) {
@@ -128,14 +117,12 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     const ScriptVerdict& v = r.verdict;
     ++counts[v.verdict];
     ++done;
-    print_result(t.ref, r, args.json, out);
-    out << std::flush;
+    print_result(t.ref, r, output);
   }
-  if (args.json) {
-    nlohmann::json summary = {{"total", done}};
-    for (const auto& [k, n] : counts) summary[k] = n;
-    out << summary.dump() << "\n";
-  } else {
+  nlohmann::json totals = {{"total", done}};
+  for (const auto& [k, n] : counts) totals[k] = n;
+  output.finish(totals);
+  if (output.is_text()) {
     out << done << " script(s):";
     for (const auto& [k, n] : counts) out << " " << k << " " << n;
     out << "\n";

@@ -8,9 +8,8 @@
 
 namespace convfail::cli {
 
-void add_adjudicate_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "adjudicate",
+void add_adjudicate_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Walk the disagreements of two or more annotators (same keys as annotate; each\n"
       "annotator's label is shown with its number) and record the decisions under --as. The\n"
       "`consensus` label source uses the latest adjudication, else the agreed value.");

@@ -6,9 +6,8 @@
 
 namespace convfail::cli {
 
-void add_agreement_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "agreement",
+void add_agreement_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Inter-rater agreement of manual annotators on the issues they all labeled, per\n"
       "dimension: n, raw agreement, Cohen's kappa with a 95% confidence interval and the\n"
       "confusion table; with three or more annotators also every pair and Fleiss' kappa.");

@@ -8,9 +8,8 @@
 
 namespace convfail::cli {
 
-void add_annotate_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "annotate",
+void add_annotate_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Label issues interactively. Per issue: header, body and comments (paged, the classifier's\n"
       "evidence highlighted), then per dimension the suggestion with its confidence.\n"
       "Keys: Enter/a accept the suggestion, a number picks a label, s skips the issue, u undoes\n"
@@ -31,19 +30,25 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"unlabeled", "low-confidence", "disagreement", "sample"}))
       ->capture_default_str();
   cmd->add_option("--size", args->queue.size, "at most N issues (sample: default 20)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", args->queue.seed, "seed of the sample queue")->capture_default_str();
-  cmd->add_option("--repo", args->queue.repo, "only issues of OWNER/NAME");
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--seed", args->queue.seed, "seed of the sample queue")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 53));
+  cmd->add_option("--repo", args->queue.repos, "only issues of OWNER/NAME (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--min-confidence", args->queue.low_confidence,
                   "low-confidence: issues whose lowest confidence is below this")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   add_session_display_options(cmd, &args->display);
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     Db& db = ctx.db();
     const labeling::QueueOptions& q = args->queue;
-    std::string params = "size=" + (q.size ? std::to_string(*q.size) : std::string()) +
-                         ";repo=" + q.repo.value_or("");
+    std::string repos;
+    for (const std::string& r : q.repos) repos += (repos.empty() ? "" : ",") + r;
+    std::string params =
+        "size=" + (q.size ? std::to_string(*q.size) : std::string()) + ";repo=" + repos;
     if (q.queue == "sample") params += ";seed=" + std::to_string(q.seed);
     if (q.queue == "low-confidence") params += ";below=" + std::to_string(q.low_confidence);
     SessionConfig config;

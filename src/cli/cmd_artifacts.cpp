@@ -1,12 +1,11 @@
 #include <iostream>
 #include <memory>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "core/issue_store.h"
+#include "core/issue_ref.h"
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
 
@@ -14,26 +13,19 @@ namespace convfail::cli {
 
 namespace {
 
+// The stored id of ISSUE when one is given (either reference form), else every issue.
 std::optional<std::int64_t> resolve_issue(Db& db, const std::string& ref) {
   if (ref.empty()) return std::nullopt;
-  static const std::regex kRef(R"(([\w.-]+/[\w.-]+)#(\d+))");
-  std::smatch m;
-  if (!std::regex_match(ref, m, kRef))
-    throw UsageError("--issue must be OWNER/REPO#N, got '" + ref + "'");
-  IssueStore store(db);
-  auto id = store.find_issue(m[1], std::stoll(m[2]));
-  if (!id) throw UserError("issue " + ref + " is not in the database");
-  return id;
+  return require_issue(db, parse_issue_ref(ref));
 }
 
 }  // namespace
 
-void add_artifacts_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("artifacts", "Find and fetch the models attached to issues");
+void add_artifacts_command(CLI::App* cmd, Context& ctx) {
   cmd->require_subcommand(1);
 
-  auto* scan = cmd->add_subcommand(
-      "scan",
+  auto* scan = cmd->add_subcommand("scan", "find artifacts in issue bodies and comments");
+  scan->footer(
       "Find artifacts in issue bodies and comments: links to model files (.onnx .pb .tflite .h5\n"
       ".pt .pth) and archives (.zip .tar.gz .tgz), GitHub attachment URLs, links to file hosts\n"
       "(recorded, never fetched) and code blocks that export or build a model (kind script).\n"
@@ -43,7 +35,7 @@ void add_artifacts_command(CLI::App& app, Context& ctx) {
     bool json = false;
   };
   auto sa = std::make_shared<ScanArgs>();
-  scan->add_option("--issue", sa->issue, "only OWNER/REPO#N");
+  scan->add_option("ISSUE", sa->issue, "only this issue: OWNER/REPO#N or its URL");
   scan->add_flag("--json", sa->json, "print the counts as JSON");
   scan->callback([&ctx, sa] {
     auto c = repro::scan_issues(ctx.db(), resolve_issue(ctx.db(), sa->issue));
@@ -54,12 +46,12 @@ void add_artifacts_command(CLI::App& app, Context& ctx) {
                        .dump()
                 << "\n";
     else
-      std::cout << "scanned " << c.issues << " issue(s): " << c.found << " artifact(s) found, "
-                << c.inserted << " new\n";
+      std::cout << "scan: " << c.issues << " issues, " << c.found << " found, " << c.inserted
+                << " inserted\n";
   });
 
-  auto* fetch = cmd->add_subcommand(
-      "fetch",
+  auto* fetch = cmd->add_subcommand("fetch", "download the model and archive artifacts");
+  fetch->footer(
       "Download model and archive artifacts not fetched yet (libcurl, http/https only) into\n"
       "convfail-data/artifacts/<sha256> beside the database; archives are unpacked into\n"
       "<sha256>.d/ (regular files only, no absolute paths or '..', size and file-count caps).\n"
@@ -72,22 +64,27 @@ void add_artifacts_command(CLI::App& app, Context& ctx) {
     bool json = false;
   };
   auto fa = std::make_shared<FetchArgs>();
-  fetch->add_option("--issue", fa->issue, "only OWNER/REPO#N");
+  fetch->add_option("ISSUE", fa->issue, "only this issue: OWNER/REPO#N or its URL");
   fetch->add_option("--max-bytes", fa->options.max_bytes, "size cap per download (bytes)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   fetch->add_option("--max-redirects", fa->options.max_redirects, "redirect limit")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 50));
   fetch->add_option("--timeout", fa->options.timeout_seconds, "seconds per transfer")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 86400L));
   fetch->add_option("--retries", fa->options.retries, "extra attempts after a transient failure")
       ->capture_default_str()
       ->check(CLI::Range(0, 10));
   fetch
       ->add_option("--max-unpacked-bytes", fa->options.max_unpacked_bytes,
                    "cap on an archive's unpacked size")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 44));
   fetch->add_option("--max-files", fa->options.max_unpacked_files, "cap on an archive's file count")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   fetch->add_option("--store", fa->store,
                     "artifact folder (default: convfail-data/artifacts beside the database)");
   fetch->add_flag("--retry-failed", fa->retry_failed,
@@ -107,8 +104,8 @@ void add_artifacts_command(CLI::App& app, Context& ctx) {
                        .dump()
                 << "\n";
     else
-      std::cout << "fetched " << c.ok << " of " << c.attempted << " artifact(s) (" << c.failed
-                << " failed, " << c.unpacked << " archive(s) unpacked) into " << store << "\n";
+      std::cout << "fetch: " << c.attempted << " attempted, " << c.ok << " ok, " << c.failed
+                << " failed, " << c.unpacked << " unpacked; store " << store << "\n";
   });
 }
 

@@ -9,9 +9,8 @@
 
 namespace convfail::cli {
 
-void add_classify_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "classify",
+void add_classify_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Label every stored issue (or those of one repository) with a symptom, a cause (with\n"
       "subtype) and a stage using the rules in data/rules/*.json, and store the result as one\n"
       "classifier run: labels with confidence (NULL label = abstained; stage abstains as\n"
@@ -19,22 +18,21 @@ void add_classify_command(CLI::App& app, Context& ctx) {
       "operators, opset, framework versions). Stored in one transaction.");
   struct Args {
     std::string rules;
-    std::string repo;
+    std::vector<std::string> repos;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--rules", args->rules, "rules folder (default: DATA_DIR/rules)");
-  cmd->add_option("--repo", args->repo, "only issues of OWNER/NAME");
+  cmd->add_option("--repo", args->repos, "only issues of OWNER/NAME (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("--json", args->json, "print the run summary as JSON");
   cmd->callback([&ctx, args] {
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
     classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
-    std::optional<std::string> repo;
-    if (!args->repo.empty()) repo = args->repo;
     bool tty = Context::stderr_is_tty();
     classifier::RunSummary s = classifier::classify_and_store(
-        ctx.db(), engine, repo, [tty](std::int64_t d, std::int64_t n) {
+        ctx.db(), engine, args->repos, [tty](std::int64_t d, std::int64_t n) {
           if (tty && (d % 500 == 0 || d == n))
             std::cerr << "\rclassified " << d << "/" << n << std::flush;
         });

@@ -33,9 +33,8 @@ nlohmann::json summary_json(const crawler::CrawlSummary& s) {
 
 }  // namespace
 
-void add_crawl_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "crawl",
+void add_crawl_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Sync issues of OWNER/REPO from the GitHub REST API into the database: incremental\n"
       "(since= the last crawl, conditional requests answered 304 cost nothing), rate-limit\n"
       "aware, and resumable (each page is stored with its checkpoint; a killed crawl continues\n"
@@ -50,11 +49,13 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
     std::string token_file;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
-  cmd->add_option("--preset", args->preset,
-                  "crawl a named set instead of REPO: jajal2024 = pytorch/pytorch closed issues "
-                  "labeled 'module: onnx', and onnx/tensorflow-onnx closed issues without the "
-                  "labels 'question' or 'pending on user response'");
+  auto* repo = cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
+  auto* preset = cmd->add_option(
+      "--preset", args->preset,
+      "crawl a named set instead of REPO: jajal2024 = pytorch/pytorch closed issues "
+      "labeled 'module: onnx', and onnx/tensorflow-onnx closed issues without the "
+      "labels 'question' or 'pending on user response'");
+  preset->excludes(repo);
   cmd->add_option("--label", args->o.labels,
                   "only issues carrying this label (repeatable: all must be present)");
   cmd->add_option("--exclude-label", args->o.exclude_labels,
@@ -74,25 +75,31 @@ void add_crawl_command(CLI::App& app, Context& ctx) {
                   "file holding the GitHub token (default: $GITHUB_TOKEN; none: anonymous)");
   cmd->add_option("--concurrency", args->o.api.concurrency,
                   "parallel requests for comments and timelines (1-64)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--max-issues", args->o.max_issues,
                   "stop after storing this many new or changed issues (0: no limit); the next run "
                   "continues")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   cmd->add_option("--rate-floor", args->o.api.rate_floor,
                   "wait for the rate-limit reset when this many requests are left")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--backoff-base", args->o.api.backoff_base_s,
                   "seconds before the first retry of a failed request; doubles each attempt, "
                   "with jitter")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--max-retries", args->o.api.max_retries,
                   "attempts per request after a fault (5xx, reset, timeout, bad body) before "
                   "the crawl stops; the next run resumes")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--overlap", args->o.overlap_s,
                   "seconds subtracted from the last crawl's newest updated_at for since=")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 366 * 86400));
   cmd->add_flag("--json", args->json, "print the summary as one JSON object on stdout");
   cmd->callback([&ctx, args] {
     Args& a = *args;

@@ -9,9 +9,8 @@
 
 namespace convfail::cli {
 
-void add_eval_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "eval",
+void add_eval_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Compare a classifier run (the latest unless --run) with gold labels, per dimension:\n"
       "n, accuracy, macro-F1, Cohen's kappa (95% CI), coverage (share not abstained), accuracy\n"
       "and kappa on covered issues, per-label precision/recall/F1 and a confusion matrix.\n"
@@ -31,7 +30,8 @@ void add_eval_command(CLI::App& app, Context& ctx) {
                                "fold optional), e.g. ../shared/datasets/jajal2024/labels.csv")
                    ->check(CLI::ExistingFile);
   gold->excludes(file);
-  cmd->add_option("--run", args->run, "classifier run id (default: the latest)");
+  cmd->add_option("--run", args->run, "classifier run id (default: the latest)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 53));
   cmd->add_option("--folds", args->folds,
                   "only gold rows of these folds, e.g. 0,1,2,3 or 4 (needs a fold column)");
   cmd->add_flag("--json", args->json, "print the figures as JSON");

@@ -8,9 +8,8 @@
 
 namespace convfail::cli {
 
-void add_import_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "import",
+void add_import_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Load issue dumps: a JSON array of GitHub REST issue objects, or JSONL (one issue per\n"
       "line, REST or flattened {repo, number, title, ..., comments, timeline}). Re-importing is\n"
       "idempotent; a newer updated_at replaces an older copy. All files are imported in one\n"
@@ -44,11 +43,12 @@ void add_import_command(CLI::App& app, Context& ctx) {
       std::cout << out.dump(2) << "\n";
       return;
     }
-    std::cout << "imported " << c.total() << " issue(s) from " << files.size()
-              << " file(s): " << c.inserted << " new, " << c.updated << " updated, " << c.unchanged
-              << " unchanged";
-    if (c.stale) std::cout << ", " << c.stale << " older than stored (ignored)";
-    if (c.pull_requests) std::cout << "; " << c.pull_requests << " pull request(s) flagged";
+    // The text uses the JSON's key names: "<count> <key>".
+    std::cout << "imported " << c.total() << " issues from " << files.size()
+              << " files: " << c.inserted << " inserted, " << c.updated << " updated, "
+              << c.unchanged << " unchanged";
+    if (c.stale) std::cout << ", " << c.stale << " stale (older than stored, ignored)";
+    if (c.pull_requests) std::cout << ", " << c.pull_requests << " pull_requests";
     std::cout << "\n";
   });
 }

@@ -5,9 +5,8 @@
 
 namespace convfail::cli {
 
-void add_init_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "init",
+void add_init_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Create the database, or migrate it to this version's schema (every other command\n"
       "also migrates on open).");
   cmd->callback([&ctx] {

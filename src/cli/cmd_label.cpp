@@ -7,9 +7,8 @@
 
 namespace convfail::cli {
 
-void add_label_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "label",
+void add_label_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Record manual labels for one issue (scripted labeling). Every change is appended to the\n"
       "label history; nothing is overwritten. Values are taxonomy ids or spreadsheet names\n"
       "(data/taxonomy.json); unknown ones are refused with the list of valid ids.");
@@ -18,7 +17,7 @@ void add_label_command(CLI::App& app, Context& ctx) {
     std::optional<std::string> symptom, cause, subtype, stage, note;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("ISSUE", args->issue, "OWNER/REPO#NUMBER")->required();
+  cmd->add_option("ISSUE", args->issue, "OWNER/REPO#N or its URL")->required();
   cmd->add_option("--annotator", args->annotator, "who is labeling")->required();
   cmd->add_option("--symptom", args->symptom, "symptom label id");
   cmd->add_option("--cause", args->cause, "cause label id");

@@ -13,8 +13,8 @@ namespace convfail::cli {
 namespace {
 
 void add_import(CLI::App& parent, Context& ctx) {
-  auto* cmd = parent.add_subcommand(
-      "import",
+  auto* cmd = parent.add_subcommand("import", "import manual labels from CSV");
+  cmd->footer(
       "Import manual labels from CSV. The header needs repo and number and any of symptom,\n"
       "cause, subtype, stage, note; a rater or annotator column names the annotator per row.\n"
       "Spreadsheet names (Wrong Code, Incompatability, Not Dis., ...) are accepted. One\n"
@@ -65,8 +65,8 @@ void add_import(CLI::App& parent, Context& ctx) {
 }
 
 void add_export(CLI::App& parent, Context& ctx) {
-  auto* cmd = parent.add_subcommand(
-      "export",
+  auto* cmd = parent.add_subcommand("export", "print the current manual labels");
+  cmd->footer(
       "Print the current manual labels (latest per annotator, issue and dimension);\n"
       "the CSV reads back with `labels import`.");
   struct Args {
@@ -87,8 +87,8 @@ void add_export(CLI::App& parent, Context& ctx) {
 }
 
 void add_history(CLI::App& parent, Context& ctx) {
-  auto* cmd = parent.add_subcommand(
-      "history",
+  auto* cmd = parent.add_subcommand("history", "print every manual label row of one issue");
+  cmd->footer(
       "Print every manual label row of one issue, oldest first (nothing is ever\n"
       "removed: changes, skips, undos and adjudications are all rows).");
   struct Args {
@@ -97,13 +97,14 @@ void add_history(CLI::App& parent, Context& ctx) {
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("ISSUE", args->issue, "OWNER/REPO#NUMBER")->required();
+  cmd->add_option("ISSUE", args->issue, "OWNER/REPO#N or its URL")->required();
   cmd->add_option("--annotator", args->annotator, "only this annotator");
-  cmd->add_flag("--json", args->json, "JSON lines");
+  cmd->add_flag("--json", args->json, "print the rows as one JSON array");
   cmd->callback([&ctx, args] {
     Db& db = ctx.db();
     std::int64_t id = require_issue(db, parse_issue_ref(args->issue));
     labeling::ManualLabels store(db);
+    nlohmann::json rows = nlohmann::json::array();
     for (const labeling::ManualLabelRow& r : store.history(id, args->annotator)) {
       if (args->json) {
         nlohmann::json j = {{"id", r.id},
@@ -114,7 +115,7 @@ void add_history(CLI::App& parent, Context& ctx) {
         j["value"] = r.value ? nlohmann::json(*r.value) : nlohmann::json();
         j["note"] = r.note ? nlohmann::json(*r.note) : nlohmann::json();
         j["source"] = r.source ? nlohmann::json(*r.source) : nlohmann::json();
-        std::cout << j.dump() << "\n";
+        rows.push_back(std::move(j));
       } else {
         std::cout << r.created_at << "  " << r.annotator << "  " << r.dimension << "  " << r.kind
                   << "  " << r.value.value_or("-") << "  " << r.source.value_or("");
@@ -122,13 +123,13 @@ void add_history(CLI::App& parent, Context& ctx) {
         std::cout << "\n";
       }
     }
+    if (args->json) std::cout << rows.dump(2) << "\n";
   });
 }
 
 }  // namespace
 
-void add_labels_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("labels", "Manual labels: import, export, history.");
+void add_labels_command(CLI::App* cmd, Context& ctx) {
   cmd->require_subcommand(1);
   add_import(*cmd, ctx);
   add_export(*cmd, ctx);

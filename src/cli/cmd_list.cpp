@@ -7,14 +7,13 @@
 
 namespace convfail::cli {
 
-void add_list_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "list",
+void add_list_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "List stored issues, newest first. Pull requests are hidden unless --include-prs.\n"
       "Text output: one line per issue (repo#number, state, created, 'fix' when linked to a fix,\n"
       "labels, title).");
   struct Args {
-    std::string repo;
+    std::vector<std::string> repos;
     std::string state = "all";
     std::vector<std::string> labels;
     std::int64_t limit = 0;
@@ -23,7 +22,8 @@ void add_list_command(CLI::App& app, Context& ctx) {
     bool json = false;
   };
   auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
-  cmd->add_option("--repo", args->repo, "only this repository (OWNER/NAME)");
+  cmd->add_option("--repo", args->repos, "only issues of OWNER/NAME (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--state", args->state, "open, closed or all")
       ->check(CLI::IsMember({"open", "closed", "all"}))
       ->capture_default_str();
@@ -31,14 +31,14 @@ void add_list_command(CLI::App& app, Context& ctx) {
                   "only issues with this label (repeatable: all must be present)")
       ->allow_extra_args(false);
   cmd->add_option("--limit", args->limit, "at most N issues (0: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_flag("--fixed", args->fixed, "only issues linked to a fix (closing commit or PR)");
   cmd->add_flag("--include-prs", args->include_prs, "also list pull requests");
   cmd->add_flag("--json", args->json, "print a JSON array of issue objects");
   cmd->callback([&ctx, args] {
     IssueFilter f;
-    if (!args->repo.empty()) f.repo = args->repo;
+    f.repos = args->repos;
     if (args->state != "all") f.state = args->state;
     f.labels = args->labels;
     f.limit = args->limit;

@@ -9,10 +9,9 @@
 
 namespace convfail::cli {
 
-void add_mutate_command(CLI::App& app, Context& ctx) {
+void add_mutate_command(CLI::App* cmd, Context& ctx) {
   (void)ctx;
-  auto* cmd = app.add_subcommand(
-      "mutate",
+  cmd->footer(
       "Mutation test of the reproduce harness: every suite case that passes is corrupted (swap\n"
       "the inputs of a non-commutative op, change an axis or alpha attribute, drop a node) and\n"
       "re-run against its reference outputs; a mutant is killed when it comes out\n"
@@ -31,15 +30,22 @@ void add_mutate_command(CLI::App& app, Context& ctx) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--timeout", args->options.timeout_seconds, "seconds per model")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--limit", args->limit, "stop after N cases (0 = all)")->capture_default_str();
+      ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--limit", args->limit, "stop after N cases (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--filter", args->filter, "only cases whose name contains TEXT");
-  cmd->add_option("--min-rate", args->min_rate, "required kill rate")->capture_default_str();
+  // Above 1 is allowed: it makes the run fail on purpose (tests/e2e/repro_mutation.sh).
+  cmd->add_option("--min-rate", args->min_rate, "required kill rate (0-1)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 2.0));
   cmd->add_flag("--json", args->json, "print the summary (and survivors) as JSON");
   cmd->callback([args] {
     repro::OrtRunner runner;

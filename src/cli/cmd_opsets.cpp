@@ -9,9 +9,8 @@
 
 namespace convfail::cli {
 
-void add_opsets_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "opsets",
+void add_opsets_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "The evolution of the default ONNX operator set (ai.onnx), from libonnx's schema registry:\n"
       "per opset version the operators added, updated (new version; deprecations included) and\n"
       "available in total. With --issues, the stored issues binned by the opset release period\n"
@@ -25,11 +24,15 @@ void add_opsets_command(CLI::App& app, Context& ctx) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_flag("--json", args->json, "print JSON (with operator names)");
-  cmd->add_flag("--issues", args->issues, "bin the stored issues by opset release period");
+  auto* issues =
+      cmd->add_flag("--issues", args->issues, "bin the stored issues by opset release period");
   cmd->add_flag("--names", args->names, "list the operators added and updated at each version");
-  cmd->add_option("--repo", args->repos, "with --issues: only issues of OWNER/NAME (repeatable)");
+  cmd->add_option("--repo", args->repos, "with --issues: only issues of OWNER/NAME (repeatable)")
+      ->allow_extra_args(false)
+      ->needs(issues);
   cmd->add_option("--releases", args->releases,
-                  "opset release dates (JSON); default DATA_DIR/opset_releases.json");
+                  "opset release dates (JSON); default DATA_DIR/opset_releases.json")
+      ->needs(issues);
   cmd->callback([&ctx, args] {
     auto history = reports::opset_history();
     std::optional<reports::OpsetIssueBins> bins;

@@ -9,9 +9,8 @@
 
 namespace convfail::cli {
 
-void add_report_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "report",
+void add_report_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Print the study's tables from one label source: stage by converter (Table 8), symptom\n"
       "by converter (Table 9), cause by symptom (Table 10: top five causes, the rest as Other),\n"
       "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
@@ -31,9 +30,10 @@ void add_report_command(CLI::App& app, Context& ctx) {
                   "label source: an annotator name, classifier (latest run), classifier:RUN_ID, "
                   "or consensus")
       ->capture_default_str();
-  cmd->add_option("--format", args->format, "md, csv (table,row,column,value), latex, html or json")
-      ->capture_default_str();
-  cmd->add_flag("--json", args->json, "same as --format json");
+  auto* format_option = cmd->add_option("--format", args->format,
+                                        "md, csv (table,row,column,value), latex, html or json")
+                            ->capture_default_str();
+  cmd->add_flag("--json", args->json, "same as --format json")->excludes(format_option);
   cmd->add_option("--out", args->out, "write the report to FILE instead of stdout");
   cmd->add_option("--repo", args->options.repos, "only issues of OWNER/NAME (repeatable)");
   cmd->add_option("--since", args->since, "only issues opened on or after YYYY-MM-DD");

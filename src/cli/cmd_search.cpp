@@ -7,9 +7,8 @@
 
 namespace convfail::cli {
 
-void add_search_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "search",
+void add_search_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Full-text search (SQLite FTS5) over issue titles, bodies and comments, ranked by bm25\n"
       "(title matches weigh double), one result per issue with highlighted snippets.\n"
       "QUERY is FTS5 syntax: words (all must match), \"quoted phrases\", OR, NOT, prefix*,\n"
@@ -26,7 +25,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
   cmd->add_option("QUERY", args->words, "FTS5 query (several arguments are joined by spaces)")
       ->required();
   cmd->add_option("--limit", args->limit, "at most N issues (0: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_flag("--literal", args->literal,
                 "search the words literally (each word quoted), not as FTS5 syntax");

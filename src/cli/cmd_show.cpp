@@ -8,9 +8,8 @@
 
 namespace convfail::cli {
 
-void add_show_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "show",
+void add_show_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Print one stored issue: title, state, author, dates, labels, URL, body, then its\n"
       "comments (author and association) and timeline events.");
   struct Args {
@@ -18,15 +17,15 @@ void add_show_command(CLI::App& app, Context& ctx) {
     bool json = false;
   };
   auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
-  cmd->add_option("ISSUE", args->ref, "OWNER/REPO#NUMBER, e.g. pytorch/pytorch#49403 (or its URL)")
+  cmd->add_option("ISSUE", args->ref, "OWNER/REPO#N or its URL, e.g. pytorch/pytorch#49403")
       ->required();
   cmd->add_flag("--json", args->json, "print the issue, comments and timeline as one JSON object");
   cmd->callback([&ctx, args] {
     IssueRef ref = parse_issue_ref(args->ref);  // UsageError (exit 2) when it does not parse
     std::optional<IssueDetail> d = get_issue(ctx.db(), ref);
     if (!d)
-      throw UserError("no issue " + ref.repo + "#" + std::to_string(ref.number) + " in " +
-                      ctx.db_path);
+      throw UserError("issue " + to_string(ref) +
+                      " is not in the store (import or crawl it first)");
     if (args->json) {
       std::cout << to_json(*d).dump(2) << "\n";
       return;

@@ -7,9 +7,8 @@
 
 namespace convfail::cli {
 
-void add_stats_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand(
-      "stats",
+void add_stats_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
       "Summarise the store: issues per repository (with its converter), per state, top\n"
       "labels, issues linked to a fix, comments. Pull requests are counted apart.");
   struct Args {
@@ -18,7 +17,7 @@ void add_stats_command(CLI::App& app, Context& ctx) {
   };
   auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
   cmd->add_option("--top", args->top, "how many labels to list")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   cmd->add_flag("--json", args->json,
                 "print an object: repositories, issues, comments, ..., per_repository");

@@ -53,26 +53,8 @@ int main(int argc, char** argv) {
                  "folder with taxonomy.json and rules/ (env CONVFAIL_DATA_DIR)")
       ->capture_default_str();
 
-  add_init_command(app, ctx);
-  add_import_command(app, ctx);
-  add_reproduce_command(app, ctx);
-  add_artifacts_command(app, ctx);
-  add_mutate_command(app, ctx);
-  add_list_command(app, ctx);
-  add_show_command(app, ctx);
-  add_search_command(app, ctx);
-  add_stats_command(app, ctx);
-  add_report_command(app, ctx);
-  add_opsets_command(app, ctx);
-  add_label_command(app, ctx);
-  add_labels_command(app, ctx);
-  add_agreement_command(app, ctx);
-  add_annotate_command(app, ctx);
-  add_adjudicate_command(app, ctx);
-  add_crawl_command(app, ctx);
-  add_classify_command(app, ctx);
-  add_explain_command(app, ctx);
-  add_eval_command(app, ctx);
+  add_commands(app, ctx);
+  app.footer("Run 'convfail COMMAND --help' for the details of a command.");
 
   try {
     app.parse(argc, argv);

@@ -100,7 +100,11 @@ Json opt_json(const std::optional<std::string>& v) {
 
 std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   std::string sql = std::string("SELECT ") + kSummaryColumns + "WHERE 1=1";
-  if (filter.repo) sql += " AND r.full_name = ?";
+  if (!filter.repos.empty()) {
+    sql += " AND r.full_name IN (?";
+    for (std::size_t k = 1; k < filter.repos.size(); ++k) sql += ",?";
+    sql += ")";
+  }
   if (filter.state) sql += " AND i.state = ? COLLATE NOCASE";
   for (std::size_t k = 0; k < filter.labels.size(); ++k) {
     sql +=
@@ -113,7 +117,7 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   if (filter.limit > 0) sql += " LIMIT ?";
   Stmt st(db, sql);
   int k = 1;
-  if (filter.repo) st.bind(k++, *filter.repo);
+  for (const std::string& repo : filter.repos) st.bind(k++, repo);
   if (filter.state) st.bind(k++, *filter.state);
   for (const std::string& label : filter.labels) st.bind(k++, label);
   if (filter.limit > 0) st.bind(k++, filter.limit);

@@ -32,7 +32,7 @@ struct IssueSummary {
 };
 
 struct IssueFilter {
-  std::optional<std::string> repo;   // "owner/name", case-insensitive
+  std::vector<std::string> repos;    // any of these "owner/name" (case-insensitive); empty: all
   std::optional<std::string> state;  // open | closed
   std::vector<std::string> labels;   // every label must be present (case-insensitive)
   bool fixed_only = false;           // has_fix_link = 1

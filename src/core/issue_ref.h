@@ -1,5 +1,7 @@
-// Issue references as users type them: "owner/name#123", "owner/name/issues/123" or a
-// github.com issue/pull URL.
+// Issue references as users type them. The one parser every command that takes an issue uses:
+//   owner/repo#123
+//   owner/repo/issues/123   (or /pull/123)
+//   https://github.com/owner/repo/issues/123   (or /pull/123; trailing slash, ?query, #fragment)
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,13 @@ struct IssueRef {
   std::int64_t number = 0;
 };
 
-// Throws UsageError (exit 2) for a reference that does not parse.
+// Owner and repository names hold GitHub's characters only (letters, digits, '-', '_', '.'; not
+// "." or ".."), and the number is in 1..2^53 (what a JSON number holds exactly). Throws
+// UsageError (exit 2) with one message shape for anything else.
 IssueRef parse_issue_ref(const std::string& text);
+
+// "owner/repo#123"
+std::string to_string(const IssueRef& ref);
 
 // The stored issue id of a reference; throws UserError when the issue is not in the store.
 std::int64_t require_issue(Db& db, const IssueRef& ref);

@@ -23,7 +23,7 @@ cf import "$data" >/dev/null || fail "import"
 [ "$(sqlite3 "$db" 'SELECT count(*) FROM issues')" = "$lines" ] || fail "not all $lines issues stored"
 first=$(counts)
 out=$(cf import "$data") || fail "re-import"
-echo "$out" | grep -q "0 new, 0 updated, $lines unchanged" || fail "re-import: $out"
+echo "$out" | grep -q "0 inserted, 0 updated, $lines unchanged" || fail "re-import: $out"
 [ "$(counts)" = "$first" ] || fail "re-import changed row counts"
 cf stats --json | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s["issues"]==int(sys.argv[1]) and s["repositories"]==2, s' "$lines" ||
   fail "stats --json"

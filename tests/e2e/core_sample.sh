@@ -18,12 +18,12 @@ counts() {
 sample=("$src"/data/sample/*.json "$src"/data/sample/*.jsonl)
 labeled=$(($(wc -l <"$src/data/sample/labels.csv") - 1))
 
-# Import twice: same counts, second time nothing new.
+# Import twice: same counts, second time nothing inserted.
 out=$(cf import "${sample[@]}") || fail "import: $out"
 echo "$out" | grep -q "0 updated" || fail "first import: $out"
 before=$(counts)
 out=$(cf import "${sample[@]}") || fail "re-import"
-echo "$out" | grep -q " 0 new, 0 updated" || fail "re-import changed something: $out"
+echo "$out" | grep -q " 0 inserted, 0 updated" || fail "re-import changed something: $out"
 [ "$(counts)" = "$before" ] || fail "re-import changed row counts"
 
 # list --json: one object per labeled issue (pull requests hidden), with the promised keys.

@@ -36,7 +36,7 @@ cf label acme/conv#1 --annotator A --symptom wrong_model --note "second look" >/
 check "label change"
 expect_fail 1 "unknown symptom \"boom\"; valid: crash" label acme/conv#1 --annotator A --symptom boom
 expect_fail 1 "does not belong to cause" label acme/conv#1 --annotator A --cause incompatibility --subtype node
-expect_fail 2 "expected OWNER/REPO#NUMBER" label acme-conv-1 --annotator A --symptom crash
+expect_fail 2 "bad issue reference .acme-conv-1.*expected OWNER/REPO#N" label acme-conv-1 --annotator A --symptom crash
 expect_fail 1 "not in the store" label acme/conv#99 --annotator A --symptom crash
 check "refused labels"
 

@@ -49,28 +49,33 @@ sha=$(sqlite3 "$tmp/c.db" "SELECT sha256 FROM artifacts WHERE kind='archive'")
 [ -f "$tmp/convfail-data/artifacts/$sha" ]
 [ -f "$tmp/convfail-data/artifacts/$sha.d/test_sub/model.onnx" ]
 
-cf reproduce 'acme/conv#7' --json > "$tmp/repro.jsonl"
-python3 - "$tmp/repro.jsonl" <<'PY'
+cf reproduce 'acme/conv#7' --json > "$tmp/repro.json"
+python3 - "$tmp/repro.json" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+doc = json.load(open(sys.argv[1]))
+rows = doc["results"]
 assert len(rows) == 1, rows
+assert doc["totals"] == {"total": 1, "not_reproduced": 1}, doc["totals"]
 r = rows[0]
 assert r["issue"] == "acme/conv#7" and r["verdict"] == "not_reproduced", r
 assert r["ort_version"] and r["model"].endswith("model.onnx"), r
 PY
 [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL AND verdict='not_reproduced'")" = 1 ]
 
-cf reproduce --all --json > "$tmp/all.jsonl"
-[ "$(wc -l < "$tmp/all.jsonl")" = 1 ] && grep -q '"issue":"acme/conv#7"' "$tmp/all.jsonl"
+# --jsonl streams: one result per line, then the totals.
+cf reproduce --all --jsonl > "$tmp/all.jsonl"
+[ "$(wc -l < "$tmp/all.jsonl")" = 2 ] && head -1 "$tmp/all.jsonl" | grep -q '"issue":"acme/conv#7"'
+tail -1 "$tmp/all.jsonl" | grep -q '"totals":{"not_reproduced":1,"total":1}' 
 [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL")" = 2 ]
 
 # Bad input: unknown issue (exit 1), no mode (exit 2), a garbage model (a verdict, not a crash).
 set +e
 cf reproduce 'acme/conv#99' 2>"$tmp/err"; [ $? -eq 1 ] || exit 1
-grep -q "not in the database" "$tmp/err" || exit 1
+grep -q "not in the store" "$tmp/err" || exit 1
 cf reproduce 2>/dev/null; [ $? -eq 2 ] || exit 1
 cf reproduce --model "$tmp/www/big.onnx" --dim N=0x >/dev/null 2>&1; [ $? -eq 2 ] || exit 1
 set -e
 echo garbage > "$tmp/bad.onnx"
-cf reproduce --model "$tmp/bad.onnx" --json | grep -q '"verdict":"crash_reproduced"'
+cf reproduce --model "$tmp/bad.onnx" --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["results"][0]["verdict"]=="crash_reproduced", d'
 echo ok

@@ -20,7 +20,7 @@ expect() {  # expect SCRIPT PYTHON-CONDITION-ON-j [extra options]
   local name=$1 cond=$2
   shift 2
   "$CF" reproduce --scripts --script-file "$SCRIPTS/$name.py" --json "$@" >"$T/$name.json" 2>"$T/$name.err"
-  if $PY -c "import json,sys; j=json.loads(open(sys.argv[1]).readline()); sys.exit(0 if ($cond) else 1)" "$T/$name.json"; then
+  if $PY -c "import json,sys; j=json.load(open(sys.argv[1]))['results'][0]; sys.exit(0 if ($cond) else 1)" "$T/$name.json"; then
     echo "ok   $name"
   else
     echo "FAIL $name: $cond"; cat "$T/$name.json" "$T/$name.err"; fail=1
@@ -65,12 +65,12 @@ grep -q "example/torchrepro#1  wrong_output_reproduced" "$T/one.txt" || { echo "
 "$CF" reproduce --scripts --all --json >"$T/all.json" 2>"$T/all.err" || { echo "FAIL --all"; cat "$T/all.err"; fail=1; }
 $PY - "$T/all.json" <<'PYEOF' || fail=1
 import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
-by = {l["issue"]: l for l in lines if "issue" in l}
+doc = json.load(open(sys.argv[1]))
+by = {l["issue"]: l for l in doc["results"]}
 assert set(by) == {"example/torchrepro#1", "example/torchrepro#2"}, by.keys()
 assert by["example/torchrepro#2"]["verdict"] == "crash_reproduced", by
 assert by["example/torchrepro#2"]["script_source"] == "comments", by
-assert lines[-1]["total"] == 2, lines[-1]
+assert doc["totals"]["total"] == 2, doc["totals"]
 print("ok   --all")
 PYEOF
 sqlite3 "$CONVFAIL_DB" "SELECT i.number, r.verdict, r.step, r.script_source, length(r.script_sha256), r.torch_version IS NOT NULL, r.ort_version IS NOT NULL FROM repro_runs r JOIN issues i ON i.id = r.issue_id ORDER BY r.id" >"$T/rows.txt"
@@ -82,12 +82,14 @@ expected="1|wrong_output_reproduced|compare|body|64|1|1
 # After `artifacts scan`, --all selects the same issues, and each run links the script artifact
 # that actually ran: #2's is the reporter's fft block, not the first block of its thread (carl's).
 "$CF" artifacts scan >/dev/null || { echo "FAIL artifacts scan"; fail=1; }
-"$CF" reproduce --scripts --all --json >"$T/scanned.json" 2>"$T/scanned.err" || { echo "FAIL --all after scan"; cat "$T/scanned.err"; fail=1; }
+"$CF" reproduce --scripts --all --jsonl >"$T/scanned.json" 2>"$T/scanned.err" || { echo "FAIL --all after scan"; cat "$T/scanned.err"; fail=1; }
 grep -q "no script artifacts stored" "$T/scanned.err" && { echo "FAIL --all ignored the scan"; fail=1; }
 $PY - "$T/all.json" "$T/scanned.json" <<'PYEOF' || fail=1
 import json, sys
-issues = lambda f: sorted((j["issue"], j["verdict"]) for j in map(json.loads, open(f)) if "issue" in j)
-assert issues(sys.argv[1]) == issues(sys.argv[2]), (issues(sys.argv[1]), issues(sys.argv[2]))
+one = sorted((j["issue"], j["verdict"]) for j in json.load(open(sys.argv[1]))["results"])
+lines = [json.loads(l) for l in open(sys.argv[2])]  # --jsonl: results, then {"totals": ...}
+streamed = sorted((j["issue"], j["verdict"]) for j in lines[:-1])
+assert one == streamed and lines[-1]["totals"]["total"] == len(one), (one, lines)
 print("ok   --all after scan selects the same issues")
 PYEOF
 sqlite3 "$CONVFAIL_DB" "SELECT i.number, a.source_field, instr(a.code, 'fft') > 0 FROM repro_runs r JOIN issues i ON i.id = r.issue_id JOIN artifacts a ON a.id = r.artifact_id ORDER BY r.id" >"$T/linked.txt"

@@ -10,12 +10,12 @@ command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
 [ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing (scripts/install-deps.sh)"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-"$build/convfail" --db "$tmp/c.db" reproduce --suite "$suite" --json --timeout 30 > "$tmp/out.jsonl"
+"$build/convfail" --db "$tmp/c.db" reproduce --suite "$suite" --json --timeout 30 > "$tmp/out.json"
 cases=$(find "$suite" -mindepth 2 -maxdepth 2 -name model.onnx | wc -l)
-python3 - "$tmp/out.jsonl" "$cases" <<'PY'
+python3 - "$tmp/out.json" "$cases" <<'PY'
 import json, re, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
-cases, totals = lines[:-1], lines[-1]
+doc = json.load(open(sys.argv[1]))
+cases, totals = doc["results"], doc["totals"]
 expected = int(sys.argv[2])
 assert totals["total"] == expected == len(cases), (totals, expected, len(cases))
 assert totals["pass"] + totals["fail"] + totals["not_runnable"] == totals["total"]

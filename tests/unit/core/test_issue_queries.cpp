@@ -50,7 +50,7 @@ TEST_CASE("issue queries: list filters by repo, state, labels, fix link, pull re
   CHECK(list_issues(*db, all).size() == 6);
 
   IssueFilter f;
-  f.repo = "PyTorch/PyTorch";  // case-insensitive
+  f.repos = {"PyTorch/PyTorch"};  // case-insensitive
   CHECK(refs(list_issues(*db, f)) ==
         std::vector<std::string>{"pytorch/pytorch#12", "pytorch/pytorch#11", "pytorch/pytorch#10"});
   f.state = "closed";
