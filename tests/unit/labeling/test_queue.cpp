@@ -29,6 +29,9 @@ TEST_CASE("annotate queues: unlabeled, low-confidence, disagreement, repo filter
         std::vector<std::int64_t>{I[1], I[2], I[3], I[4], other});
   q.repos = {"zeta/other"};
   CHECK(ids(labeling::build_annotate_queue(*f.db, "me", q)) == std::vector<std::int64_t>{other});
+  q.repos = {"zeta/other", "ACME/conv"};  // several repositories, case-insensitive
+  CHECK(ids(labeling::build_annotate_queue(*f.db, "me", q)) ==
+        std::vector<std::int64_t>{I[1], I[2], I[3], I[4], other});
   q.repos.clear();
   q.size = 2;
   CHECK(ids(labeling::build_annotate_queue(*f.db, "me", q)) ==
