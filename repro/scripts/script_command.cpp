@@ -4,8 +4,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
 #include <sstream>
+
+#include <re2/re2.h>
 
 #include "core/error.h"
 #include "core/issue_store.h"
@@ -61,10 +62,11 @@ int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& ou
 }
 
 std::pair<std::string, std::int64_t> parse_issue_ref(const std::string& ref) {
-  static const std::regex re(R"(([\w.\-]+/[\w.\-]+)#(\d{1,9}))");
-  std::smatch m;
-  if (!std::regex_match(ref, m, re)) throw UsageError("expected OWNER/REPO#N, got '" + ref + "'");
-  return {m[1], std::stoll(m[2])};
+  static const RE2 re(R"(([\w.\-]+/[\w.\-]+)#(\d{1,9}))");
+  std::string repo, number;
+  if (!RE2::FullMatch(ref, re, &repo, &number))
+    throw UsageError("expected OWNER/REPO#N, got '" + ref + "'");
+  return {repo, std::stoll(number)};
 }
 
 int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
