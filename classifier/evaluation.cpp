@@ -8,6 +8,7 @@
 
 #include "core/csv.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail::classifier {
 
@@ -25,12 +26,6 @@ std::string fixed(double v, int digits = 3) {
   return buf;
 }
 
-std::string trim(const std::string& s) {
-  auto a = s.find_first_not_of(" \t");
-  auto b = s.find_last_not_of(" \t");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
 }  // namespace
 
 std::set<int> parse_fold_list(const std::string& text) {
@@ -38,7 +33,7 @@ std::set<int> parse_fold_list(const std::string& text) {
   std::stringstream ss(text);
   std::string part;
   while (std::getline(ss, part, ',')) {
-    part = trim(part);
+    part = trim(part, " \t");
     try {
       std::size_t used = 0;
       auto dash = part.find('-');
@@ -73,7 +68,7 @@ GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy) {
   }
   if (rows.empty()) throw UserError(path + ": empty file");
   std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < rows[0].fields.size(); ++i) col[trim(rows[0].fields[i])] = i;
+  for (std::size_t i = 0; i < rows[0].fields.size(); ++i) col[trim(rows[0].fields[i], " \t")] = i;
   for (const char* need : {"repo", "number"})
     if (!col.count(need)) throw UserError(path + ":1: missing column \"" + need + "\"");
   std::vector<std::string> dims;
@@ -88,7 +83,7 @@ GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy) {
     auto where = path + ":" + std::to_string(line) + ": ";
     auto cell = [&](const std::string& name) -> std::string {
       auto it = col.find(name);
-      return it != col.end() && it->second < cells.size() ? trim(cells[it->second]) : "";
+      return it != col.end() && it->second < cells.size() ? trim(cells[it->second], " \t") : "";
     };
     GoldItem item;
     item.repo = cell("repo");
@@ -167,9 +162,7 @@ DimensionEval evaluate_dimension(
 }
 
 IssueKey issue_key(const std::string& repo, std::int64_t number) {
-  std::string r = repo;
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return {r, number};
+  return {lower(repo), number};
 }
 
 bool in_folds(const GoldItem& item, const std::set<int>& folds) {

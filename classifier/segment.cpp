@@ -3,6 +3,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/markdown.h"
+#include "core/text.h"
+
 namespace convfail::classifier {
 
 namespace {
@@ -12,24 +15,6 @@ const char* const kNames[kFieldKindCount] = {"title",      "body",
                                              "error_line", "reporter_comment",
                                              "comment",    "maintainer_comment",
                                              "label"};
-
-struct Line {
-  std::string_view text;  // without the newline
-};
-
-std::vector<std::string_view> split_lines(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t nl = s.find('\n', start);
-    if (nl == std::string_view::npos) nl = s.size();
-    std::string_view line = s.substr(start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    start = nl + 1;
-  }
-  return out;
-}
 
 std::size_t indent_of(std::string_view line) {
   std::size_t n = 0;
@@ -51,25 +36,6 @@ bool blank(std::string_view line) {
 std::string_view trim_left(std::string_view s) {
   auto p = s.find_first_not_of(" \t");
   return p == std::string_view::npos ? std::string_view() : s.substr(p);
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-// A fence opener/closer: up to 3 spaces, then ``` or ~~~.
-bool is_fence(std::string_view line, std::string_view* marker) {
-  if (indent_of(line) > 3) return false;
-  std::string_view t = trim_left(line);
-  if (starts_with(t, "```")) {
-    *marker = "```";
-    return true;
-  }
-  if (starts_with(t, "~~~")) {
-    *marker = "~~~";
-    return true;
-  }
-  return false;
 }
 
 bool is_traceback_header(std::string_view t) {
@@ -119,53 +85,14 @@ std::vector<const Field*> Segments::of(FieldKind kind) const {
 
 MarkdownParts split_markdown(const std::string& text) {
   MarkdownParts parts;
-  auto lines = split_lines(text);
+  MarkdownSplit md = split_markdown_code(text);
+  const auto& lines = md.lines;
   const std::size_t n = lines.size();
-  std::vector<bool> in_code(n, false), in_traceback(n, false);
-
-  // Code blocks: fenced, or indented by 4+ after a blank line (or at the start).
-  for (std::size_t i = 0; i < n;) {
-    std::string_view marker;
-    if (is_fence(lines[i], &marker)) {
-      std::size_t j = i + 1;
-      std::string block;
-      std::string_view close;
-      while (j < n &&
-             !(is_fence(lines[j], &close) && close == marker &&
-               trim_left(lines[j]).find_first_not_of(marker[0]) == std::string_view::npos)) {
-        append_line(block, lines[j]);
-        ++j;
-      }
-      for (std::size_t k = i; k < n && k <= j; ++k) in_code[k] = true;
-      parts.code.push_back(std::move(block));
-      i = j + 1;
-      continue;
-    }
-    bool after_blank = i == 0 || blank(lines[i - 1]);
-    if (after_blank && !blank(lines[i]) && indent_of(lines[i]) >= 4) {
-      std::size_t j = i;
-      std::size_t last = i;
-      std::string block;
-      while (j < n && (blank(lines[j]) || indent_of(lines[j]) >= 4)) {
-        if (!blank(lines[j])) last = j;
-        ++j;
-      }
-      for (std::size_t k = i; k <= last; ++k) {
-        std::string_view l = lines[k];
-        // Remove the 4-column indent that marks the block.
-        std::size_t cut = 0, col = 0;
-        while (cut < l.size() && col < 4 && (l[cut] == ' ' || l[cut] == '\t')) {
-          col += l[cut] == '\t' ? 4 : 1;
-          ++cut;
-        }
-        append_line(block, l.substr(cut));
-        in_code[k] = true;
-      }
-      parts.code.push_back(std::move(block));
-      i = last + 1;
-      continue;
-    }
-    ++i;
+  const std::vector<bool>& in_code = md.in_code;
+  std::vector<bool> in_traceback(n, false);
+  for (auto& b : md.blocks) {
+    if (!b.code.empty()) b.code.pop_back();  // fields hold the lines without a final newline
+    parts.code.push_back(std::move(b.code));
   }
 
   // Tracebacks anywhere (pasted into prose or inside code): a header or a first `File "..."`

@@ -1,46 +1,20 @@
 #include "crawler/crawler.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <map>
-#include <regex>
 #include <set>
+
+#include <re2/re2.h>
 
 #include "core/error.h"
 #include "core/http.h"
 #include "core/issue_store.h"
+#include "core/text.h"
 #include "crawler/crawl_state.h"
 #include "crawler/http_cache.h"
 
 namespace convfail::crawler {
 namespace {
-
-// "YYYY-MM-DDTHH:MM:SS..." to epoch seconds; nullopt when it does not parse.
-std::optional<std::int64_t> parse_iso(const std::string& s) {
-  std::tm tm{};
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<std::int64_t>(timegm(&tm));
-}
-
-std::string format_iso(std::int64_t epoch) {
-  std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 class Crawl {
  public:
@@ -71,12 +45,12 @@ class Crawl {
   std::string repo_url() const { return api_root_ + "/repos/" + o_.repo; }
 
   std::string list_url(const std::optional<std::string>& since) const {
-    std::string url = repo_url() + "/issues?state=" + http::url_encode(o_.state);
-    if (!o_.labels.empty()) url += "&labels=" + http::url_encode(join(o_.labels, ","));
+    std::string url = repo_url() + "/issues?state=" + url_encode(o_.state);
+    if (!o_.labels.empty()) url += "&labels=" + url_encode(join(o_.labels, ","));
     std::int64_t per_page = 100;
     if (o_.max_issues > 0) per_page = std::min<std::int64_t>(per_page, o_.max_issues);
     url += "&per_page=" + std::to_string(per_page) + "&sort=updated&direction=asc";
-    if (since) url += "&since=" + http::url_encode(*since);
+    if (since) url += "&since=" + url_encode(*since);
     return url;
   }
 
@@ -85,8 +59,8 @@ class Crawl {
   std::optional<std::string> walk_since() const {
     std::optional<std::string> since = o_.since;
     if (state_.max_updated_at) {
-      if (auto t = parse_iso(*state_.max_updated_at)) {
-        std::string s = format_iso(*t - o_.overlap_s);
+      if (auto t = parse_iso8601(*state_.max_updated_at)) {
+        std::string s = format_iso8601(*t - o_.overlap_s);
         if (!since || s > *since) since = s;
       }
     }
@@ -298,12 +272,12 @@ class Crawl {
 };
 
 void validate(const CrawlOptions& o) {
-  static const std::regex repo(R"(^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$)");
-  if (!std::regex_match(o.repo, repo))
+  static const RE2 repo(R"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)");
+  if (!RE2::FullMatch(o.repo, repo))
     throw UsageError("repository must be OWNER/NAME, got '" + o.repo + "'");
   if (o.state != "open" && o.state != "closed" && o.state != "all")
     throw UsageError("--state must be open, closed or all");
-  if (o.since && !parse_iso(*o.since))
+  if (o.since && !parse_iso8601(*o.since))
     throw UsageError("--since must be an ISO 8601 time such as 2023-01-31T00:00:00Z");
   if (o.api_url.rfind("http://", 0) != 0 && o.api_url.rfind("https://", 0) != 0)
     throw UsageError("--api-url must start with http:// or https://");

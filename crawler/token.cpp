@@ -4,17 +4,9 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail::crawler {
-namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-}  // namespace
 
 std::optional<std::string> load_github_token(const std::optional<std::string>& token_file) {
   if (token_file) {

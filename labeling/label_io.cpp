@@ -11,25 +11,12 @@
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/issue_store.h"
+#include "core/text.h"
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::labeling {
 namespace {
-
-std::string lower_trim(std::string s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 std::optional<std::string> cell(const CsvRecord& rec, int col) {
   if (col < 0 || col >= static_cast<int>(rec.fields.size())) return std::nullopt;
@@ -66,7 +53,7 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   std::map<std::string, int> col;
   const CsvRecord& header = records.front();
   for (int i = 0; i < static_cast<int>(header.fields.size()); ++i) {
-    std::string name = lower_trim(header.fields[i]);
+    std::string name = lower(trim(header.fields[i], " \t"));
     if (col.count(name)) throw fail(header.line, "duplicate column \"" + name + "\"");
     col[name] = i;
   }

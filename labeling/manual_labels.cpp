@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/issue_store.h"
+#include "core/text.h"
 
 namespace convfail::labeling {
 
@@ -31,12 +32,6 @@ ManualLabelRow read_row(Stmt& st) {
 constexpr const char* kRowColumns =
     "SELECT id, issue_id, annotator, dimension, value, kind, note, source, created_at "
     "FROM manual_labels ";
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 }  // namespace
 
@@ -131,7 +126,7 @@ std::string checked_label(const Taxonomy& tax, const std::string& dimension,
   auto id = tax.normalize_label(dimension, value);
   if (!id)
     throw UserError("unknown " + dimension + " \"" + value +
-                    "\"; valid: " + join(tax.label_ids(dimension)));
+                    "\"; valid: " + join(tax.label_ids(dimension), ", "));
   return *id;
 }
 
@@ -143,7 +138,7 @@ std::string checked_subtype(const Taxonomy& tax, const std::string& cause,
   auto id = tax.normalize_subtype(cause, value);
   if (!id)
     throw UserError("subtype \"" + value + "\" does not belong to cause \"" + cause +
-                    "\"; valid: " + join(valid));
+                    "\"; valid: " + join(valid, ", "));
   return *id;
 }
 

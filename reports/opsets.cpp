@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "reports/report_data.h"
 #include "reports/spearman.h"
 
@@ -24,11 +25,6 @@ std::map<std::string, std::map<int, bool>> default_domain_versions() {
     if (s.domain() == ONNX_NAMESPACE::ONNX_DOMAIN || s.domain() == "ai.onnx")
       ops[s.Name()][s.SinceVersion()] = s.Deprecated();
   return ops;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace

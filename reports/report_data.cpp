@@ -5,16 +5,12 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "labeling/agreement.h"
 #include "labeling/label_sets.h"
 
 namespace convfail::reports {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Counts zeros(const std::vector<std::string>& ids) {
   Counts c;

@@ -1,22 +1,15 @@
 #include "repro/artifact_scan.h"
 
-#include <algorithm>
-#include <regex>
+#include <re2/re2.h>
+
 #include <set>
+
+#include "core/markdown.h"
+#include "core/text.h"
 
 namespace convfail::repro {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // The URL's path (no query or fragment), lower-cased.
 std::string url_path(const std::string& url) {
@@ -54,22 +47,16 @@ std::string classify_url(const std::string& url) {
     if (ends_with(path, e)) return "archive";
   for (const char* e : kModelExt)
     if (ends_with(path, e)) return "model";
-  static const std::regex kAttachment(
-      R"(^https?://github\.com/(user-attachments/files|[\w.-]+/[\w.-]+/files)/\d+/.+)",
-      std::regex::icase);
-  if (std::regex_search(url, kAttachment)) return "archive";  // GitHub accepts models only zipped
+  static const RE2 kAttachment(
+      R"((?i)^https?://github\.com/(user-attachments/files|[\w.-]+/[\w.-]+/files)/\d+/.+)");
+  if (RE2::PartialMatch(url, kAttachment)) return "archive";  // GitHub accepts models only zipped
   return "";
 }
 
-const std::regex& code_block_re() {
-  static const std::regex re(R"(```[^\n]*\n([\s\S]*?)```)");
-  return re;
-}
-
 bool exports_model(const std::string& code) {
-  static const std::regex kExport(
+  static const RE2 kExport(
       R"(torch\.onnx\.export|torch\.onnx\.dynamo_export|tf2onnx|onnx\.helper\.make_|helper\.make_(model|graph|node))");
-  return std::regex_search(code, kExport);
+  return RE2::PartialMatch(code, kExport);
 }
 
 }  // namespace
@@ -78,14 +65,15 @@ std::vector<FoundArtifact> scan_text(const std::string& text, const std::string&
   std::vector<FoundArtifact> out;
   std::set<std::string> seen;
   // Code blocks first; links inside code blocks still count (people paste wget lines).
-  for (std::sregex_iterator it(text.begin(), text.end(), code_block_re()), end; it != end; ++it) {
-    std::string code = (*it)[1];
-    if (exports_model(code) && seen.insert("script\n" + code).second)
-      out.push_back({"script", source_field, "", code});
+  for (auto& block : split_markdown_code(text).blocks) {
+    if (!block.fenced) continue;  // scripts come from fenced blocks, as in reproduce --scripts
+    if (exports_model(block.code) && seen.insert("script\n" + block.code).second)
+      out.push_back({"script", source_field, "", std::move(block.code)});
   }
-  static const std::regex kUrl(R"(https?://[^\s<>"'`()\[\]{}|\\^]+)");
-  for (std::sregex_iterator it(text.begin(), text.end(), kUrl), end; it != end; ++it) {
-    std::string url = it->str();
+  static const RE2 kUrl(R"((https?://[^\s<>"'`()\[\]{}|\\^]+))");
+  re2::StringPiece rest(text);
+  std::string url;
+  while (RE2::FindAndConsume(&rest, kUrl, &url)) {
     while (!url.empty() && std::string(".,;:!*_~").find(url.back()) != std::string::npos)
       url.pop_back();
     std::string kind = classify_url(url);

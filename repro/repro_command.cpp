@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <regex>
 
+#include <re2/re2.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -18,12 +18,12 @@ using nlohmann::json;
 
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims) {
   std::map<std::string, std::int64_t> out;
-  static const std::regex kDim(R"(([^=]+)=(\d{1,9}))");
+  static const RE2 kDim(R"(([^=]+)=(\d{1,9}))");
   for (const auto& d : dims) {
-    std::smatch m;
-    if (!std::regex_match(d, m, kDim))
+    std::string name, value;
+    if (!RE2::FullMatch(d, kDim, &name, &value))
       throw UsageError("--dim wants NAME=V (V a positive integer), got '" + d + "'");
-    out[m[1]] = std::stoll(m[2]);
+    out[name] = std::stoll(value);
   }
   return out;
 }

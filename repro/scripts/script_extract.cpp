@@ -1,26 +1,16 @@
 #include "repro/scripts/script_extract.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
-#include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "core/markdown.h"
+#include "core/text.h"
+
 namespace convfail::repro {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -33,25 +23,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-// A fence line: up to 3 spaces, then 3+ backticks or tildes. Sets the fence char and length.
-bool fence(const std::string& line, char* ch, size_t* len, std::string* info) {
-  size_t i = 0;
-  while (i < line.size() && i < 3 && line[i] == ' ') ++i;
-  if (i >= line.size() || (line[i] != '`' && line[i] != '~')) return false;
-  char c = line[i];
-  size_t n = 0;
-  while (i + n < line.size() && line[i + n] == c) ++n;
-  if (n < 3) return false;
-  *ch = c;
-  *len = n;
-  if (info) *info = lower(trim(line.substr(i + n)));
-  return true;
-}
-
 bool is_repl(const std::vector<std::string>& lines) {
   for (const auto& l : lines)
     if (starts_with(trim(l) + " ", ">>> ")) return true;
@@ -62,29 +33,8 @@ bool is_repl(const std::vector<std::string>& lines) {
 
 std::vector<CodeBlock> markdown_code_blocks(const std::string& markdown) {
   std::vector<CodeBlock> blocks;
-  auto lines = split_lines(markdown);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    char ch;
-    size_t len;
-    std::string info;
-    if (!fence(lines[i], &ch, &len, &info)) continue;
-    CodeBlock block;
-    // The info string's first word is the language ("python title=x" -> "python").
-    block.language = info.substr(0, info.find_first_of(" \t{"));
-    std::string code;
-    size_t j = i + 1;
-    for (; j < lines.size(); ++j) {
-      char ch2;
-      size_t len2;
-      std::string info2;
-      if (fence(lines[j], &ch2, &len2, &info2) && ch2 == ch && len2 >= len && info2.empty()) break;
-      code += lines[j];
-      code += '\n';
-    }
-    block.code = code;
-    blocks.push_back(std::move(block));
-    i = j;  // past the closing fence (or the end)
-  }
+  for (auto& b : split_markdown_code(markdown).blocks)
+    if (b.fenced) blocks.push_back({fence_language(b.info), std::move(b.code)});
   return blocks;
 }
 
@@ -92,8 +42,8 @@ bool looks_like_python(const CodeBlock& block) {
   static const std::set<std::string> python_tags = {
       "", "python", "py", "python3", "py3", "ipython", "pycon", "python2", "ipython3"};
   if (!python_tags.count(block.language)) return false;
-  static const std::regex traceback_line(R"(^\s*File ".*", line \d+)");
-  static const std::regex code_hint(
+  static const RE2 traceback_line(R"(^\s*File ".*", line \d+)");
+  static const RE2 code_hint(
       R"((^|\n)\s*(import\s+\w|from\s+[\w.]+\s+import\s|def\s+\w|class\s+\w)|\btorch\.|\w\s*=\s*\S)");
   const std::string& code = block.code;
   if (code.find("Traceback (most recent call last)") != std::string::npos) return false;
@@ -101,20 +51,20 @@ bool looks_like_python(const CodeBlock& block) {
       code.find("PyTorch version:") != std::string::npos ||
       code.find("[pip3] ") != std::string::npos || code.find("[conda] ") != std::string::npos)
     return false;
-  static const std::regex error_line(R"(^\s*[A-Z]\w*(Error|Exception|Warning)\b[^=(]*:)");
+  static const RE2 error_line(R"(^\s*[A-Z]\w*(Error|Exception|Warning)\b[^=(]*:)");
   bool first = true;
   for (const auto& line : split_lines(code)) {
-    if (std::regex_search(line, traceback_line)) return false;
+    if (RE2::PartialMatch(line, traceback_line)) return false;
     if (trim(line).empty()) continue;
     // An error message pasted on its own ("RuntimeError: ... not supported").
-    if (first && std::regex_search(line, error_line)) return false;
+    if (first && RE2::PartialMatch(line, error_line)) return false;
     first = false;
   }
   // A block tagged as Python is taken at its word; an untagged one needs a sign of code (output
   // blocks like "tensor([0.])" are often left untagged).
   if (!block.language.empty())
     return python_source(block).find_first_not_of(" \t\n") != std::string::npos;
-  return std::regex_search(python_source(block), code_hint);
+  return RE2::PartialMatch(python_source(block), code_hint);
 }
 
 // Removes the indentation common to all non-blank lines (blocks pasted from inside a function).
@@ -172,23 +122,23 @@ ExtractedScript extract_script(const IssueText& issue) {
 }
 
 std::vector<std::string> imported_modules(const std::string& code) {
-  static const std::regex import_re(R"(^\s*import\s+(.+))");
-  static const std::regex from_re(R"(^\s*from\s+([\w.]+)\s+import\b)");
+  static const RE2 import_re(R"(^\s*import\s+(.+))");
+  static const RE2 from_re(R"(^\s*from\s+([\w.]+)\s+import\b)");
+  static const RE2 identifier(R"([A-Za-z_]\w*)");
   std::vector<std::string> names;
   std::set<std::string> seen;
   auto add = [&](std::string dotted) {
     dotted = trim(dotted);
     if (dotted.empty() || dotted[0] == '.') return;
     std::string top = dotted.substr(0, dotted.find('.'));
-    if (!std::regex_match(top, std::regex(R"([A-Za-z_]\w*)"))) return;
+    if (!RE2::FullMatch(top, identifier)) return;
     if (seen.insert(top).second) names.push_back(top);
   };
   for (const auto& line : split_lines(code)) {
-    std::smatch m;
-    if (std::regex_search(line, m, from_re)) {
-      add(m[1]);
-    } else if (std::regex_search(line, m, import_re)) {
-      std::string list = m[1];
+    std::string module, list;
+    if (RE2::PartialMatch(line, from_re, &module)) {
+      add(module);
+    } else if (RE2::PartialMatch(line, import_re, &list)) {
       list = list.substr(0, list.find('#'));
       list = list.substr(0, list.find(';'));
       std::istringstream parts(list);
@@ -203,11 +153,11 @@ std::vector<std::string> imported_modules(const std::string& code) {
 }
 
 bool has_export_call(const std::string& code) {
-  static const std::regex qualified(R"(\bonnx\s*\.\s*(utils\s*\.\s*)?_?export\s*\()");
-  static const std::regex imported(R"(from\s+torch\.onnx(\.utils)?\s+import\s+[^\n]*\b_?export\b)");
-  static const std::regex bare(R"((^|[^\w.])_?export\s*\()");
-  if (std::regex_search(code, qualified)) return true;
-  return std::regex_search(code, imported) && std::regex_search(code, bare);
+  static const RE2 qualified(R"(\bonnx\s*\.\s*(utils\s*\.\s*)?_?export\s*\()");
+  static const RE2 imported(R"(from\s+torch\.onnx(\.utils)?\s+import\s+[^\n]*\b_?export\b)");
+  static const RE2 bare(R"((^|[^\w.])_?export\s*\()");
+  if (RE2::PartialMatch(code, qualified)) return true;
+  return RE2::PartialMatch(code, imported) && RE2::PartialMatch(code, bare);
 }
 
 }  // namespace convfail::repro

@@ -9,24 +9,14 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/text.h"
+
 namespace convfail::http {
 namespace {
 
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  std::size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 // Per-transfer state: the response being filled and the request's header list.
@@ -149,20 +139,6 @@ std::optional<std::string> Response::header(const std::string& name) const {
   auto it = headers.find(lower(name));
   if (it == headers.end()) return std::nullopt;
   return it->second;
-}
-
-std::string url_encode(const std::string& value) {
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
 }
 
 Client::Client() {

@@ -55,9 +55,6 @@ struct Response {
   std::optional<std::string> header(const std::string& name) const;
 };
 
-// Percent-encodes a query parameter value (RFC 3986 unreserved characters stay).
-std::string url_encode(const std::string& value);
-
 // Sequential requests over one easy handle: the connection stays open between calls.
 class Client {
  public:

@@ -2,20 +2,13 @@
 
 #include <sstream>
 
+#include "core/text.h"
+
 namespace convfail {
 namespace {
 
 std::string ref_of(const IssueSummary& s) {
   return s.repo + "#" + std::to_string(s.number);
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const std::string& i : items) {
-    if (!out.empty()) out += sep;
-    out += i;
-  }
-  return out;
 }
 
 // "2021-01-05T10:00:00Z" -> "2021-01-05"

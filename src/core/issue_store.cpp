@@ -1,9 +1,9 @@
 #include "core/issue_store.h"
 
-#include <cctype>
-#include <regex>
+#include <re2/re2.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail {
 namespace {
@@ -45,28 +45,21 @@ std::vector<std::string> issue_label_names(const Json& issue) {
 }
 
 std::optional<std::string> repo_from_issue_urls(const Json& issue) {
-  static const std::regex api(R"(/repos/([^/]+)/([^/?#]+)/?$)");
-  static const std::regex html(R"(^https?://[^/]+/([^/]+)/([^/]+)/(issues|pull)/\d+)");
-  std::smatch m;
+  static const RE2 api(R"(/repos/([^/]+)/([^/?#]+)/?$)");
+  static const RE2 html(R"(^https?://[^/]+/([^/]+)/([^/]+)/(?:issues|pull)/\d+)");
+  std::string owner, name;
   if (auto u = opt_string(issue, "repository_url")) {
-    if (std::regex_search(*u, m, api)) return m[1].str() + "/" + m[2].str();
+    if (RE2::PartialMatch(*u, api, &owner, &name)) return owner + "/" + name;
   }
   if (auto u = opt_string(issue, "html_url")) {
-    if (std::regex_search(*u, m, html)) return m[1].str() + "/" + m[2].str();
+    if (RE2::PartialMatch(*u, html, &owner, &name)) return owner + "/" + name;
   }
   return std::nullopt;
 }
 
 bool timeline_has_fix_link(const std::string& repo, const Json& events) {
   if (!events.is_array()) return false;
-  auto same_repo = [&](const std::string& other) {
-    if (other.size() != repo.size()) return false;
-    for (std::size_t i = 0; i < repo.size(); ++i)
-      if (std::tolower(static_cast<unsigned char>(repo[i])) !=
-          std::tolower(static_cast<unsigned char>(other[i])))
-        return false;
-    return true;
-  };
+  auto same_repo = [&](const std::string& other) { return iequals(repo, other); };
   for (const Json& e : events) {
     if (!e.is_object()) continue;
     std::string event = opt_string(e, "event").value_or("");

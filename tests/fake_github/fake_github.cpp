@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/text.h"
+
 namespace convfail::fake {
 namespace {
 
@@ -34,39 +36,6 @@ std::uint64_t fnv(const std::string& s) {
   std::uint64_t x = 1469598103934665603ull;
   for (unsigned char c : s) x = (x ^ c) * 1099511628211ull;
   return x;
-}
-
-std::string iso(std::int64_t epoch) {
-  std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::int64_t parse_iso(const std::string& s) {
-  std::tm tm{};
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-    return -1;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<std::int64_t>(timegm(&tm));
-}
-
-std::string pct(const std::string& v) {
-  std::string out;
-  for (unsigned char c : v) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char b[4];
-      std::snprintf(b, sizeof b, "%%%02X", c);
-      out += b;
-    }
-  }
-  return out;
 }
 
 const std::int64_t kBase = 1609459200;     // 2021-01-01T00:00:00Z
@@ -147,9 +116,9 @@ struct FakeGitHub::Impl {
               {"labels", labels_json},
               {"state", closed(n) ? "closed" : "open"},
               {"comments", base_comments(n) + r},
-              {"created_at", iso(created(n))},
-              {"updated_at", iso(updated(n))},
-              {"closed_at", closed(n) ? Json(iso(updated(n))) : Json(nullptr)},
+              {"created_at", format_iso8601(created(n))},
+              {"updated_at", format_iso8601(updated(n))},
+              {"closed_at", closed(n) ? Json(format_iso8601(updated(n))) : Json(nullptr)},
               {"author_association", "NONE"}};
     if (pr(n)) j["pull_request"] = {{"url", api + "/pulls/" + std::to_string(n)}};
     return j;
@@ -159,7 +128,7 @@ struct FakeGitHub::Impl {
     Json out = Json::array();
     int count = base_comments(n) + rev(n);
     for (int i = 0; i < count; ++i) {
-      std::string t = iso(created(n) + 60 * (i + 1));
+      std::string t = format_iso8601(created(n) + 60 * (i + 1));
       out.push_back({{"id", static_cast<std::int64_t>(n) * 1000 + i},
                      {"user", {{"login", "user" + std::to_string(h(n + i, 19) % 50)}}},
                      {"body", "Comment " + std::to_string(i) + " on issue " + std::to_string(n)},
@@ -185,7 +154,7 @@ struct FakeGitHub::Impl {
     auto ev = [&](const std::string& event, std::int64_t at) {
       return Json{{"event", event},
                   {"actor", {{"login", "user" + std::to_string(h(n, 23) % 50)}}},
-                  {"created_at", iso(at)}};
+                  {"created_at", format_iso8601(at)}};
     };
     std::string sha = std::to_string(h(n, 29));
     auto labs = labels(n);
@@ -257,7 +226,7 @@ struct FakeGitHub::Impl {
     }
     std::int64_t since = -1;
     if (req.has_param("since")) {
-      since = parse_iso(req.get_param_value("since"));
+      since = parse_iso8601(req.get_param_value("since")).value_or(-1);
       if (since < 0) {
         *error = "since";
         return {};
@@ -302,7 +271,7 @@ struct FakeGitHub::Impl {
     auto link = [&](int p) {
       std::string q;
       for (const auto& [k, v] : req.params)
-        if (k != "page") q += (q.empty() ? "" : "&") + k + "=" + pct(v);
+        if (k != "page") q += (q.empty() ? "" : "&") + k + "=" + url_encode(v);
       q += (q.empty() ? "" : "&") + std::string("page=") + std::to_string(p);
       return "<http://" + req.get_header_value("Host") + req.path + "?" + q + ">";
     };

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/http.h"
+#include "core/text.h"
 #include "tests/fake_github/fake_github.h"
 
 using namespace convfail;
@@ -79,7 +80,7 @@ TEST_CASE("http: multi client runs requests in parallel and keeps their order") 
   long opened = 0;
   for (const auto& r : multi.perform_all(reqs)) opened += r.new_connections;
   CHECK(opened == 0);
-  CHECK(http::url_encode("module: onnx,a/b") == "module%3A%20onnx%2Ca%2Fb");
+  CHECK(url_encode("module: onnx,a/b") == "module%3A%20onnx%2Ca%2Fb");
 }
 
 namespace {

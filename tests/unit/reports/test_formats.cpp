@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <re2/re2.h>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "core/error.h"
@@ -94,14 +94,16 @@ TEST_CASE("report format: latex is a booktabs document with one tabular per tabl
   CHECK(tex.find("3 (43\\%)") != std::string::npos);
   CHECK(tex.find("→") == std::string::npos);  // the arrow became math
   // Each row has as many cells as its column spec.
-  std::regex spec("\\\\begin\\{tabular\\}\\{(lr*)\\}");
-  CHECK(std::distance(std::sregex_iterator(tex.begin(), tex.end(), spec), std::sregex_iterator()) ==
-        n);
+  static const RE2 spec(R"(\\begin\{tabular\}\{(lr*)\})");
+  static const RE2 any_spec(R"(\\begin\{tabular\}\{([lr]+)\})");
+  long specs = 0;
+  re2::StringPiece rest(tex);
+  while (RE2::FindAndConsume(&rest, spec)) ++specs;
+  CHECK(specs == n);
   std::size_t columns = 0;
   for (const auto& l : lines(tex)) {
-    std::smatch m;
-    if (std::regex_search(l, m, std::regex("\\\\begin\\{tabular\\}\\{([lr]+)\\}")))
-      columns = m[1].length();
+    std::string letters;
+    if (RE2::PartialMatch(l, any_spec, &letters)) columns = letters.size();
     if (l.size() > 3 && l.substr(l.size() - 3) == " \\\\") {
       // "&" not preceded by a backslash separates cells.
       long amps = 0;

@@ -1,0 +1,37 @@
+// The one set of small string and time helpers every module uses (trim, lower-case, join, URL
+// encoding, ISO-8601 times). ASCII only: case folding and whitespace are byte-wise.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace convfail {
+
+// Whitespace trimmed by default: space, tab, CR, LF.
+inline constexpr std::string_view kSpaceChars = " \t\r\n";
+
+// `s` without leading and trailing characters from `chars`.
+std::string trim(std::string_view s, std::string_view chars = kSpaceChars);
+// ASCII lower-case copy.
+std::string lower(std::string_view s);
+// Case-insensitive (ASCII) equality.
+bool iequals(std::string_view a, std::string_view b);
+// Items separated by `sep` ("" for no items).
+std::string join(const std::vector<std::string>& items, std::string_view sep);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+
+// Percent-encodes everything but RFC 3986 unreserved characters (A-Z a-z 0-9 - _ . ~).
+std::string url_encode(std::string_view value);
+
+// "YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm|-hh:mm|+hhmm]" to epoch seconds (fraction dropped, offset
+// applied; no zone means UTC; 't', 'z' and a space for 'T' are accepted). nullopt when the text is
+// not such a time or a field is out of range: callers decide whether that is an error.
+std::optional<std::int64_t> parse_iso8601(std::string_view text);
+// Epoch seconds as "YYYY-MM-DDTHH:MM:SSZ" (UTC).
+std::string format_iso8601(std::int64_t epoch);
+
+}  // namespace convfail

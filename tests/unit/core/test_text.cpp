@@ -1,0 +1,68 @@
+#include <doctest/doctest.h>
+
+#include "core/text.h"
+
+using namespace convfail;
+
+TEST_CASE("text: trim, lower, iequals, join, starts_with, ends_with") {
+  CHECK(trim("  a b \t\r\n") == "a b");
+  CHECK(trim(" \t\n") == "");
+  CHECK(trim("") == "");
+  CHECK(trim("\n a \n", " \t") == "\n a \n");  // only the given characters
+  CHECK(trim("\t a \t", " \t") == "a");
+  CHECK(lower("MiXeD Case 123") == "mixed case 123");
+  CHECK(lower("\xC3\x89") == "\xC3\x89");  // bytes outside ASCII unchanged
+  CHECK(iequals("PyTorch/PyTorch", "pytorch/pytorch"));
+  CHECK_FALSE(iequals("pytorch/pytorch", "pytorch/pytorc"));
+  CHECK(join({}, ", ") == "");
+  CHECK(join({"a"}, ", ") == "a");
+  CHECK(join({"a", "", "c"}, ",") == "a,,c");
+  CHECK(starts_with("torch.onnx", "torch"));
+  CHECK_FALSE(starts_with("to", "torch"));
+  CHECK(ends_with("model.onnx", ".onnx"));
+  CHECK_FALSE(ends_with("onnx", "model.onnx"));
+}
+
+TEST_CASE("text: url_encode keeps unreserved characters only") {
+  CHECK(url_encode("module: onnx,a/b") == "module%3A%20onnx%2Ca%2Fb");
+  CHECK(url_encode("AZaz09-_.~") == "AZaz09-_.~");
+  CHECK(url_encode("\xC3\xA9+%") == "%C3%A9%2B%25");
+  CHECK(url_encode("") == "");
+}
+
+TEST_CASE("text: parse_iso8601 applies offsets and drops fractions") {
+  auto z = parse_iso8601("2024-01-02T01:04:05Z");
+  REQUIRE(z);
+  CHECK(*z == 1704157445);
+  CHECK(parse_iso8601("2024-01-02T03:04:05+02:00") == z);
+  CHECK(parse_iso8601("2024-01-02T03:04:05+0200") == z);
+  CHECK(parse_iso8601("2024-01-01T23:34:05-01:30") == z);
+  CHECK(parse_iso8601("2024-01-02T01:04:05.123456Z") == z);
+  CHECK(parse_iso8601("2024-01-02T01:04:05") == z);  // no zone: UTC
+  CHECK(parse_iso8601("2024-01-02 01:04:05z") == z);
+  CHECK(parse_iso8601("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_iso8601("1969-12-31T23:59:59Z") == -1);
+  CHECK(parse_iso8601("2024-02-29T00:00:00Z") == 1709164800);  // leap day
+}
+
+TEST_CASE("text: parse_iso8601 rejects what is not a time") {
+  for (const char* bad :
+       {"", "2024-01-02", "2024-01-02T01:04", "2024-1-02T01:04:05Z", "2024-13-01T00:00:00Z",
+        "2023-02-29T00:00:00Z", "2024-01-32T00:00:00Z", "2024-01-02T24:00:00Z",
+        "2024-01-02T01:04:05Zjunk", "2024-01-02T01:04:05+2", "2024-01-02T01:04:05.Z",
+        "yesterday"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_iso8601(bad));
+  }
+}
+
+TEST_CASE("text: format_iso8601 is UTC and round-trips") {
+  CHECK(format_iso8601(0) == "1970-01-01T00:00:00Z");
+  CHECK(format_iso8601(1704157445) == "2024-01-02T01:04:05Z");
+  CHECK(format_iso8601(-1) == "1969-12-31T23:59:59Z");
+  CHECK(format_iso8601(951782400) == "2000-02-29T00:00:00Z");
+  for (std::int64_t t = -100000000; t < 4000000000; t += 12345677) {
+    CAPTURE(t);
+    CHECK(parse_iso8601(format_iso8601(t)) == t);
+  }
+}
