@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/issue_ref.h"
 #include "repro/suite.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 
@@ -30,20 +31,22 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& d
 
 std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
                            std::optional<std::int64_t> artifact_id) {
-  auto st = db.prepare(
-      "INSERT INTO repro_runs (issue_id, artifact_id, model_path, verdict, step, signature, reason,"
-      " output_name, max_abs_error, max_rel_error, ort_version, onnx_version, duration_ms,"
-      " details_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  auto opt = [](const std::string& s) { return s.empty() ? std::optional<std::string>() : s; };
-  st.bind(1, issue_id).bind(2, artifact_id).bind(3, opt(v.model_path)).bind(4, v.verdict);
-  st.bind(5, opt(v.step))
-      .bind(6, opt(v.signature))
-      .bind(7, opt(v.reason))
-      .bind(8, opt(v.output_name));
-  st.bind(9, v.max_abs_error).bind(10, v.max_rel_error).bind(11, opt(v.ort_version));
-  st.bind(12, opt(v.onnx_version)).bind(13, v.duration_ms).bind(14, v.to_json().dump());
-  st.run();
-  return db.last_insert_id();
+  ReproRunRow row;
+  row.issue_id = issue_id;
+  row.artifact_id = artifact_id;
+  row.model_path = v.model_path;
+  row.verdict = v.verdict;
+  row.step = v.step;
+  row.signature = v.signature;
+  row.reason = v.reason;
+  row.output_name = v.output_name;
+  row.max_abs_error = v.max_abs_error;
+  row.max_rel_error = v.max_rel_error;
+  row.ort_version = v.ort_version;
+  row.onnx_version = v.onnx_version;
+  row.duration_ms = v.duration_ms;
+  row.details_json = v.to_json().dump();
+  return store_repro_run(db, row);
 }
 
 namespace {

@@ -1,27 +1,64 @@
 #include "repro/signature.h"
 
+#include <re2/re2.h>
+
 #include <cctype>
-#include <regex>
 
 namespace convfail::repro {
+namespace {
+
+// Replaces every quoted value ('x' or "x", the opening quote not glued to a word, so "can't" is no
+// quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N').
+std::string replace_quoted(const std::string& s) {
+  static const RE2 kQuoted(R"((?:^|[^A-Za-z0-9])('[^'\n]*'|"[^"\n]*"))", RE2::Latin1);
+  std::string out;
+  re2::StringPiece input(s), quoted;
+  std::size_t done = 0;
+  while (RE2::PartialMatch(input.substr(done), kQuoted, &quoted)) {
+    std::size_t begin = static_cast<std::size_t>(quoted.data() - s.data());
+    std::size_t end = begin + quoted.size();
+    std::string value(quoted.substr(1, quoted.size() - 2));
+    out.append(s, done, begin - done);
+    out += value.find("::") != std::string::npos ? "'" + value + "'" : std::string("'<name>'");
+    done = end;
+  }
+  out.append(s, done, std::string::npos);
+  return out;
+}
+
+}  // namespace
 
 std::string error_signature(const std::string& error_text) {
+  // Latin-1: the patterns are ASCII and every byte is a character, so paths with any bytes in
+  // them (UTF-8 or not) are matched whole.
   std::string s = error_text.substr(0, error_text.find('\n'));
-  static const std::regex kPath(R"((^|[\s'"(=:])(/[^\s:'"(),]+)+)");
-  static const std::regex kHex(R"(0x[0-9a-fA-F]+)");
-  static const std::regex kQuoted(R"('[^']*'|"[^"]*")");
-  static const std::regex kNumber(R"(-?\d+(\.\d+)?([eE][-+]?\d+)?)");
-  static const std::regex kSpaces(R"(\s+)");
-  s = std::regex_replace(s, kPath, "$1<path>");
-  s = std::regex_replace(s, kHex, "<addr>");
-  s = std::regex_replace(s, kQuoted, "'<name>'");
-  s = std::regex_replace(s, kNumber, "N");
-  s = std::regex_replace(s, kSpaces, " ");
+  // Absolute paths (POSIX, home-relative, Windows) never reach the database verbatim. A path
+  // starts after a non-word character, so "input/output" is no path.
+  static const RE2 kPosixPath(R"((^|[^A-Za-z0-9_/])~?/[^\s'"(),:;\[\]{}<>]+)", RE2::Latin1);
+  static const RE2 kWindowsPath(R"((^|[^A-Za-z0-9_])[A-Za-z]:\\[^\s'"(),;]*)", RE2::Latin1);
+  static const RE2 kHex(R"(0[xX][0-9a-fA-F]+)", RE2::Latin1);
+  // Integers, decimals, exponents and dotted versions; not the digits of conv2d or int64.
+  static const RE2 kNumber(R"((^|[^A-Za-z0-9.])-?\d+(?:\.\d+)*(?:[eE][-+]?\d+)?)", RE2::Latin1);
+  static const RE2 kSpaces(R"(\s+)", RE2::Latin1);
+  RE2::GlobalReplace(&s, kPosixPath, R"(\1<path>)");
+  RE2::GlobalReplace(&s, kWindowsPath, R"(\1<path>)");
+  RE2::GlobalReplace(&s, kHex, "<addr>");
+  s = replace_quoted(s);
+  RE2::GlobalReplace(&s, kNumber, R"(\1N)");
+  RE2::GlobalReplace(&s, kSpaces, " ");
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
-  if (s.size() > 240) s.resize(240);
+  std::size_t b = s.find_first_not_of(' ');
+  s = b == std::string::npos ? std::string() : s.substr(b, s.find_last_not_of(' ') - b + 1);
+  if (s.size() > kMaxSignatureBytes) {
+    std::size_t cut = kMaxSignatureBytes;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s.resize(cut);
+  }
   return s;
+}
+
+std::string exception_signature(const std::string& type, const std::string& message) {
+  return error_signature(type.empty() ? message : type + ": " + message);
 }
 
 }  // namespace convfail::repro

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
 
 #include "core/error.h"
 #include "repro/fetch.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 
@@ -86,39 +85,27 @@ std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id,
 std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
                               const ScriptReproResult& result) {
   const ScriptVerdict& v = result.verdict;
-  auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); };
-  Transaction tx(db);
-  auto ins = db.prepare(
-      "INSERT INTO repro_runs (issue_id, artifact_id, verdict, step, signature, reason, "
-      "output_name, max_abs_error, max_rel_error, ort_version, onnx_version, torch_version, "
-      "duration_ms, details_json, script_source, script_sha256) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, issue_id);
-  ins.bind(2, artifact);
-  ins.bind(3, v.verdict);
-  ins.bind(4, opt(v.step));
-  ins.bind(5, opt(v.signature));
-  ins.bind(6, opt(v.reason));
-  ins.bind(7, opt(v.output_name));
-  if (std::isnan(v.max_abs_error))
-    ins.bind_null(8);
-  else
-    ins.bind(8, v.max_abs_error);
-  if (std::isnan(v.max_rel_error))
-    ins.bind_null(9);
-  else
-    ins.bind(9, v.max_rel_error);
-  ins.bind(10, opt(v.ort_version));
-  ins.bind(11, opt(v.onnx_version));
-  ins.bind(12, opt(result.torch_version));
-  ins.bind(13, result.duration_ms);
+  ReproRunRow row;
+  row.issue_id = issue_id;
+  row.artifact_id = artifact;
+  row.verdict = v.verdict;
+  row.step = v.step;
+  row.signature = v.signature;
+  row.reason = v.reason;
+  row.output_name = v.output_name;
+  row.max_abs_error = v.max_abs_error;
+  row.max_rel_error = v.max_rel_error;
+  row.ort_version = v.ort_version;
+  row.onnx_version = v.onnx_version;
+  row.torch_version = result.torch_version;
+  row.duration_ms = result.duration_ms;
   nlohmann::json details = v.details;
   details["blocks"] = result.blocks;
-  ins.bind(14, details.dump());
-  ins.bind(15, result.script_source.empty() ? std::string("none") : result.script_source);
-  ins.bind(16, result.script_sha256);
-  ins.run();
-  std::int64_t id = db.last_insert_id();
+  row.details_json = details.dump();
+  row.script_source = result.script_source.empty() ? "none" : result.script_source;
+  row.script_sha256 = result.script_sha256;
+  Transaction tx(db);
+  std::int64_t id = store_repro_run(db, row);
   tx.commit();
   return id;
 }

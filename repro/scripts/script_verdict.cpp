@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+
+#include <re2/re2.h>
 
 #include "repro/scripts/script_extract.h"
+#include "repro/signature.h"
 
 namespace convfail::repro {
 namespace {
@@ -30,9 +32,9 @@ std::string blocked_kind(const std::string& what) {
 }
 
 bool is_network_error(const HarnessException& e) {
-  static const std::regex net(
+  static const RE2 net(
       R"(URLError|ConnectionError|ConnectionRefused|gaierror|timeout|HTTPError|SSLError|MaxRetryError|ProxyError)");
-  return std::regex_search(e.type, net) ||
+  return RE2::PartialMatch(e.type, net) ||
          e.message.find("Network is unreachable") != std::string::npos ||
          e.message.find("Temporary failure in name resolution") != std::string::npos;
 }
@@ -60,21 +62,6 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
-
-std::string normalise_signature(const std::string& type, const std::string& message) {
-  std::string first = message.substr(0, message.find('\n'));
-  static const std::regex hex(R"(0x[0-9a-fA-F]+)");
-  static const std::regex path(R"((/[\w.\-]+)+/?)");
-  static const std::regex number(R"(\b\d+(\.\d+)?\b)");
-  static const std::regex space(R"(\s+)");
-  first = std::regex_replace(first, hex, "0x#");
-  first = std::regex_replace(first, path, "<path>");
-  first = std::regex_replace(first, number, "N");
-  first = std::regex_replace(first, space, " ");
-  std::string sig = type.empty() ? first : type + ": " + first;
-  if (sig.size() > 200) sig.resize(200);
-  return sig;
-}
 
 std::optional<ScriptVerdict> static_check(
     const std::string& code,
@@ -126,7 +113,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         ScriptVerdict c;
         c.verdict = "crash_reproduced";
         c.step = "export";
-        c.signature = normalise_signature(e.type, e.message);
+        c.signature = exception_signature(e.type, e.message);
         return c;
       }
       if (e.frame == "before_export") {
@@ -139,7 +126,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
           return not_runnable("script", "blocked: " + blocked_kind(run.blocked.front()));
         if (is_network_error(e)) return not_runnable("script", "needs network: " + e.type);
         auto nr = not_runnable("script", "script failed before export: " + e.type);
-        nr.signature = normalise_signature(e.type, e.message);
+        nr.signature = exception_signature(e.type, e.message);
         return nr;
       }
       // after_export: the script's own follow-up failed; the exported models decide.
@@ -150,7 +137,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         ScriptVerdict c;
         c.verdict = "crash_reproduced";
         c.step = "export";
-        c.signature = normalise_signature(x.error->type, x.error->message);
+        c.signature = exception_signature(x.error->type, x.error->message);
         return c;
       }
     if (run.export_calls == 0) return not_runnable("script", "no export call");

@@ -49,8 +49,4 @@ using ModelEvaluator = std::function<ModelOutcome(const HarnessExport&)>;
 // The verdict for a script that ran (or tried to). `evaluate` is called once per exported model.
 ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& evaluate);
 
-// "Type: first line of message" with numbers, hex addresses, paths and quoted temp names
-// normalised, at most 200 characters.
-std::string normalise_signature(const std::string& type, const std::string& message);
-
 }  // namespace convfail::repro

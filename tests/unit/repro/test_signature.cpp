@@ -1,0 +1,99 @@
+// The one error-signature normaliser (repro/signature.h), reached from the model path and from
+// the script path.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "repro/scripts/script_verdict.h"
+#include "repro/signature.h"
+
+using namespace convfail::repro;
+
+namespace {
+
+// A script whose torch.onnx.export raised `type: message`, as the harness reports it.
+ScriptVerdict script_export_crash(const std::string& type, const std::string& message) {
+  ScriptRun run;
+  run.sandbox.kind = ExitKind::kExited;
+  run.have_result = true;
+  run.phase = "done";
+  run.export_calls = 1;
+  run.exception = HarnessException{type, message, "export", "", "", 0};
+  return decide_script_verdict(run, [](const HarnessExport&) { return ModelOutcome{}; });
+}
+
+}  // namespace
+
+TEST_CASE("signature: the same error text gives the same signature on the model and script paths") {
+  const std::string type = "RuntimeError";
+  const std::string message =
+      "Failed to load /root/work/run-8812/model_12.onnx at 0x7ffe12ab: node 'Conv_3' "
+      "(op_type:Conv) has 2 inputs, expected 3; see \"/tmp/convfail-x/log.txt\"\n"
+      "  second line with /etc/passwd";
+  // The model path signs the runner's error text; the script path the exception's type and
+  // message, which the traceback prints as "Type: message".
+  std::string model_path = error_signature(type + ": " + message);
+  ScriptVerdict v = script_export_crash(type, message);
+  REQUIRE(v.verdict == "crash_reproduced");
+  CHECK(v.signature == model_path);
+  CHECK(model_path ==
+        "runtimeerror: failed to load <path> at <addr>: node '<name>' (op_type:conv) has n "
+        "inputs, expected n; see '<name>'");
+  // Another run of the same failure (other paths, names, counts) signs the same.
+  CHECK(script_export_crash(type,
+                            "Failed to load /home/u/m.onnx at 0x1: node 'Conv_77' (op_type:Conv) "
+                            "has 4 inputs, expected 5; see \"C:\\tmp\\y.txt\"")
+            .signature == model_path);
+  CHECK(exception_signature(type, message) == model_path);
+  CHECK(exception_signature("", "boom 3") == error_signature("boom 3"));
+}
+
+TEST_CASE("signature: absolute host paths are never kept") {
+  for (const std::string& text :
+       {std::string("PermissionError: [Errno 13] Permission denied: '/etc/shadow'"),
+        std::string("cannot open /root/x for reading"), std::string("open(/root/x) failed"),
+        std::string("File \"/home/alice/.cache/torch/hub/x.py\", line 3, in <module>"),
+        std::string("[/etc/shadow] unreadable"), std::string("path=/root/secret/key.pem"),
+        std::string("saved in ~/models/private/m.onnx"),
+        std::string("Load model from C:\\Users\\alice\\m.onnx failed"),
+        std::string("no such file: /home/jos\xe9/m.onnx (latin-1 name)")}) {
+    CAPTURE(text);
+    std::string sig = error_signature(text);
+    // Replaced by <path>, or by '<name>' when the path was quoted.
+    CHECK((sig.find("<path>") != std::string::npos || sig.find("'<name>'") != std::string::npos));
+    for (const char* secret : {"/etc", "shadow", "/root", "alice", "secret", "private", "jos"})
+      CHECK(sig.find(secret) == std::string::npos);
+  }
+  // Relative paths and slashes inside words are no host paths.
+  CHECK(error_signature("see torch/onnx/utils.py for input/output names") ==
+        "see torch/onnx/utils.py for input/output names");
+}
+
+TEST_CASE("signature: what identifies the failure stays, what varies between runs goes") {
+  // Operator names say what failed, even quoted; node names, numbers and addresses vary.
+  CHECK(error_signature("Exporting the operator 'aten::fft_fft' to ONNX opset version 13 is not "
+                        "supported") ==
+        "exporting the operator 'aten::fft_fft' to onnx opset version n is not supported");
+  CHECK(error_signature("Conv2d with int64 weights at add_12, shape [1, 3, 224, 224], eps -1e-05, "
+                        "version 1.13.1") ==
+        "conv2d with int64 weights at add_n, shape [n, n, n, n], eps n, version n");
+  // An apostrophe is no quote.
+  CHECK(error_signature("Tensor doesn't have 'weight_7' and can't be 'x'") ==
+        "tensor doesn't have '<name>' and can't be '<name>'");
+  CHECK(error_signature("  a \t  b  ") == "a b");
+  CHECK(error_signature("") == "");
+}
+
+TEST_CASE("signature: bounded in length, cut on a character boundary") {
+  std::string long_line(10000, 'x');
+  CHECK(error_signature(long_line).size() == kMaxSignatureBytes);
+  CHECK(error_signature("RuntimeError: " + long_line) ==
+        exception_signature("RuntimeError", long_line));
+  // 1 + 2k bytes of "a" then e-acute: a cut at kMaxSignatureBytes would split a character.
+  std::string accents = "a";
+  for (int i = 0; i < 500; ++i) accents += "\xc3\xa9";
+  std::string sig = error_signature(accents);
+  CHECK(sig.size() == kMaxSignatureBytes - 1);
+  CHECK(static_cast<unsigned char>(sig.back()) == 0xa9);
+  CHECK(error_signature("short\n" + long_line) == "short");  // first line only
+}
