@@ -87,4 +87,45 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
   return out.str();
 }
 
+nlohmann::json explain_json(const Engine& engine, const IssueText& issue) {
+  using nlohmann::json;
+  auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(); };
+  Segments segments = segment_issue(issue);
+  Classification c = engine.classify(issue, segments);
+  json out = {{"repo", issue.repo},
+              {"number", issue.number},
+              {"title", issue.title},
+              {"rules_hash", engine.rules().hash},
+              {"rules", engine.rules().rules.size()},
+              {"fields", segments.fields.size()},
+              {"bytes", segments.bytes()}};
+  json dims = json::object();
+  for (const Decision& d : c.decisions) {
+    json scores = json::object();
+    for (const auto& [label, s] : d.scores) scores[label] = s;
+    json evidence = json::array();
+    for (const Evidence& e : c.evidence) {
+      if (e.dimension != d.dimension) continue;
+      evidence.push_back({{"rule", e.rule_id},
+                          {"label", e.label},
+                          {"subtype", e.subtype.empty() ? json() : json(e.subtype)},
+                          {"weight", e.weight},
+                          {"field", field_name(e.field)},
+                          {"field_index", e.field_index},
+                          {"span_start", e.span_start},
+                          {"span_end", e.span_end},
+                          {"matched_text", e.matched_text}});
+    }
+    dims[d.dimension] = {{"label", opt(d.label)},    {"subtype", opt(d.subtype)},
+                         {"abstained", d.abstained}, {"confidence", d.confidence},
+                         {"scores", scores},         {"evidence", evidence}};
+  }
+  out["dimensions"] = dims;
+  json facts = json::array();
+  for (const auto& [kind, value] : extract_facts(segments))
+    facts.push_back({{"kind", kind}, {"value", value}});
+  out["facts"] = facts;
+  return out;
+}
+
 }  // namespace convfail::classifier

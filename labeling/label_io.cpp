@@ -161,6 +161,7 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
   static const std::vector<std::string> columns = {
       "repo", "number", "annotator", "symptom", "cause", "subtype", "stage", "note", "kind"};
   if (format == LabelFormat::kCsv) out << csv_line(columns);
+  nlohmann::json array = nlohmann::json::array();
   std::int64_t count = 0;
   for (const auto& name : who) {
     for (const IssueLabels& l : load_annotator_labels(db, name)) {
@@ -183,11 +184,15 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
           j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
         j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
         j["kind"] = kind.empty() ? "label" : kind;
-        out << j.dump() << "\n";
+        if (format == LabelFormat::kJsonl)
+          out << j.dump() << "\n";
+        else
+          array.push_back(std::move(j));
       }
       ++count;
     }
   }
+  if (format == LabelFormat::kJson) out << array.dump(2) << "\n";
   return count;
 }
 

@@ -41,11 +41,12 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
                                         const std::string& origin,
                                         const LabelImportOptions& options);
 
-enum class LabelFormat { kCsv, kJsonl };
+enum class LabelFormat { kCsv, kJsonl, kJson };
 
 // Writes the current labels of one annotator (or of every annotator) as CSV with the header
 // repo,number,annotator,symptom,cause,subtype,stage,note,kind — what import reads back (kind is
-// "adjudication" for an adjudicator's decisions, else empty) — or JSONL.
+// "adjudication" for an adjudicator's decisions, else empty) — or JSONL (one label object a line)
+// or JSON (one array of the same objects).
 // Returns the number of records written.
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
                            std::ostream& out);

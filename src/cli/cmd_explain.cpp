@@ -14,14 +14,16 @@ void add_explain_command(CLI::App* cmd, Context& ctx) {
       "Classify one stored issue with the current rules and show why: each dimension's label,\n"
       "confidence and score table, and the evidence (rule, field, byte span) with the matched\n"
       "text highlighted in context (colour on a terminal, >>text<< on a pipe), then the\n"
-      "extracted facts.");
+      "extracted facts. --json prints the same as one JSON object.");
   struct Args {
     std::string issue;
     std::string rules;
+    bool json = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("ISSUE", args->issue, "OWNER/REPO#N or its URL")->required();
   cmd->add_option("--rules", args->rules, "rules folder (default: DATA_DIR/rules)");
+  cmd->add_flag("--json", args->json, "print the explanation as one JSON object");
   cmd->callback([&ctx, args] {
     IssueRef ref = parse_issue_ref(args->issue);
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
@@ -31,7 +33,10 @@ void add_explain_command(CLI::App* cmd, Context& ctx) {
     if (!issue)
       throw UserError("issue " + to_string(ref) +
                       " is not in the store (import or crawl it first)");
-    std::cout << classifier::explain_issue(engine, *issue, Context::stdout_is_tty());
+    if (args->json)
+      std::cout << classifier::explain_json(engine, *issue).dump(2) << "\n";
+    else
+      std::cout << classifier::explain_issue(engine, *issue, Context::stdout_is_tty());
   });
 }
 

@@ -68,21 +68,25 @@ void add_export(CLI::App& parent, Context& ctx) {
   auto* cmd = parent.add_subcommand("export", "print the current manual labels");
   cmd->footer(
       "Print the current manual labels (latest per annotator, issue and dimension);\n"
-      "the CSV reads back with `labels import`.");
+      "the CSV reads back with `labels import`. jsonl streams one label object a line,\n"
+      "json (or --json) prints the same objects as one array.");
   struct Args {
     std::optional<std::string> annotator;
     std::string format = "csv";
+    bool json = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--annotator", args->annotator, "only this annotator (default: all)");
-  cmd->add_option("--format", args->format, "csv or jsonl")
-      ->check(CLI::IsMember({"csv", "jsonl"}))
-      ->capture_default_str();
+  auto* format_option = cmd->add_option("--format", args->format, "csv, jsonl or json")
+                            ->check(CLI::IsMember({"csv", "jsonl", "json"}))
+                            ->capture_default_str();
+  cmd->add_flag("--json", args->json, "same as --format json")->excludes(format_option);
   cmd->callback([&ctx, args] {
-    labeling::export_labels(
-        ctx.db(), args->annotator,
-        args->format == "csv" ? labeling::LabelFormat::kCsv : labeling::LabelFormat::kJsonl,
-        std::cout);
+    std::string format = args->json ? "json" : args->format;
+    labeling::LabelFormat f = format == "csv"     ? labeling::LabelFormat::kCsv
+                              : format == "jsonl" ? labeling::LabelFormat::kJsonl
+                                                  : labeling::LabelFormat::kJson;
+    labeling::export_labels(ctx.db(), args->annotator, f, std::cout);
   });
 }
 

@@ -70,6 +70,9 @@ stats --json
 classify --json --repo pytorch/pytorch --repo onnx/tensorflow-onnx
 eval --gold A --json
 labels history $ref --json
+explain $ref --json
+labels export --json
+labels export --format json
 agreement --annotators A,B --json
 artifacts scan --json
 reproduce $ref --json
@@ -102,6 +105,28 @@ assert len(lines) == 2 and lines[0]["issue"] == "pytorch/pytorch#81234", lines
 assert lines[-1]["totals"]["total"] == 1, lines
 PY
 
+# explain --json: the issue key, every dimension with label, confidence, scores and evidence.
+cf explain "$ref" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert (d["repo"], d["number"]) == ("pytorch/pytorch", 81234), d
+assert set(d["dimensions"]) == {"symptom", "cause", "stage"}, d["dimensions"].keys()
+for dim in d["dimensions"].values():
+    assert {"label", "confidence", "scores", "evidence"} <= set(dim), dim
+    for e in dim["evidence"]:
+        assert e["span_end"] - e["span_start"] == len(e["matched_text"].encode()), e
+assert d["dimensions"]["symptom"]["evidence"], d' || fail "explain --json shape"
+
+# labels export: --json / --format json is one array of the objects --format jsonl streams.
+cf labels export --format jsonl >"$tmp/labels.jsonl" || fail "labels export --format jsonl"
+cf labels export --json >"$tmp/labels.json" || fail "labels export --json"
+python3 - "$tmp/labels.json" "$tmp/labels.jsonl" <<'PY' || fail "labels export --json shape"
+import json, sys
+array = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert isinstance(array, list) and len(array) > 0 and array == lines, (len(array), len(lines))
+PY
+
 # Ranges and contradictions: exit 2 with "convfail: ..." first.
 expect2() {
   cf "$@" >/dev/null 2>"$tmp/err"
@@ -110,6 +135,8 @@ expect2() {
   head -1 "$tmp/err" | grep -q '^convfail: ' || fail "$*: message $(cat "$tmp/err")"
 }
 expect2 report --json --format md
+expect2 labels export --json --format csv
+expect2 labels export --format xml
 expect2 reproduce "$ref" --all
 expect2 reproduce --model "$src/data/sample/labels.csv" --suite "$src/data/sample"
 expect2 reproduce --all --limit -1

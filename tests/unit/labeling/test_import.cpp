@@ -131,6 +131,24 @@ TEST_CASE("labels export: CSV reads back into the same current labels") {
   CHECK(j["cause"] == "type_problem");
   CHECK(j["subtype"] == "tensor");
   CHECK(j["number"] == 1);
+
+  // JSON: the same objects as JSONL, as one array.
+  std::ostringstream lines, array;
+  CHECK(labeling::export_labels(*f.db, std::nullopt, labeling::LabelFormat::kJsonl, lines) == 3);
+  CHECK(labeling::export_labels(*f.db, std::nullopt, labeling::LabelFormat::kJson, array) == 3);
+  auto all = nlohmann::json::parse(array.str());
+  REQUIRE(all.is_array());
+  REQUIRE(all.size() == 3);
+  std::istringstream in(lines.str());
+  std::string line;
+  for (std::size_t i = 0; std::getline(in, line); ++i) CHECK(all[i] == nlohmann::json::parse(line));
+  CHECK(all[2]["annotator"] == "J");
+  CHECK(all[2]["kind"] == "adjudication");
+
+  std::ostringstream none;
+  CHECK(labeling::export_labels(*f.db, std::string("nobody"), labeling::LabelFormat::kJson, none) ==
+        0);
+  CHECK(nlohmann::json::parse(none.str()) == nlohmann::json::array());
 }
 
 TEST_CASE("label: unknown ids and foreign subtypes are refused with the valid ones") {
