@@ -5,14 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/resources.h"
+
 namespace convfail::repro {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string default_runner_dir() {
-  if (const char* dir = std::getenv("CONVFAIL_RUNNER_DIR"); dir && *dir) return dir;
-  return CONVFAIL_DEFAULT_RUNNER_DIR;
+  return convfail::default_runner_dir();
 }
 
 namespace {

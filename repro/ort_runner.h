@@ -22,7 +22,7 @@ struct RunnerOptions {
   int threads = 1;       // ORT intra-op threads
 };
 
-// $CONVFAIL_RUNNER_DIR, else the source tree's repro/runner.
+// $CONVFAIL_RUNNER_DIR, else share/convfail/runner beside the executable (core/resources.h).
 std::string default_runner_dir();
 
 struct RunnerOutput {

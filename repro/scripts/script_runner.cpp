@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/resources.h"
 
 namespace fs = std::filesystem;
 
@@ -74,8 +75,7 @@ ScratchDir::~ScratchDir() {
 }
 
 std::string default_harness_path() {
-  if (const char* env = std::getenv("CONVFAIL_HARNESS"); env && *env) return env;
-  return CONVFAIL_DEFAULT_HARNESS;
+  return convfail::default_torch_harness();
 }
 
 void parse_harness_result(const nlohmann::json& r, const std::string& outdir, ScriptRun* run) {

@@ -92,6 +92,7 @@ void parse_harness_result(const nlohmann::json& result, const std::string& outdi
 std::vector<std::string> missing_modules(const std::vector<std::string>& modules,
                                          const std::string& python);
 
+// $CONVFAIL_HARNESS, else share/convfail/torch_harness/harness.py beside the executable.
 std::string default_harness_path();
 
 }  // namespace convfail::repro

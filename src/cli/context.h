@@ -12,7 +12,7 @@ class Context {
  public:
   // --db PATH, else $CONVFAIL_DB, else ./convfail.db
   std::string db_path;
-  // --data-dir, else $CONVFAIL_DATA_DIR, else the build's data/ folder.
+  // --data-dir, else $CONVFAIL_DATA_DIR, else share/convfail/data beside the executable.
   std::string data_dir;
 
   // Opens and migrates the database on first use.

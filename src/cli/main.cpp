@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/resources.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -38,7 +39,7 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   Context ctx;
   ctx.db_path = env_or("CONVFAIL_DB", "convfail.db");
-  ctx.data_dir = env_or("CONVFAIL_DATA_DIR", CONVFAIL_DEFAULT_DATA_DIR);
+  ctx.data_dir = default_data_dir();
 
   CLI::App app{
       "convfail mines, classifies and re-executes failure reports of deep-learning model\n"
@@ -49,9 +50,10 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global options may follow the subcommand
   app.add_option("--db", ctx.db_path, "SQLite database file (env CONVFAIL_DB)")
       ->capture_default_str();
+  // No default shown: it is found at run time, beside the executable (core/resources.h).
   app.add_option("--data-dir", ctx.data_dir,
-                 "folder with taxonomy.json and rules/ (env CONVFAIL_DATA_DIR)")
-      ->capture_default_str();
+                 "folder with taxonomy.json and rules/ (env CONVFAIL_DATA_DIR; default: "
+                 "share/convfail/data beside the executable)");
 
   add_commands(app, ctx);
   app.footer("Run 'convfail COMMAND --help' for the details of a command.");

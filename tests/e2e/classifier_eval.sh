@@ -3,16 +3,13 @@
 # development folds and on the held-out fold, and checks that the printed figures equal the
 # --json ones. Usage: bash classifier_eval.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
-build=$1 src=$2 shared=$3
-data=$shared/datasets/jajal2024
-[ -f "$data/issues.jsonl" ] && [ -f "$data/labels.csv" ] || { echo "shared dataset missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cf() { "$build/convfail" --db "$tmp/t.db" --data-dir "$src/data" "$@"; }
+source "$(dirname "$0")/lib.sh"
+data=$SHARED/datasets/jajal2024
+[ -f "$data/issues.jsonl" ] && [ -f "$data/labels.csv" ] || skip "shared dataset missing"
 
 cf import "$data/issues.jsonl" >/dev/null
-cf classify --json >"$tmp/run.json"
-python3 - "$tmp/run.json" <<'PY'
+cf classify --json >"$T/run.json"
+python3 - "$T/run.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 assert run["issues"] == 200, run
@@ -21,17 +18,17 @@ assert len(run["rules_hash"]) == 16
 PY
 
 # Wrong arguments: clear errors, non-zero exits.
-if cf eval --gold-file "$data/labels.csv" --folds x 2>"$tmp/err"; then echo "bad --folds accepted"; exit 1; fi
-grep -q "folds" "$tmp/err"
+if cf eval --gold-file "$data/labels.csv" --folds x 2>"$T/err"; then echo "bad --folds accepted"; exit 1; fi
+grep -q "folds" "$T/err"
 if cf eval 2>/dev/null; then echo "eval without gold accepted"; exit 1; fi
-if cf eval --gold-file "$data/labels.csv" --run 99 2>"$tmp/err"; then echo "unknown run accepted"; exit 1; fi
-grep -q "no classifier run 99" "$tmp/err"
+if cf eval --gold-file "$data/labels.csv" --run 99 2>"$T/err"; then echo "unknown run accepted"; exit 1; fi
+grep -q "no classifier run 99" "$T/err"
 if cf explain nonsense 2>/dev/null; then echo "bad issue ref accepted"; exit 1; fi
 
 for folds in 0-3 4; do
-  cf eval --gold-file "$data/labels.csv" --folds "$folds" >"$tmp/eval.txt"
-  cf eval --gold-file "$data/labels.csv" --folds "$folds" --json >"$tmp/eval.json"
-  python3 - "$tmp/eval.txt" "$tmp/eval.json" "$folds" <<'PY'
+  cf eval --gold-file "$data/labels.csv" --folds "$folds" >"$T/eval.txt"
+  cf eval --gold-file "$data/labels.csv" --folds "$folds" --json >"$T/eval.json"
+  python3 - "$T/eval.txt" "$T/eval.json" "$folds" <<'PY'
 import json, re, sys
 text = open(sys.argv[1]).read()
 report = json.load(open(sys.argv[2]))
@@ -53,9 +50,9 @@ done
 
 # --by-rule: per-rule counts equal the stored evidence on development issues, and the printed
 # table equals the JSON.
-cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule >"$tmp/rules.txt"
-cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule --json >"$tmp/rules.json"
-python3 - "$tmp/rules.txt" "$tmp/rules.json" "$tmp/t.db" "$data/labels.csv" <<'PY'
+cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule >"$T/rules.txt"
+cf eval --gold-file "$data/labels.csv" --folds 0-3 --by-rule --json >"$T/rules.json"
+python3 - "$T/rules.txt" "$T/rules.json" "$DB" "$data/labels.csv" <<'PY'
 import csv, json, re, sqlite3, sys
 text, report = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
 dev = {(r["repo"].lower(), int(r["number"])) for r in csv.DictReader(open(sys.argv[4])) if r["fold"] != "4"}
@@ -77,7 +74,7 @@ PY
 
 # explain shows labels and evidence with the match marked (plain text on a pipe).
 ref=$(python3 -c "import json,sys; o=json.loads(open(sys.argv[1]).readline()); print('%s#%d' % (o['repo'], o['number']))" "$data/issues.jsonl")
-cf explain "$ref" >"$tmp/explain.txt"
-grep -q "^symptom: " "$tmp/explain.txt"
-grep -q ">>.*<<" "$tmp/explain.txt"
+cf explain "$ref" >"$T/explain.txt"
+grep -q "^symptom: " "$T/explain.txt"
+grep -q ">>.*<<" "$T/explain.txt"
 echo "ok"

@@ -3,24 +3,13 @@
 # phrase search, show, and a malformed copy that must leave the database untouched.
 # Usage: bash core_jajal.sh BUILD_DIR SOURCE_DIR SHARED_DIR   (exit 77 when the data is missing)
 set -uo pipefail
-build=$1 shared=$3
-bin=$build/convfail
-data=$shared/datasets/jajal2024/issues.jsonl
-[ -f "$data" ] || { echo "skip: $data missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db=$tmp/j.db
-cf() { "$bin" --db "$db" "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-counts() {
-  for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
-    printf '%s=%s ' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"")"
-  done
-}
+source "$(dirname "$0")/lib.sh"
+data=$SHARED/datasets/jajal2024/issues.jsonl
+[ -f "$data" ] || skip "$data missing"
 lines=$(grep -c . "$data")
 
 cf import "$data" >/dev/null || fail "import"
-[ "$(sqlite3 "$db" 'SELECT count(*) FROM issues')" = "$lines" ] || fail "not all $lines issues stored"
+[ "$(sqlite3 "$DB" 'SELECT count(*) FROM issues')" = "$lines" ] || fail "not all $lines issues stored"
 first=$(counts)
 out=$(cf import "$data") || fail "re-import"
 echo "$out" | grep -q "0 inserted, 0 updated, $lines unchanged" || fail "re-import: $out"
@@ -30,8 +19,8 @@ cf stats --json | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s[
 
 # "INTERNAL ASSERT": FTS hits must be exactly the issues whose title, body or a comment holds the
 # two words as adjacent tokens (unicode61 splits on anything that is not a letter or digit).
-cf search '"INTERNAL ASSERT"' --limit 0 --json >"$tmp/hits.json" || fail "search"
-python3 - "$data" "$tmp/hits.json" <<'PY' || fail "search \"INTERNAL ASSERT\" disagrees with the file"
+cf search '"INTERNAL ASSERT"' --limit 0 --json >"$T/hits.json" || fail "search"
+python3 - "$data" "$T/hits.json" <<'PY' || fail "search \"INTERNAL ASSERT\" disagrees with the file"
 import json, re, sys
 pat = re.compile(r"(?<![0-9a-z])internal[^0-9a-z]+assert(?![0-9a-z])", re.I)
 want = set()
@@ -50,8 +39,8 @@ PY
 cf search '"INTERNAL ASSERT"' | grep -q "INTERNAL ASSERT" || fail "text search output"
 
 # show pytorch/pytorch#49403 prints its title and its comments' authors.
-cf show pytorch/pytorch#49403 >"$tmp/show.txt" || fail "show pytorch/pytorch#49403"
-python3 - "$data" "$tmp/show.txt" <<'PY' || fail "show output"
+cf show pytorch/pytorch#49403 >"$T/show.txt" || fail "show pytorch/pytorch#49403"
+python3 - "$data" "$T/show.txt" <<'PY' || fail "show output"
 import json, sys
 o = next(json.loads(l) for l in open(sys.argv[1]) if l.strip() and json.loads(l)["number"] == 49403
          and json.loads(l)["repo"] == "pytorch/pytorch")
@@ -63,16 +52,16 @@ PY
 
 # A malformed copy (line 57 truncated) fails with file:line and changes no table.
 before=$(counts)
-awk 'NR==57 { print substr($0, 1, 40); next } { print }' "$data" >"$tmp/broken.jsonl"
-cf import "$tmp/broken.jsonl" >/dev/null 2>"$tmp/err"; rc=$?
+awk 'NR==57 { print substr($0, 1, 40); next } { print }' "$data" >"$T/broken.jsonl"
+cf import "$T/broken.jsonl" >/dev/null 2>"$T/err"; rc=$?
 [ $rc != 0 ] || fail "malformed import succeeded"
-grep -q "broken.jsonl:57:" "$tmp/err" || fail "no file:line: $(cat "$tmp/err")"
+grep -q "broken.jsonl:57:" "$T/err" || fail "no file:line: $(cat "$T/err")"
 [ "$(counts)" = "$before" ] || fail "malformed import changed row counts"
 # Same on a fresh database: nothing at all is stored.
-rm -f "$db" "$db-wal" "$db-shm"
+rm -f "$DB" "$DB-wal" "$DB-shm"
 cf init >/dev/null || fail "init"
 before=$(counts)
-cf import "$tmp/broken.jsonl" >/dev/null 2>&1 && fail "malformed import succeeded on a fresh db"
+cf import "$T/broken.jsonl" >/dev/null 2>&1 && fail "malformed import succeeded on a fresh db"
 [ "$(counts)" = "$before" ] || fail "malformed import stored rows in a fresh db"
-[ "$(sqlite3 "$db" 'SELECT count(*) FROM issues')" = 0 ] || fail "issues stored"
+[ "$(sqlite3 "$DB" 'SELECT count(*) FROM issues')" = 0 ] || fail "issues stored"
 echo "ok"

@@ -2,19 +2,8 @@
 # End-to-end: import the bundled sample, then list/show/search/stats and the error paths.
 # Usage: bash core_sample.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -uo pipefail
-build=$1 src=$2
-bin=$build/convfail
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db=$tmp/s.db
-cf() { "$bin" --db "$db" "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# Row count of every table (FTS shadow tables included): the "database unchanged" fingerprint.
-counts() {
-  for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
-    printf '%s=%s ' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"")"
-  done
-}
+source "$(dirname "$0")/lib.sh"
+src=$SRC tmp=$T db=$DB  # the names used below
 sample=("$src"/data/sample/*.json "$src"/data/sample/*.jsonl)
 labeled=$(($(wc -l <"$src/data/sample/labels.csv") - 1))
 

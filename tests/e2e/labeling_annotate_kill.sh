@@ -2,12 +2,9 @@
 # A killed annotate session loses nothing: answers given before SIGKILL are rows already, and
 # the same command resumes at the next question.
 set -euo pipefail
-BUILD=$1 SRC=$2 SHARED=$3
-T=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
 PID=
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-cf() { "$BUILD/convfail" --db "$T/db" --data-dir "$SRC/data" "$@"; }
+on_exit '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null'
 q() { sqlite3 -cmd ".timeout 5000" "$T/db" "$@"; }  # waits out a lock instead of failing
 for n in 1 2; do
   echo "{\"repo\":\"acme/conv\",\"number\":$n,\"title\":\"Synthetic $n\",\"body\":\"text $n\"}"

@@ -2,10 +2,8 @@
 # `convfail annotate` on a real pseudo-terminal (util-linux `script`): raw single keys, no
 # Enter needed, colours on; label three issues, undo one answer, quit, resume, check the rows.
 set -euo pipefail
-BUILD=$1 SRC=$2 SHARED=$3
-command -v script >/dev/null || { echo "skip: script (util-linux) missing"; exit 77; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-DB=$T/db
+source "$(dirname "$0")/lib.sh"
+command -v script >/dev/null || skip "script (util-linux) missing"
 CF="$BUILD/convfail --db $DB --data-dir $SRC/data"
 for n in 1 2 3 4; do
   echo "{\"repo\":\"acme/conv\",\"number\":$n,\"title\":\"Synthetic $n\",\"body\":\"export fails $n\",\"state\":\"closed\"}"

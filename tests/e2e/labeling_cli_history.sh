@@ -2,9 +2,7 @@
 # Every labeling command through the CLI: after each one, every earlier manual_labels row is
 # still there, unchanged (append-only history); bad input exits non-zero with one line.
 set -euo pipefail
-BUILD=$1 SRC=$2 SHARED=$3
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-cf() { "$BUILD/convfail" --db "$T/db" --data-dir "$SRC/data" "$@"; }
+source "$(dirname "$0")/lib.sh"
 dump() { sqlite3 "$T/db" "SELECT id,issue_id,annotator,dimension,quote(value),kind,quote(note),source,created_at FROM manual_labels ORDER BY id"; }
 step=0
 check() {  # the previous dump must be a prefix of the current one
@@ -15,12 +13,11 @@ check() {  # the previous dump must be a prefix of the current one
   fi
   cp "$T/now" "$T/before"
 }
-expect_fail() {  # expect_fail CODE PATTERN command...
+expect_fail() {  # expect_fail CODE PATTERN convfail-arguments...: that exit, one error line
   local code=$1 pattern=$2; shift 2
-  set +e; cf "$@" >"$T/out" 2>"$T/err"; local rc=$?; set -e
-  [ "$rc" = "$code" ] || { echo "expected exit $code, got $rc: $*"; cat "$T/err"; exit 1; }
-  grep -q -- "$pattern" "$T/err" || { echo "no '$pattern' in:"; cat "$T/err"; exit 1; }
-  [ "$(wc -l <"$T/err")" -le 2 ] || { echo "more than one error line"; cat "$T/err"; exit 1; }
+  expect_exit "$code" cf "$@"
+  expect_grep "$pattern" "$T/err"
+  [ "$(wc -l <"$T/err")" -le 2 ] || fail "more than one error line: $(cat "$T/err")"
 }
 
 # Synthetic issues (no third-party text).

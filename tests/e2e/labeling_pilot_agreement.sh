@@ -2,11 +2,9 @@
 # The study's pilot: importing pilot.csv (placeholders with --create-missing) and
 # `convfail agreement --annotators R1,R2` prints kappa 0.90 for cause and 0.95 for symptom.
 set -euo pipefail
-BUILD=$1 SRC=$2 SHARED=$3
+source "$(dirname "$0")/lib.sh"
 PILOT=$SHARED/datasets/jajal2024/pilot.csv
-[ -f "$PILOT" ] || { echo "skip: $PILOT missing"; exit 77; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-cf() { "$BUILD/convfail" --db "$T/db" --data-dir "$SRC/data" "$@"; }
+[ -f "$PILOT" ] || skip "$PILOT missing"
 
 # Without the issues in the store every row is skipped, counted, and nothing is written.
 cf labels import "$PILOT" >"$T/out" 2>"$T/err"

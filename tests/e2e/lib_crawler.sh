@@ -1,4 +1,5 @@
-# Shared by the crawler e2e scripts (sourced): start build/fake-github and dump a database.
+# Shared by the crawler e2e scripts (sourced after lib.sh): start build/fake-github, stopped at
+# exit through lib.sh's on_exit, and dump a database.
 # start_fake OUTVAR [fake-github options...]: starts the server, sets OUTVAR to its URL.
 FAKE_PIDS=()
 start_fake() {
@@ -20,7 +21,7 @@ stop_fakes() {
   local p
   for p in "${FAKE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
 }
-trap stop_fakes EXIT
+on_exit stop_fakes
 
 # Canonical content of what a crawl stores (no storage timestamps).
 dump_db() {

@@ -3,16 +3,11 @@
 # <svg> per chart, LaTeX structure, CSV shape, JSON shape), its errors, and `convfail opsets`.
 # Usage: bash reports_formats.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
-build=$1 src=$2
-command -v sqlite3 >/dev/null && command -v python3 >/dev/null || { echo "skip: sqlite3/python3 missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db=$tmp/r.db
-cf() { "$build/convfail" --db "$db" --data-dir "$src/data" "$@"; }
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null && command -v python3 >/dev/null || skip "sqlite3/python3 missing"
 
 # Six synthetic issues over two converters; labels by "ann" (and "bob" on three), repro runs.
-python3 - "$tmp" <<'PY'
+python3 - "$T" <<'PY'
 import json, sys
 d = sys.argv[1]
 issues = [("pytorch/pytorch", 1, "2020-01-15"), ("pytorch/pytorch", 2, "2020-05-02"),
@@ -45,17 +40,17 @@ with open(f"{d}/labels.sql", "w") as f:
         f.write(f"INSERT INTO repro_runs(issue_id, verdict) SELECT i.id, '{verdict}' FROM issues i "
                 f"JOIN repositories r ON r.id = i.repo_id WHERE r.full_name = '{repo}' AND i.number = {n};\n")
 PY
-cf import "$tmp/issues.jsonl" >/dev/null
-sqlite3 "$db" <"$tmp/labels.sql"
+cf import "$T/issues.jsonl" >/dev/null
+sqlite3 "$DB" <"$T/labels.sql"
 
-cf report --source ann --compare bob --format md >"$tmp/r.md"
-cf report --source ann --compare bob --format csv >"$tmp/r.csv"
-cf report --source ann --compare bob --format latex >"$tmp/r.tex"
-cf report --source ann --compare bob --format json >"$tmp/r.json"
-cf report --source ann --compare bob --format html --out "$tmp/r.html" 2>/dev/null
-cf report --source ann --json --repo onnx/tensorflow-onnx --by quarter >"$tmp/tf.json"
+cf report --source ann --compare bob --format md >"$T/r.md"
+cf report --source ann --compare bob --format csv >"$T/r.csv"
+cf report --source ann --compare bob --format latex >"$T/r.tex"
+cf report --source ann --compare bob --format json >"$T/r.json"
+cf report --source ann --compare bob --format html --out "$T/r.html" 2>/dev/null
+cf report --source ann --json --repo onnx/tensorflow-onnx --by quarter >"$T/tf.json"
 
-python3 - "$tmp" <<'PY'
+python3 - "$T" <<'PY'
 import csv, json, re, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
 md = open(f"{d}/r.md").read()
@@ -109,30 +104,30 @@ PY
 
 # Errors: one line, the right exit code.
 set +e
-cf report --source nobody >/dev/null 2>"$tmp/err"; rc=$?
+cf report --source nobody >/dev/null 2>"$T/err"; rc=$?
 set -e
 [[ $rc == 1 ]] || fail "unknown source: exit $rc"
-grep -q 'sources with labels: ann, bob' "$tmp/err" || fail "unknown source message: $(cat "$tmp/err")"
+grep -q 'sources with labels: ann, bob' "$T/err" || fail "unknown source message: $(cat "$T/err")"
 for bad in "--format pdf" "--since 2020-02-30x" "--by month"; do
   set +e
-  cf report --source ann $bad >/dev/null 2>"$tmp/err"; rc=$?
+  cf report --source ann $bad >/dev/null 2>"$T/err"; rc=$?
   set -e
   [[ $rc == 2 ]] || fail "report $bad: exit $rc"
-  [[ $(wc -l <"$tmp/err") -ge 1 ]] || fail "report $bad: no message"
+  [[ $(wc -l <"$T/err") -ge 1 ]] || fail "report $bad: no message"
 done
 set +e
-cf report --source ann --out "$tmp/no/such/dir/r.md" 2>"$tmp/err"; rc=$?
+cf report --source ann --out "$T/no/such/dir/r.md" 2>"$T/err"; rc=$?
 set -e
 [[ $rc == 1 ]] || fail "unwritable --out: exit $rc"
 
 # opsets: the registry's history and issues by opset release period.
-cf opsets >"$tmp/opsets.txt"
-head -1 "$tmp/opsets.txt" | grep -q "opset  added  updated  total" || fail "opsets header"
-cf opsets --json >"$tmp/opsets.json"
-cf opsets --issues >"$tmp/issues.txt"
-cf opsets --issues --json >"$tmp/issues.json"
-grep -q "^Spearman correlation (operator changes vs issues, " "$tmp/issues.txt" || fail "no Spearman line"
-python3 - "$tmp" <<'PY'
+cf opsets >"$T/opsets.txt"
+head -1 "$T/opsets.txt" | grep -q "opset  added  updated  total" || fail "opsets header"
+cf opsets --json >"$T/opsets.json"
+cf opsets --issues >"$T/issues.txt"
+cf opsets --issues --json >"$T/issues.json"
+grep -q "^Spearman correlation (operator changes vs issues, " "$T/issues.txt" || fail "no Spearman line"
+python3 - "$T" <<'PY'
 import json, sys
 d = sys.argv[1]
 j = json.load(open(f"{d}/opsets.json"))

@@ -5,20 +5,16 @@
 # copied into the repository).
 # Usage: bash reports_paper.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
-build=$1 src=$2 shared=$3
-ds=$shared/datasets/jajal2024
+source "$(dirname "$0")/lib.sh"
+ds=$SHARED/datasets/jajal2024
 for f in README.md labels.csv issues.jsonl; do
-  [[ -f $ds/$f ]] || { echo "skip: $ds/$f missing"; exit 77; }
+  [[ -f $ds/$f ]] || skip "$ds/$f missing"
 done
-command -v sqlite3 >/dev/null && command -v python3 >/dev/null || { echo "skip: sqlite3/python3 missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db=$tmp/paper.db
-cf() { "$build/convfail" --db "$db" --data-dir "$src/data" "$@"; }
+command -v sqlite3 >/dev/null && command -v python3 >/dev/null || skip "sqlite3/python3 missing"
 
 cf import "$ds/issues.jsonl" >/dev/null
 # manual_labels rows from labels.csv (values are taxonomy ids already).
-python3 - "$ds/labels.csv" >"$tmp/labels.sql" <<'PY'
+python3 - "$ds/labels.csv" >"$T/labels.sql" <<'PY'
 import csv, sys
 q = lambda s: "'" + s.replace("'", "''") + "'"
 print("BEGIN;")
@@ -31,11 +27,11 @@ for r in csv.DictReader(open(sys.argv[1], newline="")):
                   f"AND i.number = {int(r['number'])};")
 print("COMMIT;")
 PY
-sqlite3 "$db" <"$tmp/labels.sql"
-cf report --source jajal2024 >"$tmp/report.md"
-cf report --source jajal2024 --format json >"$tmp/report.json"
+sqlite3 "$DB" <"$T/labels.sql"
+cf report --source jajal2024 >"$T/report.md"
+cf report --source jajal2024 --format json >"$T/report.json"
 
-python3 - "$ds/README.md" "$src/data/taxonomy.json" "$tmp/report.md" "$tmp/report.json" <<'PY'
+python3 - "$ds/README.md" "$SRC/data/taxonomy.json" "$T/report.md" "$T/report.json" <<'PY'
 import json, re, sys
 readme, taxonomy, md, js = (open(p, encoding="utf-8").read() for p in sys.argv[1:5])
 tax = json.loads(taxonomy)

@@ -3,16 +3,14 @@
 # host and an export script; artifacts scan finds all four, fetch downloads the archive (the
 # oversized model hits --max-bytes), reproduce re-runs the unpacked model and stores the verdict.
 set -euo pipefail
-build=$1 src=$2
+source "$(dirname "$0")/lib.sh"
+tmp=$T DB=$T/c.db  # the names used below
 case_dir=/usr/share/libonnx-testdata/data/node/test_sub
-[ -d "$case_dir" ] || { echo "skip: libonnx-testdata missing"; exit 77; }
-command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
-[ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing"; exit 77; }
-tmp=$(mktemp -d)
+[ -d "$case_dir" ] || skip "libonnx-testdata missing"
+command -v node >/dev/null || skip "node missing"
+[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
 server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-cf() { "$build/convfail" --db "$tmp/c.db" "$@"; }
+on_exit '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null'
 
 mkdir -p "$tmp/www"
 (cd "$case_dir/.." && python3 -c "

@@ -3,12 +3,12 @@
 # change axis/alpha, drop a node); at least 95% must come out wrong_output_reproduced or
 # crash_reproduced. Skips (77) when node, onnxruntime-node or the data are missing.
 set -euo pipefail
-build=$1 src=$2
+source "$(dirname "$0")/lib.sh"
+build=$BUILD tmp=$T  # the names used below
 suite=/usr/share/libonnx-testdata/data/node
-[ -d "$suite" ] || { echo "skip: $suite missing"; exit 77; }
-command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
-[ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+[ -d "$suite" ] || skip "$suite missing"
+command -v node >/dev/null || skip "node missing"
+[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
 
 "$build/convfail" --db "$tmp/c.db" mutate --suite "$suite" --timeout 10 --min-rate 0.95 --json > "$tmp/m.json"
 python3 - "$tmp/m.json" <<'PY'

@@ -3,17 +3,15 @@
 # sandbox and ONNX Runtime; issue scripts (body, else the reporter's comments) are stored with the
 # torch version. Usage: bash repro_scripts.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -uo pipefail
-BUILD=$1 SRC=$2
+source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 CF=$BUILD/convfail
 SCRIPTS=$SRC/tests/data/torch_scripts
-$PY -c 'import torch, onnx' 2>/dev/null || { echo "skip: no torch/onnx for $PY"; exit 77; }
+$PY -c 'import torch, onnx' 2>/dev/null || skip "no torch/onnx for $PY"
 command -v node >/dev/null && [ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] ||
-  { echo "skip: onnxruntime-node not installed (scripts/install-deps.sh)"; exit 77; }
+  skip "onnxruntime-node not installed (scripts/install-deps.sh)"
 
 PY_HAS_ORT=$($PY -c 'import onnxruntime' 2>/dev/null && echo True || echo False)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 export TMPDIR=$T CONVFAIL_DB=$T/test.db
 fail=0
 expect() {  # expect SCRIPT PYTHON-CONDITION-ON-j [extra options]

@@ -3,12 +3,12 @@
 # every case gets a verdict, ONNX Runtime passes nearly all, failures stay within the explained
 # classes (see README "Re-execution"). Skips (77) when node, onnxruntime-node or the data are missing.
 set -euo pipefail
-build=$1 src=$2
+source "$(dirname "$0")/lib.sh"
+build=$BUILD tmp=$T  # the names used below
 suite=/usr/share/libonnx-testdata/data/node
-[ -d "$suite" ] || { echo "skip: $suite missing (apt install libonnx-testdata)"; exit 77; }
-command -v node >/dev/null || { echo "skip: node missing"; exit 77; }
-[ -d "$src/repro/runner/node_modules/onnxruntime-node" ] || { echo "skip: onnxruntime-node missing (scripts/install-deps.sh)"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+[ -d "$suite" ] || skip "$suite missing (apt install libonnx-testdata)"
+command -v node >/dev/null || skip "node missing"
+[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing (scripts/install-deps.sh)"
 
 "$build/convfail" --db "$tmp/c.db" reproduce --suite "$suite" --json --timeout 30 > "$tmp/out.json"
 cases=$(find "$suite" -mindepth 2 -maxdepth 2 -name model.onnx | wc -l)

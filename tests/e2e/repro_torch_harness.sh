@@ -2,14 +2,12 @@
 # The PyTorch repro harness run directly (no sandbox): each test script ends as expected.
 # Usage: bash repro_torch_harness.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -uo pipefail
-SRC=$2
+source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 HARNESS=$SRC/repro/torch_harness/harness.py
 SCRIPTS=$SRC/tests/data/torch_scripts
-$PY -c 'import torch, onnx' 2>/dev/null || { echo "skip: no torch/onnx for $PY"; exit 77; }
+$PY -c 'import torch, onnx' 2>/dev/null || skip "no torch/onnx for $PY"
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 export TMPDIR=$T
 fail=0
 check() {  # check NAME PYTHON-EXPRESSION-ON-r(result)-AND-o(outdir)

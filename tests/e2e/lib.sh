@@ -1,0 +1,50 @@
+# Sourced first by every tests/e2e/<module>_*.sh, which ctest runs as
+#   bash SCRIPT BUILD_DIR SOURCE_DIR SHARED_DIR
+# Gives: BUILD SRC SHARED; T, a fresh temp dir removed at exit (on_exit adds cleanup before
+# that); DB ($T/db unless the script sets another); cf (build/convfail on $DB with the source
+# data folder); fail, skip (exit 77), expect_exit, expect_grep; counts (the row-count
+# fingerprint of a database).
+# Leaves the shell options (set -e or not) to the script.
+
+BUILD=$1 SRC=${2-} SHARED=${3-}
+T=$(mktemp -d)
+DB=$T/db
+
+# Cleanup commands run at exit, last added first, then $T is removed. A failing command does
+# not change the test's exit status.
+_lib_exit_hooks=()
+on_exit() { _lib_exit_hooks=("$1" "${_lib_exit_hooks[@]}"); }
+_lib_exit() {
+  local rc=$? hook
+  for hook in "${_lib_exit_hooks[@]}"; do eval "$hook" || true; done
+  rm -rf "$T"
+  exit "$rc"
+}
+trap _lib_exit EXIT
+
+cf() { "$BUILD/convfail" --db "$DB" --data-dir "$SRC/data" "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "skip: $*"; exit 77; }
+
+# expect_exit CODE COMMAND...: runs COMMAND (stdout to $T/out, stderr to $T/err) and fails
+# unless it exits with CODE.
+expect_exit() {
+  local code=$1 rc=0
+  shift
+  "$@" >"$T/out" 2>"$T/err" || rc=$?
+  [ "$rc" = "$code" ] || fail "expected exit $code, got $rc: $* ($(head -c 500 "$T/err"))"
+}
+
+# expect_grep PATTERN FILE: fails, showing FILE, unless PATTERN (grep's basic regex) matches.
+expect_grep() {
+  grep -q -- "$1" "$2" || fail "no '$1' in $2: $(head -c 1000 "$2")"
+}
+
+# counts [DB]: row count of every table (FTS shadow tables included), the "database unchanged"
+# fingerprint.
+counts() {
+  local db=${1:-$DB} t
+  for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
+    printf '%s=%s ' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"")"
+  done
+}
