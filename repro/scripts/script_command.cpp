@@ -6,7 +6,6 @@
 #include <map>
 #include <sstream>
 
-
 #include "core/error.h"
 #include "core/issue_ref.h"
 #include "core/issue_store.h"

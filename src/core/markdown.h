@@ -13,8 +13,8 @@ namespace convfail {
 
 struct MarkdownCodeBlock {
   bool fenced = false;
-  std::string info;  // a fence's info string, trimmed, case kept ("python title=x"); "" otherwise
-  std::string code;  // the content lines, each followed by '\n'
+  std::string info;    // a fence's info string, trimmed, case kept ("python title=x"); "" otherwise
+  std::string code;    // the content lines, each followed by '\n'
   bool closed = true;  // false for a fence left open: it runs to the end of the text
   // Lines [first_line, end_line) of markdown_lines(text), fences included.
   std::size_t first_line = 0, end_line = 0;

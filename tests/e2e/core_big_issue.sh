@@ -73,8 +73,8 @@ run classify classify
 run explain1 explain bigco/big#1
 run explain2 explain bigco/big#2
 run scan artifacts scan --json
-run scan1 artifacts scan --issue bigco/big#1
-run scan2 artifacts scan --issue bigco/big#2
+run scan1 artifacts scan bigco/big#1
+run scan2 artifacts scan bigco/big#2
 run repro1 reproduce --scripts bigco/big#1 --json
 run repro2 reproduce --scripts bigco/big#2 --json
 run search1 search gigantoblock --json
@@ -95,11 +95,11 @@ q() { sqlite3 "$CONVFAIL_DB" "$1"; }
 python3 - "$tmp/repro1.out" "$tmp/repro2.out" <<'PY' || fail "reproduce --scripts verdicts: $(cat "$tmp/repro1.out" "$tmp/repro2.out")"
 import json, sys
 for path in sys.argv[1:]:
-    r = json.loads(open(path).readline())
+    r = json.load(open(path))["results"][0]
     assert r["verdict"] == "not_runnable", r
     assert r["reason"] == "no export call", r
 # Issue 1's script is the whole 64 KB block.
-r = json.loads(open(sys.argv[1]).readline())
+r = json.load(open(sys.argv[1]))["results"][0]
 assert r["blocks"] == 1, r
 PY
 grep -q '"number": *1\b' "$tmp/search1.out" || fail "search did not find the 64 KB block's text"

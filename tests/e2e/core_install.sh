@@ -59,7 +59,7 @@ installed() { hidden "$P/bin/convfail" --db "$T/work/c.db" "$@"; }
 hidden test ! -e "$SRC/data/taxonomy.json" || fail "the source tree is not hidden"
 
 expect_exit 0 installed import "$share"/data/sample/*.json "$share"/data/sample/*.jsonl
-expect_grep " new" "$T/out"
+expect_grep " inserted" "$T/out"
 expect_exit 0 installed classify --json
 "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["issues"] > 0, r' "$T/out" ||
   fail "classify: $(cat "$T/out")"
@@ -70,7 +70,7 @@ expect_exit 0 installed opsets --issues
 expect_grep "Spearman" "$T/out"
 if [ $have_ort = 1 ] && command -v node >/dev/null; then
   expect_exit 0 installed reproduce --model "$T/work/add.onnx" --json
-  "$py" -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); assert r["verdict"] == "not_reproduced" and r["ort_version"], r' \
+  "$py" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] == "not_reproduced" and r["ort_version"], r' \
     "$T/out" || fail "reproduce: $(cat "$T/out" "$T/err")"
 else
   echo "note: onnxruntime-node or node missing, reproduce not run"

@@ -17,7 +17,8 @@ std::vector<std::string> codes(const std::string& text) {
 }  // namespace
 
 TEST_CASE("markdown: backtick and tilde fences, info string kept") {
-  auto s = split_markdown_code("intro\n```Python title=x\nimport torch\n```\nmid\n~~~\na\n~~~\nend");
+  auto s =
+      split_markdown_code("intro\n```Python title=x\nimport torch\n```\nmid\n~~~\na\n~~~\nend");
   REQUIRE(s.blocks.size() == 2);
   CHECK(s.blocks[0].fenced);
   CHECK(s.blocks[0].info == "Python title=x");
@@ -52,8 +53,9 @@ TEST_CASE("markdown: an unclosed fence runs to the end of the text") {
 }
 
 TEST_CASE("markdown: indented blocks after a blank line, CRLF lines") {
-  auto s = split_markdown_code("para\n    not code: continues the paragraph\n\n    code 1\n\tcode 2\n\n"
-                               "      code 3\n\nprose\r\n\r\n    x = 1\r\n");
+  auto s = split_markdown_code(
+      "para\n    not code: continues the paragraph\n\n    code 1\n\tcode 2\n\n"
+      "      code 3\n\nprose\r\n\r\n    x = 1\r\n");
   REQUIRE(s.blocks.size() == 2);
   CHECK_FALSE(s.blocks[0].fenced);
   CHECK(s.blocks[0].code == "code 1\ncode 2\n\n  code 3\n");
@@ -76,6 +78,6 @@ TEST_CASE("markdown: linear on a 64 KB block and a 1 MB body") {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(one.blocks.size() == 1);
   CHECK(one.blocks[0].code.size() == big.size() - 14);  // without the two fence lines
-  CHECK(many.blocks.size() == 2 * repeats);  // the python block and the ~~~ one
+  CHECK(many.blocks.size() == 2 * repeats);             // the python block and the ~~~ one
   CHECK(s < 2.0);
 }
