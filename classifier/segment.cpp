@@ -16,23 +16,6 @@ const char* const kNames[kFieldKindCount] = {"title",      "body",
                                              "comment",    "maintainer_comment",
                                              "label"};
 
-std::size_t indent_of(std::string_view line) {
-  std::size_t n = 0;
-  for (char c : line) {
-    if (c == ' ')
-      ++n;
-    else if (c == '\t')
-      n += 4;
-    else
-      break;
-  }
-  return n;
-}
-
-bool blank(std::string_view line) {
-  return line.find_first_not_of(" \t") == std::string_view::npos;
-}
-
 std::string_view trim_left(std::string_view s) {
   auto p = s.find_first_not_of(" \t");
   return p == std::string_view::npos ? std::string_view() : s.substr(p);
@@ -101,7 +84,7 @@ MarkdownParts split_markdown(const std::string& text) {
     std::string_view t = trim_left(lines[i]);
     bool header = is_traceback_header(t);
     if (!header && !is_file_line(t)) continue;
-    std::size_t base = indent_of(lines[i]);
+    std::size_t base = indent_columns(lines[i]);
     if (!header) base = base >= 2 ? base - 2 : 0;
     std::size_t j = i + 1;
     std::string tb;
@@ -109,13 +92,13 @@ MarkdownParts split_markdown(const std::string& text) {
     std::size_t error_at = n;
     for (; j < n; ++j) {
       std::string_view l = lines[j];
-      if (blank(l)) {
+      if (is_blank(l)) {
         append_line(tb, l);
         continue;
       }
       std::string_view lt = trim_left(l);
       if (starts_with(lt, "```") || starts_with(lt, "~~~")) break;
-      if (indent_of(l) > base || is_file_line(lt)) {
+      if (indent_columns(l) > base || is_file_line(lt)) {
         append_line(tb, l);
         continue;
       }

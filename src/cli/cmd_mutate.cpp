@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/repro_options.h"
 #include "core/error.h"
 #include "repro/mutate.h"
 
@@ -29,15 +30,7 @@ void add_mutate_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--suite", args->suite, "folder of ONNX backend test cases")
       ->required()
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--timeout", args->options.timeout_seconds, "seconds per model")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 86400.0));
+  add_model_run_options(cmd, args->options);
   cmd->add_option("--limit", args->limit, "stop after N cases (0 = all)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 30));

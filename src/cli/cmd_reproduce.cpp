@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/repro_options.h"
 #include "core/error.h"
 #include "repro/repro_command.h"
 #include "repro/scripts/script_command.h"
@@ -43,15 +44,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       cmd->add_option("--suite", args->suite,
                       "folder of ONNX backend test cases (CASE/model.onnx, CASE/test_data_set_N/); "
                       "prints pass/fail/not_runnable per case and totals (not stored)");
-  cmd->add_option("--atol", args->options.tolerance.atol, "absolute tolerance")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--rtol", args->options.tolerance.rtol, "relative tolerance")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--timeout", args->options.timeout_seconds, "seconds per model (wall clock)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 86400.0));
+  add_model_run_options(cmd, args->options);
   cmd->add_option("--memory-mb", args->memory_mb, "address-space limit of the runner (MiB)")
       ->capture_default_str()
       ->check(CLI::Range(256, 1 << 20));

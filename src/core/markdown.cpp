@@ -5,24 +5,6 @@
 namespace convfail {
 namespace {
 
-// Columns of leading whitespace, a tab counting 4.
-std::size_t indent_of(std::string_view line) {
-  std::size_t n = 0;
-  for (char c : line) {
-    if (c == ' ')
-      ++n;
-    else if (c == '\t')
-      n += 4;
-    else
-      break;
-  }
-  return n;
-}
-
-bool blank(std::string_view line) {
-  return line.find_first_not_of(" \t") == std::string_view::npos;
-}
-
 struct Fence {
   char ch = 0;
   std::size_t length = 0;  // number of fence characters
@@ -32,7 +14,7 @@ struct Fence {
 
 // A fence line: up to 3 columns of indent, then 3+ backticks or tildes.
 bool parse_fence(std::string_view line, Fence* f) {
-  if (indent_of(line) > 3) return false;
+  if (indent_columns(line) > 3) return false;
   std::size_t i = line.find_first_not_of(" \t");
   if (i == std::string_view::npos || (line[i] != '`' && line[i] != '~')) return false;
   std::size_t n = 0;
@@ -53,7 +35,7 @@ bool opens(std::string_view line, Fence* f) {
 
 bool closes(std::string_view line, const Fence& open) {
   Fence f;
-  return parse_fence(line, &f) && f.ch == open.ch && f.length >= open.length && blank(f.rest);
+  return parse_fence(line, &f) && f.ch == open.ch && f.length >= open.length && is_blank(f.rest);
 }
 
 // The line with up to `columns` leading spaces removed (content of an indented fence).
@@ -79,6 +61,23 @@ void add_line(std::string& code, std::string_view line) {
 }
 
 }  // namespace
+
+std::size_t indent_columns(std::string_view line) {
+  std::size_t n = 0;
+  for (char c : line) {
+    if (c == ' ')
+      ++n;
+    else if (c == '\t')
+      n += 4;
+    else
+      break;
+  }
+  return n;
+}
+
+bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t") == std::string_view::npos;
+}
 
 std::vector<std::string_view> markdown_lines(std::string_view text) {
   std::vector<std::string_view> out;
@@ -121,13 +120,13 @@ MarkdownSplit split_markdown_code(std::string_view text) {
       s.blocks.push_back(std::move(b));
       continue;
     }
-    bool after_blank = i == 0 || blank(lines[i - 1]);
-    if (after_blank && !blank(lines[i]) && indent_of(lines[i]) >= 4) {
+    bool after_blank = i == 0 || is_blank(lines[i - 1]);
+    if (after_blank && !is_blank(lines[i]) && indent_columns(lines[i]) >= 4) {
       MarkdownCodeBlock b;
       b.first_line = i;
       std::size_t last = i;  // trailing blank lines are not part of the block
-      for (std::size_t j = i; j < n && (blank(lines[j]) || indent_of(lines[j]) >= 4); ++j)
-        if (!blank(lines[j])) last = j;
+      for (std::size_t j = i; j < n && (is_blank(lines[j]) || indent_columns(lines[j]) >= 4); ++j)
+        if (!is_blank(lines[j])) last = j;
       for (std::size_t k = i; k <= last; ++k) {
         add_line(b.code, strip_indent(lines[k]));
         s.in_code[k] = true;

@@ -32,6 +32,12 @@ std::vector<std::string_view> markdown_lines(std::string_view text);
 // The code blocks of a Markdown text, in order. Views in the result point into `text`.
 MarkdownSplit split_markdown_code(std::string_view text);
 
+// Columns of leading whitespace, a tab counting 4 (the indentation rule of the splitter).
+std::size_t indent_columns(std::string_view line);
+
+// Whether a line holds only spaces and tabs.
+bool is_blank(std::string_view line);
+
 // The first word of a fence's info string, lower-cased ("Python title=x" -> "python").
 std::string fence_language(std::string_view info);
 

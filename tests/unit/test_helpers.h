@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "core/taxonomy.h"
+
 namespace convfail::test {
 
 // A fresh directory under the system temp dir, removed with everything in it on destruction.
@@ -40,6 +42,12 @@ inline std::string source_dir() {
 }
 inline std::string data_dir() {
   return std::string(CONVFAIL_SOURCE_DIR) + "/data";
+}
+
+// The taxonomy of the source tree's data/, loaded once.
+inline const Taxonomy& taxonomy() {
+  static Taxonomy t = Taxonomy::load(data_dir());
+  return t;
 }
 
 }  // namespace convfail::test

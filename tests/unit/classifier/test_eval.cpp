@@ -6,13 +6,7 @@
 
 using namespace convfail;
 using namespace convfail::classifier;
-
-namespace {
-const Taxonomy& taxonomy() {
-  static Taxonomy t = Taxonomy::load(test::data_dir());
-  return t;
-}
-}  // namespace
+using convfail::test::taxonomy;
 
 TEST_CASE("eval: coverage, covered accuracy, kappa and macro-F1 by hand") {
   std::vector<std::pair<std::string, std::optional<std::string>>> pairs = {

@@ -11,13 +11,9 @@
 
 using namespace convfail;
 using namespace convfail::classifier;
+using convfail::test::taxonomy;
 
 namespace {
-
-const Taxonomy& taxonomy() {
-  static Taxonomy t = Taxonomy::load(test::data_dir());
-  return t;
-}
 
 RuleSet rules_from(const std::string& text) {
   RuleSet set;

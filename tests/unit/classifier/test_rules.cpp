@@ -8,13 +8,9 @@
 
 using namespace convfail;
 using namespace convfail::classifier;
+using convfail::test::taxonomy;
 
 namespace {
-
-const Taxonomy& taxonomy() {
-  static Taxonomy t = Taxonomy::load(test::data_dir());
-  return t;
-}
 
 // The error message of parsing `text` as a rule file named f.json ("" when it loads).
 std::string load_error(const std::string& text) {
