@@ -7,22 +7,15 @@
 #include "classifier/engine.h"
 #include "classifier/explain.h"
 #include "classifier/extract.h"
+#include "classifier/rules_fixture.h"
 #include "test_helpers.h"
 
 using namespace convfail;
 using namespace convfail::classifier;
+using convfail::test::rules_from;
 using convfail::test::taxonomy;
 
-namespace {
-
-RuleSet rules_from(const std::string& text) {
-  RuleSet set;
-  parse_rules_text(text, "t.json", taxonomy(), set);
-  set.hash = "explainhash";
-  return set;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("explain_json: labels, scores, evidence with spans, and facts as one object") {
   Engine engine(rules_from(R"({
@@ -32,7 +25,8 @@ TEST_CASE("explain_json: labels, scores, evidence with spans, and facts as one o
        "patterns": ["\\berror\\b"], "weight": 3},
       {"id": "ext", "dimension": "cause", "label": "incompatibility", "subtype": "external",
        "fields": ["body"], "patterns": ["is not supported"], "weight": 2}
-    ]})"),
+    ]})",
+                           "explainhash"),
                 taxonomy());
   IssueText issue;
   issue.repo = "pytorch/pytorch";
@@ -110,7 +104,8 @@ TEST_CASE("explain_json: an abstained dimension without a label has label null")
       {"id": "a", "dimension": "symptom", "label": "crash", "fields": ["title"],
        "patterns": ["boom"], "weight": 1},
       {"id": "b", "dimension": "symptom", "label": "hang", "fields": ["title"],
-       "patterns": ["stuck"], "weight": 1}]})"),
+       "patterns": ["stuck"], "weight": 1}]})",
+                           "explainhash"),
                 taxonomy());
   IssueText issue;
   issue.repo = "onnx/tensorflow-onnx";

@@ -3,11 +3,13 @@
 #include <string>
 
 #include "classifier/engine.h"
+#include "classifier/rules_fixture.h"
 #include "core/error.h"
 #include "test_helpers.h"
 
 using namespace convfail;
 using namespace convfail::classifier;
+using convfail::test::rules_from;
 using convfail::test::taxonomy;
 
 namespace {
@@ -21,13 +23,6 @@ std::string load_error(const std::string& text) {
     return e.what();
   }
   return "";
-}
-
-classifier::RuleSet rules_from(const std::string& text) {
-  classifier::RuleSet set;
-  classifier::parse_rules_text(text, "t.json", taxonomy(), set);
-  set.hash = "test";
-  return set;
 }
 
 classifier::IssueText issue(const std::string& title, const std::string& body = "") {
