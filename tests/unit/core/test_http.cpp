@@ -8,6 +8,7 @@
 
 #include "core/http.h"
 #include "core/text.h"
+#include "loopback_http.h"
 #include "tests/fake_github/fake_github.h"
 
 using namespace convfail;
@@ -86,36 +87,11 @@ TEST_CASE("http: multi client runs requests in parallel and keeps their order") 
 namespace {
 
 // Bodies, redirects and errors for the transfer limits.
-struct LimitsServer {
-  httplib::Server server;
-  std::thread thread;
-  int port = 0;
+struct LimitsServer : test::LoopbackHttp {
   LimitsServer() {
+    add_transfer_routes();
     server.Get("/small", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("hello", "text/plain");
-    });
-    server.Get("/big", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(std::string(300000, 'x'), "application/octet-stream");
-    });
-    server.Get("/chunked", [](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("application/octet-stream",
-                                       [](size_t offset, httplib::DataSink& sink) {
-                                         if (offset >= 300000) {
-                                           sink.done();
-                                           return true;
-                                         }
-                                         std::string chunk(10000, 'y');
-                                         sink.write(chunk.data(), chunk.size());
-                                         return true;
-                                       });
-    });
-    server.Get("/truncated", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content_provider(1000, "application/octet-stream",
-                               [](size_t offset, size_t, httplib::DataSink& sink) {
-                                 if (offset > 0) return false;  // close after 10 of 1000 bytes
-                                 sink.write("0123456789", 10);
-                                 return true;
-                               });
     });
     server.Get(R"(/hops/(\d+))", [](const httplib::Request& req, httplib::Response& res) {
       int left = std::stoi(req.matches[1]);
@@ -131,16 +107,11 @@ struct LimitsServer {
       res.status = 404;
       res.set_content("nope", "text/plain");
     });
-    port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread([this] { server.listen_after_bind(); });
-  }
-  ~LimitsServer() {
-    server.stop();
-    thread.join();
+    start();
   }
   http::Request get(const std::string& path) const {
     http::Request req;
-    req.url = "http://127.0.0.1:" + std::to_string(port) + path;
+    req.url = url(path);
     req.timeout_ms = 20000;
     return req;
   }
@@ -151,7 +122,7 @@ struct LimitsServer {
 TEST_CASE("http: the body cap holds by Content-Length and while streaming; streamed bodies") {
   LimitsServer srv;
   http::Client client;
-  for (const char* path : {"/big", "/chunked"}) {
+  for (const char* path : {"/big", "/big-chunked"}) {
     CAPTURE(path);
     http::Request req = srv.get(path);
     req.max_body_bytes = 100000;
@@ -174,7 +145,7 @@ TEST_CASE("http: the body cap holds by Content-Length and while streaming; strea
 
   // A sink gets the body chunk by chunk; Response::body stays empty.
   std::size_t streamed = 0, calls = 0;
-  http::Request req = srv.get("/chunked");
+  http::Request req = srv.get("/big-chunked");
   req.on_body = [&](const char*, std::size_t n) {
     streamed += n;
     ++calls;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "loopback_http.h"
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
 #include "test_helpers.h"
@@ -62,41 +63,16 @@ std::string make_archive(bool zip, const std::vector<std::pair<std::string, std:
   return out;
 }
 
-struct LoopbackServer {
-  httplib::Server server;
-  std::thread thread;
-  int port = 0;
+struct LoopbackServer : convfail::test::LoopbackHttp {
   LoopbackServer() {
+    add_transfer_routes();
     server.Get("/model.onnx", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("not really onnx", "application/octet-stream");
-    });
-    server.Get("/big", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(std::string(300000, 'x'), "application/octet-stream");
-    });
-    server.Get("/big-chunked", [](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("application/octet-stream",
-                                       [](size_t offset, httplib::DataSink& sink) {
-                                         if (offset >= 300000) {
-                                           sink.done();
-                                           return true;
-                                         }
-                                         std::string chunk(10000, 'y');
-                                         sink.write(chunk.data(), chunk.size());
-                                         return true;
-                                       });
     });
     server.Get("/loop",
                [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/loop"); });
     server.Get("/hop", [](const httplib::Request&, httplib::Response& res) {
       res.set_redirect("/model.onnx");
-    });
-    server.Get("/truncated", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content_provider(1000, "application/octet-stream",
-                               [](size_t offset, size_t, httplib::DataSink& sink) {
-                                 if (offset > 0) return false;  // close after 10 of 1000 bytes
-                                 sink.write("0123456789", 10);
-                                 return true;
-                               });
     });
     server.Get("/missing",
                [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
@@ -115,15 +91,7 @@ struct LoopbackServer {
           make_archive(true, {{"net/model.onnx", "abc"}, {"net/test_data_set_0/input_0.pb", "x"}}),
           "application/zip");
     });
-    port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread([this] { server.listen_after_bind(); });
-  }
-  ~LoopbackServer() {
-    server.stop();
-    thread.join();
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port) + path;
+    start();
   }
 };
 
