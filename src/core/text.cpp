@@ -176,4 +176,73 @@ std::string format_iso8601(std::int64_t epoch) {
   return buf;
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (0 if invalid), and its code point.
+std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_t* cp) {
+  auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) {
+    *cp = b;
+    return 1;
+  }
+  std::size_t n = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
+  if (n == 0 || b > 0xF4 || i + n > s.size()) return 0;
+  std::uint32_t v = b & (0x7F >> n);
+  for (std::size_t k = 1; k < n; ++k) {
+    auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (c & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not valid UTF-8.
+  if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
+      (v >= 0xD800 && v <= 0xDFFF))
+    return 0;
+  *cp = v;
+  return n;
+}
+
+bool is_bidi_control(std::uint32_t cp) {
+  return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E ||
+         cp == 0x200F || cp == 0x061C;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  char buf[16];
+  for (std::size_t i = 0; i < text.size();) {
+    std::uint32_t cp = 0;
+    std::size_t n = utf8_sequence(text, i, &cp);
+    if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(text[i]));
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (cp == '\\') {
+      out += "\\\\";
+    } else if (keep_newlines && (cp == '\n' || cp == '\t')) {
+      out += static_cast<char>(cp);
+    } else if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp < 0x20 || cp == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      out += buf;
+    } else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp)) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace convfail

@@ -27,6 +27,13 @@ bool ends_with(std::string_view s, std::string_view suffix);
 // Percent-encodes everything but RFC 3986 unreserved characters (A-Z a-z 0-9 - _ . ~).
 std::string url_encode(std::string_view value);
 
+// Text from outside made safe to print on a terminal: C0 and C1 control characters, DEL,
+// Unicode bidirectional overrides and bytes that are not valid UTF-8 become visible escapes
+// (`\x1b`, `\u202e`), a backslash becomes `\\`, so no byte sequence can move the cursor, set the
+// title or hide text. Newlines and tabs are kept when `keep_newlines` (multi-line views) and
+// escaped otherwise (one-line messages). Valid printable UTF-8 is unchanged.
+std::string terminal_safe(std::string_view text, bool keep_newlines = false);
+
 // "YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm|-hh:mm|+hhmm]" to epoch seconds (fraction dropped, offset
 // applied; no zone means UTC; 't', 'z' and a space for 'T' are accepted). nullopt when the text is
 // not such a time or a field is out of range: callers decide whether that is an error.

@@ -65,3 +65,30 @@ TEST_CASE("text: format_iso8601 is UTC and round-trips") {
     CHECK(parse_iso8601(format_iso8601(t)) == t);
   }
 }
+
+TEST_CASE("text: terminal_safe escapes every control sequence and keeps printable UTF-8") {
+  CHECK(terminal_safe("plain text, caf\xc3\xa9 \xe2\x9c\x93") ==
+        "plain text, caf\xc3\xa9 \xe2\x9c\x93");
+  CHECK(terminal_safe("\x1b[2J\x1b]0;pwned\x07") == "\\x1b[2J\\x1b]0;pwned\\x07");
+  CHECK(terminal_safe("a\r\nb\tc") == "a\\r\\nb\\tc");
+  CHECK(terminal_safe("a\r\nb\tc", true) == "a\\r\nb\tc");
+  CHECK(terminal_safe(std::string("nul\0x", 5)) == "nul\\x00x");
+  CHECK(terminal_safe("del\x7f") == "del\\x7f");
+  CHECK(terminal_safe("c1 \xc2\x9b"
+                      "31m") == "c1 \\u009b31m");  // 8-bit CSI
+  CHECK(terminal_safe("rtl \xe2\x80\xae"
+                      "gnp.exe") == "rtl \\u202egnp.exe");
+  CHECK(terminal_safe("bad \xff\xc3") == "bad \\xff\\xc3");   // invalid and truncated
+  CHECK(terminal_safe("\xc0\xaf") == "\\xc0\\xaf");           // overlong '/'
+  CHECK(terminal_safe("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // surrogate
+  CHECK(terminal_safe("back\\x1b") == "back\\\\x1b");  // a literal escape stays distinguishable
+  // Whatever the bytes, the result holds no control byte but the kept newline and tab.
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  for (bool keep : {false, true}) {
+    for (unsigned char c : terminal_safe(all, keep)) {
+      CAPTURE(int(c));
+      CHECK((c >= 0x20 && c != 0x7f ? true : keep && (c == '\n' || c == '\t')));
+    }
+  }
+}
