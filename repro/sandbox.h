@@ -24,6 +24,8 @@ struct SandboxLimits {
   // Non-empty: in a private mount namespace every mount is remounted read-only except this
   // directory (and /proc, /sys, /dev), when that works here (`unshare -m`, needs root).
   std::string writable_dir;
+  // RLIMIT_NPROC inside the sandbox (0 = unlimited). Counted per uid: the sandbox runs as 65534.
+  std::uint64_t max_processes = 256;
 };
 
 struct SandboxSpec {
@@ -34,6 +36,11 @@ struct SandboxSpec {
   std::string cwd;                         // working directory; empty = convfail's
   std::string stdin_data;                  // run(): written to the child's stdin, then closed
   std::size_t max_output_bytes = 4 << 20;  // per stream; the rest is read and dropped
+  // Host files and directories the child may read, visible read-only at the same path inside the
+  // sandbox (the model under test, a harness script). System directories needed to run programs
+  // (/usr, /lib*, /bin, /etc's loader and Python config) are always bound read-only; nothing else
+  // of the host is visible. limits.writable_dir is the only writable place.
+  std::vector<std::string> read_only_paths;
   SandboxLimits limits;
 };
 
