@@ -1,6 +1,9 @@
 #include "core/http.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +11,7 @@
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/text.h"
 
@@ -25,9 +29,10 @@ struct Transfer {
   Response response;
   curl_slist* headers = nullptr;
   std::size_t index = 0;
-  std::uint64_t received = 0;  // body bytes so far
-  bool too_large = false;      // the body cap stopped it
-  bool refused = false;        // Request::on_body stopped it
+  std::uint64_t received = 0;   // body bytes so far
+  bool too_large = false;       // the body cap stopped it
+  bool refused = false;         // Request::on_body stopped it
+  std::string private_address;  // "127.0.0.1 (loopback)": refuse_private_addresses stopped it
   char errbuf[CURL_ERROR_SIZE] = "";
   ~Transfer() { curl_slist_free_all(headers); }
 };
@@ -61,6 +66,59 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   return size * n;
 }
 
+const char* ipv4_class(std::uint32_t a) {  // host byte order
+  auto in = [a](std::uint32_t net, int bits) { return (a >> (32 - bits)) == (net >> (32 - bits)); };
+  if (in(0x00000000, 8)) return "unspecified";
+  if (in(0x7F000000, 8)) return "loopback";
+  if (in(0x0A000000, 8) || in(0xAC100000, 12) || in(0xC0A80000, 16)) return "private";
+  if (in(0x64400000, 10)) return "shared";
+  if (in(0xA9FE0000, 16)) return "link-local";
+  if (in(0xE0000000, 4)) return "multicast";
+  if (in(0xF0000000, 4)) return "reserved";  // and 255.255.255.255
+  return "public";
+}
+
+const char* ipv6_class(const unsigned char* b) {
+  static const unsigned char zero[16] = {};
+  auto v4 = [b](int at) {
+    return ipv4_class(std::uint32_t{b[at]} << 24 | std::uint32_t{b[at + 1]} << 16 |
+                      std::uint32_t{b[at + 2]} << 8 | b[at + 3]);
+  };
+  if (std::equal(b, b + 16, zero)) return "unspecified";
+  if (std::equal(b, b + 15, zero) && b[15] == 1) return "loopback";
+  if (std::equal(b, b + 10, zero)) {
+    if (b[10] == 0xFF && b[11] == 0xFF) return v4(12);  // ::ffff:a.b.c.d
+    if (b[10] == 0 && b[11] == 0) return v4(12);        // ::a.b.c.d (deprecated)
+  }
+  static const unsigned char nat64[12] = {0, 0x64, 0xFF, 0x9B};
+  if (std::equal(b, b + 12, nat64)) return v4(12);  // 64:ff9b::a.b.c.d
+  if (b[0] == 0x20 && b[1] == 0x02) return v4(2);   // 6to4 2002:AABB:CCDD::
+  if (b[0] == 0xFF) return "multicast";
+  if ((b[0] & 0xFE) == 0xFC) return "private";                     // fc00::/7 unique local
+  if (b[0] == 0xFE && (b[1] & 0xC0) == 0x80) return "link-local";  // fe80::/10
+  if (b[0] == 0xFE && (b[1] & 0xC0) == 0xC0) return "private";     // fec0::/10 site-local
+  return "public";
+}
+
+// CURLOPT_OPENSOCKETFUNCTION with refuse_private_addresses: every connection (redirects
+// included) to a resolved address passes here before connect().
+curl_socket_t open_public_socket(void* user, curlsocktype, struct curl_sockaddr* a) {
+  auto* t = static_cast<Transfer*>(user);
+  const char* cls = address_class(&a->addr);
+  if (!cls || std::string_view(cls) != "public") {
+    char text[INET6_ADDRSTRLEN] = "?";
+    if (a->family == AF_INET)
+      inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a->addr)->sin_addr, text,
+                sizeof text);
+    else if (a->family == AF_INET6)
+      inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a->addr)->sin6_addr, text,
+                sizeof text);
+    t->private_address = std::string(text) + " (" + (cls ? cls : "unknown family") + ")";
+    return CURL_SOCKET_BAD;
+  }
+  return socket(a->family, a->socktype, a->protocol);
+}
+
 void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_reset(easy);
   t->request = &req;
@@ -87,6 +145,11 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+  if (req.refuse_private_addresses) {
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t);
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");  // no proxy from the environment
+  }
   for (const auto& [name, value] : req.headers) {
     t->headers = curl_slist_append(t->headers, (name + ": " + value).c_str());
   }
@@ -96,6 +159,7 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
 Failure failure_of(CURLcode code, const Transfer& t) {
   if (t.too_large || code == CURLE_FILESIZE_EXCEEDED) return Failure::kTooLarge;
   if (t.refused) return Failure::kAborted;
+  if (!t.private_address.empty()) return Failure::kPrivateAddress;
   switch (code) {
     case CURLE_TOO_MANY_REDIRECTS:
       return Failure::kTooManyRedirects;
@@ -125,6 +189,8 @@ void finish(CURL* easy, CURLcode code, Transfer* t) {
     r.error = "body larger than " + std::to_string(t->request->max_body_bytes) + " bytes";
   } else if (r.failure == Failure::kAborted) {
     r.error = "transfer aborted by the receiver of the body";
+  } else if (r.failure == Failure::kPrivateAddress) {
+    r.error = "private address refused: " + t->private_address;
   } else {
     r.error = curl_easy_strerror(code);
     std::string detail = t->errbuf;
@@ -224,10 +290,33 @@ bool should_retry(const Response& response) {
     case Failure::kTooManyRedirects:
     case Failure::kBadUrl:
     case Failure::kAborted:
+    case Failure::kPrivateAddress:
       return false;  // the same answer next time
     default:
       return true;
   }
+}
+
+const char* address_class(const struct sockaddr* address) {
+  if (address->sa_family == AF_INET)
+    return ipv4_class(ntohl(reinterpret_cast<const sockaddr_in*>(address)->sin_addr.s_addr));
+  if (address->sa_family == AF_INET6)
+    return ipv6_class(reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr.s6_addr);
+  return nullptr;
+}
+
+const char* address_class(const std::string& literal) {
+  sockaddr_in v4{};
+  sockaddr_in6 v6{};
+  if (inet_pton(AF_INET, literal.c_str(), &v4.sin_addr) == 1) {
+    v4.sin_family = AF_INET;
+    return address_class(reinterpret_cast<const sockaddr*>(&v4));
+  }
+  if (inet_pton(AF_INET6, literal.c_str(), &v6.sin6_addr) == 1) {
+    v6.sin6_family = AF_INET6;
+    return address_class(reinterpret_cast<const sockaddr*>(&v6));
+  }
+  return nullptr;
 }
 
 double backoff_delay(const RetryPolicy& policy, int retry, std::mt19937& rng) {

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+struct sockaddr;
+
 namespace convfail::http {
 
 struct Request {
@@ -38,10 +40,24 @@ struct Request {
   bool stop_on_http_error = false;
   // Advertise and decode gzip and the like; off: the bytes exactly as served.
   bool accept_compressed = true;
+  // Refuse to connect to a non-public address (see address_class): checked on the socket address
+  // of every connection after DNS resolution, redirects included (CURLOPT_OPENSOCKETFUNCTION), so
+  // a public name resolving to 127.0.0.1 is refused as well; Failure::kPrivateAddress, before any
+  // byte is sent. Proxies from the environment are not used then (they would connect for us).
+  bool refuse_private_addresses = false;
 };
 
 // Why a transfer failed; kOther covers timeouts, resets, refused connections, DNS failures.
-enum class Failure { kNone, kTooLarge, kTooManyRedirects, kBadUrl, kTruncated, kAborted, kOther };
+enum class Failure {
+  kNone,
+  kTooLarge,
+  kTooManyRedirects,
+  kBadUrl,
+  kTruncated,
+  kAborted,
+  kOther,
+  kPrivateAddress,  // Request::refuse_private_addresses refused the connection
+};
 
 struct Response {
   long status = 0;                             // 0 when the transfer failed
@@ -85,6 +101,15 @@ class MultiClient {
   void* multi_;
   std::vector<void*> idle_;  // easy handles kept for reuse
 };
+
+// The class of an IP address: "public", or why it is not: "unspecified" (0.0.0.0/8, ::),
+// "loopback" (127/8, ::1), "private" (10/8, 172.16/12, 192.168/16, fc00::/7, fec0::/10),
+// "shared" (100.64/10, carrier-grade NAT), "link-local" (169.254/16, fe80::/10), "multicast"
+// (224/4, ff00::/8), "reserved" (240/4, broadcast). IPv4 embedded in IPv6 (mapped ::ffff:a.b.c.d,
+// compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) is classed by its IPv4 address.
+// nullptr when `literal` is not an IPv4 or IPv6 address literal (a sockaddr of another family).
+const char* address_class(const std::string& literal);
+const char* address_class(const struct sockaddr* address);
 
 // How many times and how fast to retry a transient failure (see should_retry).
 struct RetryPolicy {
