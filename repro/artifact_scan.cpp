@@ -70,7 +70,8 @@ std::vector<FoundArtifact> scan_text(const std::string& text, const std::string&
     if (exports_model(block.code) && seen.insert("script\n" + block.code).second)
       out.push_back({"script", source_field, "", std::move(block.code)});
   }
-  static const RE2 kUrl(R"((https?://[^\s<>"'`()\[\]{}|\\^]+))");
+  // An IPv6 literal host ([::1]) is a URL too: it must reach the fetcher's address check.
+  static const RE2 kUrl(R"((https?://(?:\[[0-9A-Fa-f:.]+\])?[^\s<>"'`()\[\]{}|\\^]+))");
   re2::StringPiece rest(text);
   std::string url;
   while (RE2::FindAndConsume(&rest, kUrl, &url)) {

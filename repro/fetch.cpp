@@ -3,11 +3,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +19,7 @@
 #include <thread>
 
 #include "core/http.h"
+#include "core/text.h"
 
 namespace convfail::repro {
 
@@ -55,6 +59,7 @@ http::Request download_request(const std::string& url, const FetchOptions& o) {
   req.max_body_bytes = o.max_bytes;
   req.stop_on_http_error = true;
   req.accept_compressed = false;  // store the bytes as served: their sha256 names the file
+  req.refuse_private_addresses = !o.allow_private_hosts;
   return req;
 }
 
@@ -73,6 +78,10 @@ std::string describe_failure(const http::Response& resp, const FetchOptions& o,
       return "bad URL: " + resp.error;
     case http::Failure::kAborted:
       return "cannot write " + tmp;
+    case http::Failure::kPrivateAddress: {  // resp.error: "private address refused: 10.0.0.1 (...)"
+      const std::string address = resp.error.substr(resp.error.find(": ") + 2);
+      return "private address refused (use --allow-private-hosts): " + address;
+    }
     default:
       return resp.error;
   }
@@ -101,7 +110,12 @@ std::string sha256_hex(const std::string& data) {
 
 FetchResult fetch_url(const std::string& url, const std::string& store_dir, const FetchOptions& o) {
   FetchResult r;
-  fs::create_directories(store_dir);
+  std::error_code ec;
+  fs::create_directories(store_dir, ec);
+  if (ec) {
+    r.error = "cannot create the store " + store_dir + ": " + ec.message();
+    return r;
+  }
   std::random_device rd;
   std::mt19937 rng(rd());
   std::string tmp = (fs::path(store_dir) / (".part-" + std::to_string(rd()))).string();
@@ -123,7 +137,6 @@ FetchResult fetch_url(const std::string& url, const std::string& store_dir, cons
     http::Response resp = client.perform(req);
     bool closed = std::fclose(d.file) == 0;
     bool answered = resp.transport_ok() && resp.status < 400;
-    std::error_code ec;
     if (answered && !closed) {
       fs::remove(tmp, ec);
       r.error = "cannot write " + tmp;
@@ -136,7 +149,14 @@ FetchResult fetch_url(const std::string& url, const std::string& store_dir, cons
       r.sha256 = hex(md, len);
       r.size = d.size;
       r.path = (fs::path(store_dir) / r.sha256).string();
-      fs::rename(tmp, r.path);
+      if (fs::is_regular_file(r.path, ec)) {  // the same bytes, stored for another URL: keep those
+        r.already_stored = true;
+        fs::remove(tmp, ec);
+      } else if (fs::rename(tmp, r.path, ec); ec) {
+        r.error = "cannot store " + r.path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return r;
+      }
       r.ok = true;
       r.error.clear();
       return r;
@@ -153,30 +173,24 @@ FetchResult fetch_url(const std::string& url, const std::string& store_dir, cons
   return r;
 }
 
-UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
-                            std::uint64_t max_total_bytes, int max_files) {
-  UnpackResult r;
-  std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(),
-                                                              archive_read_free);
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_all(a.get());
-  auto fail = [&](const std::string& why) {
-    r.ok = false;
-    r.error = why;
-    std::error_code ec;
-    fs::remove_all(dest, ec);
-    return r;
-  };
-  if (archive_read_open_filename(a.get(), archive.c_str(), 65536) != ARCHIVE_OK)
-    return fail(std::string("not an archive: ") + archive_error_string(a.get()));
-  fs::create_directories(dest);
+namespace {
+
+// An entry name in an error message (escaped by whoever prints it), shortened when long.
+std::string entry_label(const std::string& name) {
+  if (name.size() <= 100) return name;
+  return name.substr(0, 60) + "... (" + std::to_string(name.size()) + " bytes)";
+}
+
+// Unpacks into the fresh folder `dir`; returns the reason of the first violation, empty when all
+// went well. May throw std::filesystem_error (caught by unpack_archive).
+std::string unpack_into(struct archive* a, const fs::path& dir, std::uint64_t max_total_bytes,
+                        int max_files, UnpackResult& r) {
   struct archive_entry* e;
   char buf[65536];
   for (;;) {
-    int rc = archive_read_next_header(a.get(), &e);
-    if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN)
-      return fail(std::string("corrupt archive: ") + archive_error_string(a.get()));
+    int rc = archive_read_next_header(a, &e);
+    if (rc == ARCHIVE_EOF) return "";
+    if (rc < ARCHIVE_WARN) return std::string("corrupt archive: ") + archive_error_string(a);
     const char* name_c = archive_entry_pathname(e);
     std::string name = name_c ? name_c : "";
     if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e) ||
@@ -184,36 +198,105 @@ UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
       ++r.skipped;  // directories are created as needed; links and devices are never written
       continue;
     }
+    std::string label = "archive entry " + entry_label(name);
     fs::path p(name);
     if (name.empty() || p.is_absolute() || name[0] == '/' || name[0] == '\\')
-      return fail("archive entry with an absolute path: " + name);
-    for (const auto& part : p)
-      if (part == "..") return fail("archive entry escapes the folder: " + name);
+      return "archive entry with an absolute path: " + entry_label(name);
+    for (const auto& part : p) {
+      if (part == "..") return "archive entry escapes the folder: " + entry_label(name);
+      if (part.native().size() > NAME_MAX)
+        return label + ": entry name too long (a part of " + std::to_string(part.native().size()) +
+               " bytes; the limit is " + std::to_string(NAME_MAX) + ")";
+    }
+    if (name.size() + dir.native().size() + 1 >= PATH_MAX)
+      return label + ": entry name too long (" + std::to_string(name.size()) + " bytes)";
     if (++r.files > max_files)
-      return fail("archive holds more than " + std::to_string(max_files) + " files");
-    fs::path out = fs::path(dest) / p.relative_path();
-    fs::create_directories(out.parent_path());
+      return "archive holds more than " + std::to_string(max_files) + " files";
+    // The folders above the entry, one by one: a file (or anything else) in the way is this
+    // archive's error, named, never a filesystem exception for the batch.
+    fs::path out = dir, rel;
+    fs::path parent = p.relative_path().parent_path();
+    for (const auto& part : parent) {
+      if (part.empty() || part == ".") continue;
+      out /= part;
+      rel /= part;
+      std::error_code ec;
+      auto st = fs::symlink_status(out, ec);
+      if (fs::exists(st)) {
+        if (!fs::is_directory(st)) return label + ": parent " + rel.string() + " is a file";
+        continue;
+      }
+      if (!fs::create_directory(out, ec) && ec)
+        return label + ": cannot create the folder " + rel.string() + ": " + ec.message();
+    }
+    out /= p.filename();
     int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return fail("cannot create " + out.string() + " (duplicate entry?)");
+    if (fd < 0) {
+      int err = errno;
+      std::error_code ec;
+      if (err == EEXIST)
+        return label + (fs::is_directory(fs::symlink_status(out, ec))
+                            ? ": a folder of that name exists"
+                            : ": duplicate entry (the archive holds this name twice)");
+      if (err == ENAMETOOLONG) return label + ": entry name too long";
+      return label + ": cannot create: " + std::strerror(err);
+    }
     for (;;) {
-      la_ssize_t n = archive_read_data(a.get(), buf, sizeof buf);
+      la_ssize_t n = archive_read_data(a, buf, sizeof buf);
       if (n == 0) break;
       if (n < 0) {
         close(fd);
-        return fail(std::string("corrupt archive data: ") + archive_error_string(a.get()));
+        return label + ": corrupt archive data: " + archive_error_string(a);
       }
       r.bytes += static_cast<std::uint64_t>(n);
       if (r.bytes > max_total_bytes) {
         close(fd);
-        return fail("unpacked size exceeds " + std::to_string(max_total_bytes) +
-                    " bytes (zip bomb?); stopped");
+        return "unpacked size exceeds " + std::to_string(max_total_bytes) +
+               " bytes (zip bomb?); stopped";
       }
       if (write(fd, buf, static_cast<size_t>(n)) != n) {
+        int err = errno;
         close(fd);
-        return fail("cannot write " + out.string());
+        return label + ": cannot write: " + std::strerror(err);
       }
     }
-    close(fd);
+    if (close(fd) != 0) return label + ": cannot write: " + std::strerror(errno);
+  }
+}
+
+}  // namespace
+
+UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
+                            std::uint64_t max_total_bytes, int max_files) {
+  UnpackResult r;
+  std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(),
+                                                              archive_read_free);
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_all(a.get());
+  std::random_device rd;
+  const fs::path tmp = dest + ".part-" + std::to_string(rd());
+  std::error_code ec;
+  auto fail = [&](const std::string& why) {
+    r.ok = false;
+    r.error = why;
+    fs::remove_all(tmp, ec);
+    return r;
+  };
+  if (archive_read_open_filename(a.get(), archive.c_str(), 65536) != ARCHIVE_OK)
+    return fail(std::string("not an archive: ") + archive_error_string(a.get()));
+  if (!fs::create_directories(tmp, ec) || ec)
+    return fail("cannot create " + tmp.string() + ": " + ec.message());
+  std::string why;
+  try {
+    why = unpack_into(a.get(), tmp, max_total_bytes, max_files, r);
+  } catch (const fs::filesystem_error& e) {
+    why = std::string("filesystem error: ") + e.code().message() + " (" + e.path1().string() + ")";
+  }
+  if (!why.empty()) return fail(why);
+  if (fs::rename(tmp, dest, ec); ec) {
+    std::error_code ec2;
+    if (!fs::is_directory(dest, ec2)) return fail("cannot rename to " + dest + ": " + ec.message());
+    fs::remove_all(tmp, ec);  // the same content, unpacked meanwhile by another run: use that
   }
   r.ok = true;
   return r;
@@ -250,22 +333,40 @@ FetchCounts fetch_artifacts(Db& db, const std::string& store_dir, const FetchOpt
   for (const auto& row : rows) {
     ++counts.attempted;
     if (progress)
-      std::cerr << "\r[" << counts.attempted << "/" << rows.size() << "] " << row.url.substr(0, 60)
-                << "\x1b[K" << std::flush;
-    FetchResult f = fetch_url(row.url, store_dir, options);
-    std::string status = f.ok ? "ok" : "error:" + f.error;
-    if (f.ok && row.kind == "archive") {
-      UnpackResult u = unpack_archive(f.path, f.path + ".d", options.max_unpacked_bytes,
-                                      options.max_unpacked_files);
-      if (u.ok)
-        ++counts.unpacked;
-      else
-        status = "error:unpack: " + u.error;
+      std::cerr << "\r[" << counts.attempted << "/" << rows.size() << "] "
+                << terminal_safe(row.url.substr(0, 60)) << "\x1b[K" << std::flush;
+    FetchResult f;
+    std::string status;
+    bool shared = false;
+    try {  // whatever goes wrong with this artifact is its error, not the batch's
+      f = fetch_url(row.url, store_dir, options);
+      status = f.ok ? "ok" : "error:" + f.error;
+      shared = f.already_stored;
+      if (f.ok && row.kind == "archive") {
+        const std::string dest = f.path + ".d";
+        if (fs::is_directory(dest)) {
+          shared = true;  // unpacked for another URL serving the same bytes (only complete unpacks
+                          // are renamed into place)
+        } else {
+          UnpackResult u =
+              unpack_archive(f.path, dest, options.max_unpacked_bytes, options.max_unpacked_files);
+          if (u.ok)
+            ++counts.unpacked;
+          else
+            status = "error:unpack: " + u.error;
+        }
+      }
+    } catch (const std::exception& e) {
+      f.ok = false;
+      status = std::string("error:") + e.what();
     }
-    if (status == "ok")
+    if (status == "ok") {
       ++counts.ok;
-    else
+      if (shared) ++counts.shared;
+    } else {
       ++counts.failed;
+      counts.failures.push_back({row.id, row.url, status.substr(6)});
+    }
     Transaction tx(db);
     update.bind(1, status);
     if (f.ok) {

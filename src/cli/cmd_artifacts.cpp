@@ -6,6 +6,8 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/issue_ref.h"
+#include "core/json_util.h"
+#include "core/text.h"
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
 
@@ -55,7 +57,16 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       "Download model and archive artifacts not fetched yet (libcurl, http/https only) into\n"
       "convfail-data/artifacts/<sha256> beside the database; archives are unpacked into\n"
       "<sha256>.d/ (regular files only, no absolute paths or '..', size and file-count caps).\n"
-      "Failures are recorded per artifact as fetch_status 'error:<why>'.");
+      "The same bytes from several URLs are stored once and shared by their artifacts.\n"
+      "Loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10), link-local\n"
+      "(169.254/16, fe80::/10), multicast and unspecified addresses are refused, checked after "
+      "DNS\n"
+      "resolution on every connection including redirects, unless --allow-private-hosts.\n"
+      "A failure (download, unpack, filesystem) is that artifact's alone: it is recorded as\n"
+      "fetch_status 'error:<why>', printed on stderr as one line naming the URL, and the rest\n"
+      "of the batch goes on.\n"
+      "Exit status: 0 when every attempted artifact was fetched (or none was due), 1 when any\n"
+      "failed (after the summary), 2 for bad arguments.");
   struct FetchArgs {
     std::string issue;
     repro::FetchOptions options;
@@ -74,6 +85,11 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
   fetch->add_option("--timeout", fa->options.timeout_seconds, "seconds per transfer")
       ->capture_default_str()
       ->check(CLI::Range(1L, 86400L));
+  fetch
+      ->add_option("--connect-timeout", fa->options.connect_timeout_seconds,
+                   "seconds to establish a connection")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 3600L));
   fetch->add_option("--retries", fa->options.retries, "extra attempts after a transient failure")
       ->capture_default_str()
       ->check(CLI::Range(0, 10));
@@ -87,6 +103,9 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       ->check(CLI::Range(1, 1 << 24));
   fetch->add_option("--store", fa->store,
                     "artifact folder (default: convfail-data/artifacts beside the database)");
+  fetch->add_flag("--allow-private-hosts", fa->options.allow_private_hosts,
+                  "also download from loopback, private, link-local and other non-public "
+                  "addresses (off: refused, a defence against links that reach internal services)");
   fetch->add_flag("--retry-failed", fa->retry_failed,
                   "also retry artifacts whose fetch failed before");
   fetch->add_flag("--json", fa->json, "print the counts as JSON");
@@ -95,17 +114,29 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
     auto c =
         repro::fetch_artifacts(ctx.db(), store, fa->options, resolve_issue(ctx.db(), fa->issue),
                                fa->retry_failed, Context::stderr_is_tty());
-    if (fa->json)
-      std::cout << nlohmann::json{{"attempted", c.attempted},
-                                  {"ok", c.ok},
-                                  {"failed", c.failed},
-                                  {"unpacked", c.unpacked},
-                                  {"store", store}}
-                       .dump()
+    for (const auto& f : c.failures)
+      std::cerr << "artifact " << f.id << " " << terminal_safe(f.url) << ": "
+                << terminal_safe(f.error) << "\n";
+    if (fa->json) {
+      nlohmann::json failures = nlohmann::json::array();
+      for (const auto& f : c.failures)
+        failures.push_back({{"id", f.id}, {"url", f.url}, {"error", f.error}});
+      std::cout << dump_for_output({{"attempted", c.attempted},
+                                    {"ok", c.ok},
+                                    {"failed", c.failed},
+                                    {"unpacked", c.unpacked},
+                                    {"shared", c.shared},
+                                    {"store", store},
+                                    {"failures", failures}})
                 << "\n";
-    else
-      std::cout << "fetch: " << c.attempted << " attempted, " << c.ok << " ok, " << c.failed
-                << " failed, " << c.unpacked << " unpacked; store " << store << "\n";
+    } else {
+      std::cout << "fetch: " << c.attempted << " attempted, " << c.ok << " ok (" << c.shared
+                << " already in the store), " << c.failed << " failed, " << c.unpacked
+                << " unpacked; store " << terminal_safe(store) << "\n";
+    }
+    if (c.failed)
+      throw UserError(std::to_string(c.failed) + " of " + std::to_string(c.attempted) +
+                      " artifacts failed (fetch_status 'error:...'; --retry-failed retries them)");
   });
 }
 

@@ -32,4 +32,10 @@ inline std::optional<std::string> opt_nested_string(const Json& j, const char* k
   return opt_string(*it, sub);
 }
 
+// JSON text for printing stored data: an invalid UTF-8 byte (which a store may hold) becomes
+// U+FFFD instead of an exception; everything else is exact.
+inline std::string dump_for_output(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace convfail

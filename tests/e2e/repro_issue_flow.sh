@@ -37,7 +37,10 @@ grep -q '"inserted":4' "$tmp/scan.json"
 cf artifacts scan --json | grep -q '"inserted":0'   # rescan adds nothing
 [ "$(sqlite3 "$tmp/c.db" "SELECT group_concat(kind, ',') FROM (SELECT kind FROM artifacts ORDER BY kind)")" = "archive,external_link,model,script" ]
 
-cf artifacts fetch --max-bytes 1000000 --retries 0 --json > "$tmp/fetch.json"
+# The test server is on loopback: --allow-private-hosts. The oversized model fails: exit 1.
+expect_exit 1 cf artifacts fetch --allow-private-hosts --max-bytes 1000000 --retries 0 --json
+cp "$T/out" "$tmp/fetch.json"
+grep -q "^artifact [0-9]* http://127.0.0.1:$port/big.onnx: larger than 1000000 bytes" "$T/err"
 grep -q '"attempted":2' "$tmp/fetch.json"
 grep -q '"ok":1' "$tmp/fetch.json"
 grep -q '"unpacked":1' "$tmp/fetch.json"

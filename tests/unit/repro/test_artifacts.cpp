@@ -1,13 +1,21 @@
 // Artifact scanning (each link and code form) and fetching against a loopback server: size cap,
-// redirect loop, truncated transfer, zip bomb, path traversal.
+// redirect loop, truncated transfer, zip bomb, path traversal; the non-public address refusal
+// (address classes, refused before connect); archives that clash with themselves (a file then a
+// folder of that name, a name too long, a duplicate) as one artifact's error in a batch; the same
+// bytes from two URLs shared.
 #include <archive.h>
 #include <archive_entry.h>
 #include <doctest/doctest.h>
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
+#include "core/db.h"
+#include "core/http.h"
+#include "core/migrations.h"
 #include "loopback_http.h"
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
@@ -64,7 +72,12 @@ std::string make_archive(bool zip, const std::vector<std::pair<std::string, std:
 }
 
 struct LoopbackServer : convfail::test::LoopbackHttp {
+  std::atomic<int> hits{0};
   LoopbackServer() {
+    server.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+      ++hits;
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
     add_transfer_routes();
     server.Get("/model.onnx", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("not really onnx", "application/octet-stream");
@@ -86,10 +99,22 @@ struct LoopbackServer : convfail::test::LoopbackHttp {
     server.Get("/abs.zip", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(make_archive(true, {{"/tmp/convfail-abs.txt", "bad"}}), "application/zip");
     });
-    server.Get("/good.zip", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(
-          make_archive(true, {{"net/model.onnx", "abc"}, {"net/test_data_set_0/input_0.pb", "x"}}),
-          "application/zip");
+    for (const char* path : {"/good.zip", "/mirror/good.zip"})  // the same bytes at two URLs
+      server.Get(path, [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(make_archive(true, {{"net/model.onnx", "abc"},
+                                            {"net/test_data_set_0/input_0.pb", "x"}}),
+                        "application/zip");
+      });
+    server.Get("/file-then-dir.tar.gz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(make_archive(false, {{"a.txt", "1"}, {"x", "file"}, {"x/y", "under"}}),
+                      "application/gzip");
+    });
+    server.Get("/long-name.zip", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(make_archive(true, {{std::string(300, 'n') + ".onnx", "m"}}),
+                      "application/zip");
+    });
+    server.Get("/twice.zip", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(make_archive(true, {{"m.onnx", "1"}, {"m.onnx", "2"}}), "application/zip");
     });
     start();
   }
@@ -103,6 +128,7 @@ FetchOptions quick() {
   o.timeout_seconds = 20;
   o.max_unpacked_bytes = 8 << 20;
   o.max_unpacked_files = 10;
+  o.allow_private_hosts = true;  // the test server is on loopback
   return o;
 }
 
@@ -146,6 +172,10 @@ TEST_CASE("artifact scan: code blocks that export or build a model") {
   CHECK(found[1].code.find("tf2onnx") != std::string::npos);
   CHECK(found[2].source_field == "comment:2");
   CHECK(scan_text("plain text, no links", "body").empty());
+  auto v6 = scan_text("[m](http://[::1]:8080/m.onnx) and http://[fe80::1]/a.zip", "body");
+  REQUIRE(v6.size() == 2);
+  CHECK(v6[0].url == "http://[::1]:8080/m.onnx");
+  CHECK(v6[1].url == "http://[fe80::1]/a.zip");
   auto blob = scan_text("https://github.com/o/r/blob/main/m.onnx", "body");
   REQUIRE(blob.size() == 1);
   CHECK(blob[0].url == "https://github.com/o/r/blob/main/m.onnx?raw=true");
@@ -232,4 +262,195 @@ TEST_CASE("unpack: good archive, zip bomb, path traversal, absolute path") {
   CHECK(too_many.error.find("more than 1 files") != std::string::npos);
   auto not_archive = unpack_archive(dir.write("x.txt", "hello"), dir.file("x.d"), 1000, 10);
   CHECK_FALSE(not_archive.ok);
+}
+
+TEST_CASE("ssrf: address classes of IPv4, IPv6 and IPv4 embedded in IPv6") {
+  using convfail::http::address_class;
+  auto cls = [](const char* ip) {
+    const char* c = address_class(std::string(ip));
+    return std::string(c ? c : "(not an address)");
+  };
+  const std::vector<std::pair<const char*, const char*>> table = {
+      {"0.0.0.0", "unspecified"},
+      {"0.255.255.255", "unspecified"},
+      {"1.0.0.0", "public"},
+      {"8.8.8.8", "public"},
+      {"9.255.255.255", "public"},
+      {"10.0.0.0", "private"},
+      {"10.255.255.255", "private"},
+      {"11.0.0.0", "public"},
+      {"100.63.255.255", "public"},
+      {"100.64.0.0", "shared"},
+      {"100.127.255.255", "shared"},
+      {"100.128.0.0", "public"},
+      {"126.255.255.255", "public"},
+      {"127.0.0.1", "loopback"},
+      {"127.255.255.254", "loopback"},
+      {"128.0.0.0", "public"},
+      {"169.253.255.255", "public"},
+      {"169.254.0.0", "link-local"},
+      {"169.254.169.254", "link-local"},
+      {"169.255.0.0", "public"},
+      {"172.15.255.255", "public"},
+      {"172.16.0.0", "private"},
+      {"172.31.255.255", "private"},
+      {"172.32.0.0", "public"},
+      {"192.167.255.255", "public"},
+      {"192.168.0.0", "private"},
+      {"192.168.255.255", "private"},
+      {"192.169.0.0", "public"},
+      {"223.255.255.255", "public"},
+      {"224.0.0.0", "multicast"},
+      {"239.255.255.255", "multicast"},
+      {"240.0.0.0", "reserved"},
+      {"255.255.255.255", "reserved"},
+      {"::", "unspecified"},
+      {"::1", "loopback"},
+      {"::2", "unspecified"},  // ::0.0.0.2, IPv4-compatible
+      {"::ffff:127.0.0.1", "loopback"},
+      {"::ffff:7f00:1", "loopback"},
+      {"::ffff:10.1.2.3", "private"},
+      {"::ffff:169.254.169.254", "link-local"},
+      {"::ffff:0.0.0.0", "unspecified"},
+      {"::ffff:8.8.8.8", "public"},
+      {"::127.0.0.1", "loopback"},
+      {"::8.8.8.8", "public"},
+      {"64:ff9b::7f00:1", "loopback"},
+      {"64:ff9b::808:808", "public"},
+      {"2002:7f00:1::", "loopback"},
+      {"2002:a00:1::1", "private"},
+      {"2002:808:808::1", "public"},
+      {"fe80::1", "link-local"},
+      {"febf:ffff::1", "link-local"},
+      {"fec0::1", "private"},
+      {"fc00::1", "private"},
+      {"fdff:ffff::1", "private"},
+      {"fbff:ffff::1", "public"},
+      {"ff02::1", "multicast"},
+      {"ff00::", "multicast"},
+      {"2001:db8::1", "public"},
+      {"2606:4700::1111", "public"},
+      {"fe00::1", "public"},
+      {"localhost", "(not an address)"},
+      {"127.1", "(not an address)"},
+      {"0177.0.0.1", "(not an address)"},
+      {"", "(not an address)"},
+      {"1.2.3.4.5", "(not an address)"},
+      {"::ffff:1.2.3", "(not an address)"},
+  };
+  for (const auto& [ip, want] : table) {
+    CAPTURE(ip);
+    CHECK(cls(ip) == want);
+  }
+}
+
+TEST_CASE("ssrf: loopback, localhost, [::1], metadata and private addresses are refused") {
+  LoopbackServer srv;
+  convfail::test::TempDir dir;
+  FetchOptions o = quick();
+  o.allow_private_hosts = false;
+  o.connect_timeout_seconds = 10;
+  std::string port = std::to_string(srv.port);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {srv.url("/model.onnx"), "127.0.0.1 (loopback)"},
+      {"http://localhost:" + port + "/model.onnx", "(loopback)"},  // a name resolving to loopback
+      {"http://[::1]:" + port + "/model.onnx", "::1 (loopback)"},
+      {"http://169.254.169.254/latest/meta-data/", "169.254.169.254 (link-local)"},
+      {"http://10.0.0.1:22/", "10.0.0.1 (private)"},
+      {"https://[::ffff:127.0.0.1]:" + port + "/", "127.0.0.1 (loopback)"},
+      {"http://2130706433:" + port + "/model.onnx", "127.0.0.1 (loopback)"},  // decimal form
+      {"http://0.0.0.0:" + port + "/model.onnx", "0.0.0.0 (unspecified)"},
+  };
+  for (const auto& [url, what] : cases) {
+    CAPTURE(url);
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = fetch_url(url, dir.path().string(), o);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.find("private address refused") == 0);
+    CHECK(r.error.find(what) != std::string::npos);
+    CHECK(r.error.find("(use --allow-private-hosts)") != std::string::npos);
+    CHECK(r.attempts == 1);  // not retried: the same answer next time
+    CHECK(seconds < 2.0);    // refused before connect(), no connect timeout waited for
+  }
+  CHECK(srv.hits == 0);  // the server never saw a request
+  CHECK(fs::is_empty(dir.path()));
+  // The flag lets the same loopback URL through.
+  auto allowed = fetch_url(srv.url("/model.onnx"), dir.path().string(), quick());
+  CHECK(allowed.ok);
+  CHECK(srv.hits == 1);
+}
+
+TEST_CASE("unpack: a file then a folder of that name, a 300-byte name, a duplicate entry") {
+  LoopbackServer srv;
+  convfail::test::TempDir dir;
+  auto o = quick();
+  for (auto [path, want] : std::vector<std::pair<std::string, std::string>>{
+           {"/file-then-dir.tar.gz", "archive entry x/y: parent x is a file"},
+           {"/long-name.zip", ": entry name too long (a part of 305 bytes; the limit is 255)"},
+           {"/twice.zip", "archive entry m.onnx: duplicate entry"}}) {
+    CAPTURE(path);
+    auto f = fetch_url(srv.url(path), dir.path().string(), o);
+    REQUIRE(f.ok);
+    auto u = unpack_archive(f.path, f.path + ".d", o.max_unpacked_bytes, o.max_unpacked_files);
+    CHECK_FALSE(u.ok);
+    CHECK(u.error.find(want) != std::string::npos);
+    CHECK(u.error.find("(duplicate entry?)") == std::string::npos);
+    CHECK_FALSE(fs::exists(f.path + ".d"));
+  }
+  for (const auto& e : fs::directory_iterator(dir.path()))  // no temporary folder left
+    CHECK(e.path().filename().string().find(".part-") == std::string::npos);
+}
+
+TEST_CASE("fetch batch: bad archives are their own errors; the same bytes are one shared folder") {
+  LoopbackServer srv;
+  convfail::test::TempDir dir;
+  convfail::Db db(dir.file("c.db"));
+  convfail::migrate(db);
+  db.exec("INSERT INTO repositories(full_name) VALUES ('o/r')");
+  db.exec("INSERT INTO issues(repo_id, number, title) VALUES (1, 7, 't')");
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"archive", "/good.zip"},      {"archive", "/file-then-dir.tar.gz"},
+      {"archive", "/long-name.zip"}, {"archive", "/evil.tar.gz"},
+      {"archive", "/bomb.zip"},      {"archive", "/mirror/good.zip"},
+      {"model", "/model.onnx"},      {"model", "/missing"},
+  };
+  auto ins = db.prepare("INSERT INTO artifacts(issue_id, kind, url) VALUES (1, ?, ?)");
+  for (const auto& [kind, path] : rows) ins.bind(1, kind).bind(2, srv.url(path)).run();
+  auto o = quick();
+  o.max_bytes = 4 << 20;
+  std::string store = dir.file("store");
+  FetchCounts c = fetch_artifacts(db, store, o, std::nullopt, false, false);
+  CHECK(c.attempted == 8);
+  CHECK(c.ok == 3);  // good.zip, its mirror, model.onnx
+  CHECK(c.failed == 5);
+  CHECK(c.unpacked == 1);
+  CHECK(c.shared == 1);
+  REQUIRE(c.failures.size() == 5);
+  CHECK(c.failures[0].url == srv.url("/file-then-dir.tar.gz"));
+  CHECK(c.failures[0].error == "unpack: archive entry x/y: parent x is a file");
+  CHECK(c.failures[1].error.find("entry name too long") != std::string::npos);
+  CHECK(c.failures[2].error.find("escapes the folder") != std::string::npos);
+  CHECK(c.failures[3].error.find("zip bomb") != std::string::npos);
+  CHECK(c.failures[4].error == "HTTP 404");
+  auto status = [&](const std::string& path) {
+    auto st =
+        db.prepare("SELECT fetch_status, coalesce(local_path, '') FROM artifacts WHERE url = ?");
+    st.bind(1, srv.url(path));
+    REQUIRE(st.step());
+    return std::make_pair(st.text(0), st.text(1));
+  };
+  auto first = status("/good.zip"), second = status("/mirror/good.zip");
+  CHECK(first.first == "ok");
+  CHECK(second.first == "ok");
+  CHECK(first.second == second.second);                   // one blob shared by both links
+  CHECK(fs::exists(first.second + ".d/net/model.onnx"));  // the first's folder intact
+  int folders = 0, parts = 0;
+  for (const auto& e : fs::directory_iterator(store)) {
+    folders += fs::is_directory(e.path());
+    parts += e.path().filename().string().find(".part-") != std::string::npos;
+  }
+  CHECK(folders == 1);  // only the good archive's folder: failed unpacks left nothing
+  CHECK(parts == 0);
+  CHECK(status("/bomb.zip").first.rfind("error:unpack: unpacked size exceeds", 0) == 0);
 }
