@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "classifier/extract.h"
+#include "core/text.h"
 
 namespace convfail::classifier {
 
@@ -14,10 +15,11 @@ bool continuation(unsigned char c) {
   return (c & 0xC0) == 0x80;
 }
 
+// Issue text on one terminal line: whitespace breaks as spaces, the rest escaped.
 std::string flatten(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return s;
+  return terminal_safe(s);
 }
 
 std::string fixed(double v, int digits) {
@@ -51,7 +53,8 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
   Segments segments = segment_issue(issue);
   Classification c = engine.classify(issue, segments);
   std::ostringstream out;
-  out << issue.repo << "#" << issue.number << "  " << issue.title << "\n";
+  out << terminal_safe(issue.repo) << "#" << issue.number << "  " << terminal_safe(issue.title)
+      << "\n";
   out << "rules " << engine.rules().hash << " (" << engine.rules().rules.size() << " rules), "
       << segments.fields.size() << " fields, " << segments.bytes() << " bytes\n\n";
   for (const Decision& d : c.decisions) {
@@ -83,7 +86,8 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
   }
   Extractions facts = extract_facts(segments);
   out << "facts:" << (facts.empty() ? " none" : "") << "\n";
-  for (const auto& [kind, value] : facts) out << "  " << kind << ": " << value << "\n";
+  for (const auto& [kind, value] : facts)
+    out << "  " << kind << ": " << terminal_safe(value) << "\n";
   return out.str();
 }
 

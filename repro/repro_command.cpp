@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/issue_ref.h"
+#include "core/text.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
 
@@ -149,7 +150,8 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       if (req.limit && n >= req.limit) break;
       ++n;
       if (req.progress)
-        std::cerr << "\r[" << n << "/" << cases.size() << "] " << name << "\x1b[K" << std::flush;
+        std::cerr << "\r[" << n << "/" << cases.size() << "] " << terminal_safe(name) << "\x1b[K"
+                  << std::flush;
       ModelVerdict v = reproduce_test_case(runner, c, req.options);
       std::string outcome = suite_outcome(v);
       totals.add(outcome);
@@ -171,7 +173,8 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     if (output.is_text()) {
       out << "\ntotal " << totals.total << ": pass " << totals.pass << ", fail " << totals.fail
           << ", not_runnable " << totals.not_runnable << "\n";
-      for (const auto& [sig, count] : fail_signatures) out << "  " << count << " x " << sig << "\n";
+      for (const auto& [sig, count] : fail_signatures)
+        out << "  " << count << " x " << terminal_safe(sig) << "\n";
     }
     return;
   }
@@ -210,7 +213,8 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     for (const auto& t : targets) {
       if (req.limit && n >= req.limit) break;
       ++n;
-      if (req.progress) std::cerr << "\r[" << n << "] " << ref << "\x1b[K" << std::flush;
+      if (req.progress)
+        std::cerr << "\r[" << n << "] " << terminal_safe(ref) << "\x1b[K" << std::flush;
       ModelVerdict v;
       if (t.model.empty()) {
         v.verdict = kNotRunnable;

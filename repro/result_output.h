@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
+
 namespace convfail::repro {
 
 enum class OutputFormat { kText, kJson, kJsonl };
@@ -19,11 +21,11 @@ class ResultOutput {
 
   bool is_text() const { return format_ == OutputFormat::kText; }
 
-  // One result: `line` in text mode, `j` otherwise. Streams (text, JSON Lines) are flushed so
-  // a long run shows progress.
+  // One result: `line` in text mode (escaped: it quotes model and script errors), `j` otherwise.
+  // Streams (text, JSON Lines) are flushed so a long run shows progress.
   void result(const std::string& line, nlohmann::json j) {
     if (format_ == OutputFormat::kText) {
-      out_ << line << "\n" << std::flush;
+      out_ << terminal_safe(line) << "\n" << std::flush;
     } else if (format_ == OutputFormat::kJsonl) {
       out_ << j.dump() << "\n" << std::flush;
     } else {

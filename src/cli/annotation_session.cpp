@@ -7,6 +7,7 @@
 
 #include "cli/issue_view.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::cli {
@@ -161,7 +162,7 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     for (const auto& name : config_.compare) {
       auto v = store.current(item.issue_id, name, q.dimension);
       auto pos = v ? std::find(options.begin(), options.end(), *v) : options.end();
-      out << "    " << name << ": " << v.value_or("-");
+      out << "    " << terminal_safe(name) << ": " << terminal_safe(v.value_or("-"));
       if (pos != options.end()) out << " [" << (pos - options.begin()) + 1 << "]";
       out << "\n";
     }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/taxonomy.h"
+#include "core/text.h"
 #include "labeling/label_io.h"
 #include "labeling/manual_labels.h"
 
@@ -57,7 +58,7 @@ void add_import(CLI::App& parent, Context& ctx) {
       std::cerr << "convfail: skipped " << r.skipped_unknown << " row(s) for "
                 << r.unknown_issues.size() << " issue(s) not in the store (use --create-missing):";
       for (std::size_t i = 0; i < r.unknown_issues.size() && i < 10; ++i)
-        std::cerr << " " << r.unknown_issues[i];
+        std::cerr << " " << terminal_safe(r.unknown_issues[i]);
       if (r.unknown_issues.size() > 10) std::cerr << " ...";
       std::cerr << "\n";
     }
@@ -121,9 +122,11 @@ void add_history(CLI::App& parent, Context& ctx) {
         j["source"] = r.source ? nlohmann::json(*r.source) : nlohmann::json();
         rows.push_back(std::move(j));
       } else {
-        std::cout << r.created_at << "  " << r.annotator << "  " << r.dimension << "  " << r.kind
-                  << "  " << r.value.value_or("-") << "  " << r.source.value_or("");
-        if (r.note) std::cout << "  note: " << *r.note;
+        std::cout << terminal_safe(r.created_at) << "  " << terminal_safe(r.annotator) << "  "
+                  << terminal_safe(r.dimension) << "  " << terminal_safe(r.kind) << "  "
+                  << terminal_safe(r.value.value_or("-")) << "  "
+                  << terminal_safe(r.source.value_or(""));
+        if (r.note) std::cout << "  note: " << terminal_safe(*r.note);
         std::cout << "\n";
       }
     }

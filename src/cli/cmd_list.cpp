@@ -48,7 +48,7 @@ void add_list_command(CLI::App* cmd, Context& ctx) {
     if (args->json) {
       Json out = Json::array();
       for (const IssueSummary& s : issues) out.push_back(to_json(s));
-      std::cout << out.dump(2) << "\n";
+      std::cout << dump_for_output(out, 2) << "\n";
       return;
     }
     std::cout << format_issue_list(issues);

@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "core/taxonomy.h"
+#include "core/text.h"
 #include "reports/output_file.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
@@ -52,6 +53,10 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     reports::ReportData data = reports::build_report(ctx.db(), taxonomy, options);
     std::string text = reports::render_report(data, taxonomy, format);
     if (args->out.empty()) {
+      // On a terminal every format but JSON (whose escapes already cover control characters)
+      // is escaped: reports quote issue text and error signatures.
+      if (format != reports::ReportFormat::kJson && Context::stdout_is_tty())
+        text = terminal_safe(text, true);
       std::cout << text;
     } else {
       reports::write_output_file(args->out, text);

@@ -1,9 +1,11 @@
 #include <iostream>
 #include <memory>
+#include <random>
 
 #include "cli/commands.h"
 #include "core/issue_format.h"
 #include "core/issue_queries.h"
+#include "core/text.h"
 
 namespace convfail::cli {
 
@@ -42,19 +44,26 @@ void add_search_command(CLI::App* cmd, Context& ctx) {
     if (args->json) {
       o.highlight_open = "[";
       o.highlight_close = "]";
-    } else if (Context::stdout_is_tty()) {
-      o.highlight_open = "\033[1m";
-      o.highlight_close = "\033[0m";
+    }
+    SnippetHighlight shown;
+    if (!args->json && Context::stdout_is_tty()) {
+      // Markers no issue text can contain by chance (a random tag), shown as bold once the
+      // snippet around them is escaped.
+      std::random_device rd;
+      std::string tag = std::to_string(rd()) + std::to_string(rd());
+      o.highlight_open = "\x02<" + tag + "\x03";
+      o.highlight_close = "\x02>" + tag + "\x03";
+      shown = {o.highlight_open, o.highlight_close, "\033[1m", "\033[0m"};
     }
     std::vector<SearchHit> hits = search_issues(ctx.db(), query, o);
     if (args->json) {
       Json out = Json::array();
       for (const SearchHit& h : hits) out.push_back(to_json(h));
-      std::cout << out.dump(2) << "\n";
+      std::cout << dump_for_output(out, 2) << "\n";
       return;
     }
-    std::cout << format_search_hits(hits);
-    if (hits.empty()) std::cerr << "no issue matches " << query << "\n";
+    std::cout << format_search_hits(hits, shown);
+    if (hits.empty()) std::cerr << "no issue matches " << terminal_safe(query) << "\n";
   });
 }
 

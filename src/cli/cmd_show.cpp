@@ -27,7 +27,7 @@ void add_show_command(CLI::App* cmd, Context& ctx) {
       throw UserError("issue " + to_string(ref) +
                       " is not in the store (import or crawl it first)");
     if (args->json) {
-      std::cout << to_json(*d).dump(2) << "\n";
+      std::cout << dump_for_output(to_json(*d), 2) << "\n";
       return;
     }
     std::cout << format_issue_detail(*d);

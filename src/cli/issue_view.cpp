@@ -3,8 +3,19 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/text.h"
+
 namespace convfail::cli {
 namespace {
+
+// Issue text for the terminal: CR LF as a line break, other control characters escaped.
+std::string safe_text(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) s += text[i];
+  return terminal_safe(s, true);
+}
 
 void split_lines(const std::string& text, std::vector<std::string>& out) {
   std::istringstream in(text);
@@ -62,7 +73,7 @@ IssueView::IssueView(Db& db, std::int64_t issue_id, bool colour) : colour_(colou
       Suggestion s{cl.text(1), cl.real(3), {}};
       for (const auto& e : evidence_)
         if (e.dimension == dim && s.evidence.size() < 3)
-          s.evidence.push_back(e.rule_id + " in " + e.field + ": " + e.matched_text);
+          s.evidence.push_back(e.rule_id + " in " + e.field + ": " + terminal_safe(e.matched_text));
       if (dim == "cause" && !cl.is_null(2)) suggestions_["subtype"] = {cl.text(2), cl.real(3), {}};
       suggestions_[dim] = std::move(s);
     }
@@ -76,8 +87,8 @@ IssueView::IssueView(Db& db, std::int64_t issue_id, bool colour) : colour_(colou
            "FROM comments WHERE issue_id = ? ORDER BY position");
   com.bind(1, issue_id);
   while (com.step()) {
-    lines_.push_back("--- comment " + std::to_string(com.int64(0) + 1) + " by " + com.text(1) +
-                     " " + com.text(2) + " ---");
+    lines_.push_back("--- comment " + std::to_string(com.int64(0) + 1) + " by " +
+                     terminal_safe(com.text(1)) + " " + terminal_safe(com.text(2)) + " ---");
     split_lines(highlight(com.text(3), "comment", com.int64(0)), lines_);
   }
 }
@@ -99,7 +110,7 @@ std::string IssueView::highlight(const std::string& text, const std::string& fie
       if (pos != std::string::npos) ranges.emplace_back(pos, pos + e.matched_text.size());
     }
   }
-  if (ranges.empty()) return text;
+  if (ranges.empty()) return safe_text(text);
   std::sort(ranges.begin(), ranges.end());
   std::string out;
   std::size_t at = 0;
@@ -108,44 +119,49 @@ std::string IssueView::highlight(const std::string& text, const std::string& fie
     for (++i; i < ranges.size() && ranges[i].first <= end; ++i)
       end = std::max(end, ranges[i].second);
     if (start < at) start = at;
-    out += text.substr(at, start - at);
+    out += safe_text(std::string_view(text).substr(at, start - at));
     // Mark each line of the range separately so a page break never leaves a colour open.
     std::istringstream part(text.substr(start, end - start));
     std::string piece;
     bool first = true;
     while (std::getline(part, piece)) {
       if (!first) out += "\n";
-      out += piece.empty() ? piece : mark(piece, colour_);
+      out += piece.empty() ? piece : mark(safe_text(piece), colour_);
       first = false;
     }
     if (end > start && text[end - 1] == '\n') out += "\n";
     at = end;
   }
-  out += text.substr(at);
+  out += safe_text(std::string_view(text).substr(at));
   return out;
+}
+
+std::string IssueView::ref() const {
+  return terminal_safe(repo_) + "#" + std::to_string(number_);
 }
 
 std::string IssueView::header() const {
   std::ostringstream out;
   std::string bold = colour_ ? "\x1b[1;36m" : "", reset = colour_ ? "\x1b[0m" : "";
-  std::string title = title_;
+  std::string title = terminal_safe(title_);
   for (const auto& e : evidence_) {
     if (e.field == "title" && e.span_start >= 0 && e.span_start < e.span_end &&
         e.span_end <= static_cast<std::int64_t>(title_.size()) &&
         title_.compare(e.span_start, e.span_end - e.span_start, e.matched_text) == 0) {
-      title = title_.substr(0, e.span_start) + mark(e.matched_text, colour_) +
-              title_.substr(e.span_end);
+      title = terminal_safe(title_.substr(0, e.span_start)) +
+              mark(terminal_safe(e.matched_text), colour_) +
+              terminal_safe(title_.substr(e.span_end));
       break;  // one mark in the title keeps the offsets of the others meaningless; show one
     }
   }
   out << bold << ref() << reset << "  " << title << "\n";
   std::string labels;
-  for (const auto& l : labels_) labels += (labels.empty() ? "" : ", ") + l;
+  for (const auto& l : labels_) labels += (labels.empty() ? "" : ", ") + terminal_safe(l);
   out << "labels: " << (labels.empty() ? "-" : labels)
-      << "  state: " << (state_.empty() ? "-" : state_)
-      << "  created: " << (created_.empty() ? "-" : created_)
-      << "  closed: " << (closed_.empty() ? "-" : closed_) << "\n";
-  out << url_ << "\n";
+      << "  state: " << (state_.empty() ? "-" : terminal_safe(state_))
+      << "  created: " << (created_.empty() ? "-" : terminal_safe(created_))
+      << "  closed: " << (closed_.empty() ? "-" : terminal_safe(closed_)) << "\n";
+  out << terminal_safe(url_) << "\n";
   return out.str();
 }
 

@@ -34,7 +34,8 @@ class IssueView {
   const std::vector<std::string>& lines() const { return lines_; }
   // Suggestion per dimension (symptom, cause, subtype, stage) when the classifier gave one.
   const std::map<std::string, Suggestion>& suggestions() const { return suggestions_; }
-  std::string ref() const { return repo_ + "#" + std::to_string(number_); }
+  // repo#number, escaped for the terminal.
+  std::string ref() const;
 
   // Wraps text in the highlight marks: ANSI reverse video in colour, [[...]] otherwise.
   static std::string mark(const std::string& text, bool colour);

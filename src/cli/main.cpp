@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/resources.h"
+#include "core/text.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -69,20 +70,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string unknown = unknown_command(app, argc, argv);
     if (!unknown.empty()) {
-      std::cerr << "convfail: unknown command '" << unknown << "'\n";
+      std::cerr << "convfail: unknown command '" << terminal_safe(unknown) << "'\n";
     } else {
-      std::cerr << "convfail: " << e.what() << "\n";
+      std::cerr << "convfail: " << terminal_safe(e.what()) << "\n";
     }
     std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
     return 2;
-  } catch (const UsageError& e) {
-    std::cerr << "convfail: " << e.what() << "\n";
+  } catch (const UsageError& e) {  // messages may quote outside text: escaped here, once
+    std::cerr << "convfail: " << terminal_safe(e.what()) << "\n";
     return 2;
   } catch (const UserError& e) {
-    std::cerr << "convfail: error: " << e.what() << "\n";
+    std::cerr << "convfail: error: " << terminal_safe(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "convfail: internal error: " << e.what() << "\n";
+    std::cerr << "convfail: internal error: " << terminal_safe(e.what()) << "\n";
     return 3;
   }
   return 0;
