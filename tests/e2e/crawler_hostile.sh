@@ -65,6 +65,16 @@ grep -q '"authorization":""' "$T/olog" || fail "Authorization header at the othe
 unchanged "$db"
 echo "ok 2: redirect to another origin: no Authorization there, its answer refused"
 
+# 2b. Issues whose comments_url/timeline_url name another origin: refused, nothing asked there.
+start_fake OTHER2 --issues 30
+start_fake DETAIL --issues 40 --detail-urls-to "$OTHER2"
+db=$(fresh detail)
+crawl "$db" other/repo --api-url "$DETAIL"
+failed_once "comments_url .* is not on the API origin"
+[ "$(other_log "$OTHER2")" = "[]" ] || fail "the other origin was asked: $(other_log "$OTHER2")"
+unchanged "$db"
+echo "ok 2b: comments_url on another origin refused"
+
 # 3. A listing page linking to itself: a cycle, stopped at once, nothing of it stored.
 start_fake SELF --issues 250 --self-link listing
 db=$(fresh selflist)

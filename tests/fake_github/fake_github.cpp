@@ -167,6 +167,9 @@ struct FakeGitHub::Impl {
   Json issue(const std::string& origin, const std::string& repo, int n) const {
     std::string api = origin + "/repos/" + repo;
     std::string self = api + "/issues/" + std::to_string(n);
+    std::string detail = opt.detail_urls_to.empty() ? self
+                                                    : opt.detail_urls_to + "/repos/" + repo +
+                                                          "/issues/" + std::to_string(n);
     Json labels_json = Json::array();
     for (const auto& l : labels(n))
       labels_json.push_back({{"id", static_cast<std::int64_t>(fnv(l) % 1000000000)},
@@ -177,9 +180,9 @@ struct FakeGitHub::Impl {
     Json j = {{"url", self},
               {"repository_url", api},
               {"labels_url", self + "/labels{/name}"},
-              {"comments_url", self + "/comments"},
+              {"comments_url", detail + "/comments"},
               {"events_url", self + "/events"},
-              {"timeline_url", self + "/timeline"},
+              {"timeline_url", detail + "/timeline"},
               {"node_id", "I_kwDO" + std::to_string(5000000 + n)},
               {"html_url",
                "https://github.com/" + repo + (pr(n) ? "/pull/" : "/issues/") + std::to_string(n)},

@@ -32,12 +32,13 @@ struct FakeGitHubOptions {
   bool bare_rate_limit = false;  // rate-limit 403s without X-RateLimit-Reset or Retry-After
 
   // Hostile behaviour, on the issue listing unless said otherwise.
-  std::string link_next_to;   // an origin: every listing page's Link next points there
-  std::string redirect_to;    // an origin: the listing answers 302 to the same path there
-  std::string self_link;      // "listing" or "comments": Link next points to the page itself
-  int huge_body_mb = 0;       // the listing streams this many MB (no Content-Length)
-  int gzip_bomb_mb = 0;       // the listing is a gzip body inflating to this many MB
-  bool escape_error = false;  // the listing answers 400 with ESC/OSC sequences in the message
+  std::string link_next_to;    // an origin: every listing page's Link next points there
+  std::string redirect_to;     // an origin: the listing answers 302 to the same path there
+  std::string self_link;       // "listing" or "comments": Link next points to the page itself
+  int huge_body_mb = 0;        // the listing streams this many MB (no Content-Length)
+  int gzip_bomb_mb = 0;        // the listing is a gzip body inflating to this many MB
+  bool escape_error = false;   // the listing answers 400 with ESC/OSC sequences in the message
+  std::string detail_urls_to;  // an origin: issues' comments_url and timeline_url point there
 };
 
 struct LoggedRequest {

@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 16));
   app.add_flag("--escape-error", o.escape_error,
                "hostile: the listing answers 400 with ESC/OSC sequences in its message");
+  app.add_option("--detail-urls-to", o.detail_urls_to,
+                 "hostile: issues' comments_url and timeline_url point to this origin");
   CLI11_PARSE(app, argc, argv);
   if (!rename.empty()) {
     auto eq = rename.find('=');

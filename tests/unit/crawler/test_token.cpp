@@ -19,7 +19,9 @@ TEST_CASE("token: a token file with a control character or two lines is refused,
   test::TempDir dir;
   std::string ok = dir.write("ok", "ghp_fileToken1\n");
   CHECK(crawler::load_github_token(ok) == "ghp_fileToken1");
-  std::string bad = dir.write("bad", "ghp_se\x1b" "cret\n");
+  std::string bad = dir.write("bad",
+                              "ghp_se\x1b"
+                              "cret\n");
   CHECK_THROWS_WITH_AS(crawler::load_github_token(bad), doctest::Contains("control character"),
                        UserError);
   try {
