@@ -282,11 +282,13 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
             wait = static_cast<double>(*retry_after);
             why = "HTTP " + std::to_string(r.status) + " with Retry-After " +
                   std::to_string(*retry_after) + " (secondary rate limit)";
-          } else if (remaining && *remaining == 0 && reset_epoch_) {
+          } else if (remaining && *remaining == 0 && reset_epoch_ &&
+                     static_cast<double>(*reset_epoch_) > now_epoch()) {
             wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
             why = "rate limit exhausted (HTTP " + std::to_string(r.status) + "), until the reset";
           } else {
-            // GitHub asks for at least a minute here (60 x the default base of 1 s).
+            // No reset time, or a stale one (403s without X-RateLimit-Reset): back off
+            // exponentially. GitHub asks for at least a minute here (60 x the default base).
             wait = std::min(opt_.backoff_max_s * 60,
                             opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
             why = "HTTP " + std::to_string(r.status) + ": " + msg.substr(0, 80) +

@@ -73,7 +73,7 @@ echo "ok 4: $have committed/reviewed/line-commented events with actor and date"
 
 # 5. Rate-limit 403s without X-RateLimit-Reset or Retry-After (two clients share the budget,
 # so each meets 403s it did not see coming): both wait and complete.
-start_fake BARE --issues 40 --rate-limit 10 --rate-window 2 --bare-rate-limit
+start_fake BARE --issues 40 --rate-limit 20 --rate-window 1 --bare-rate-limit
 for k in 1 2; do
   "$CF" --db "$T/bare$k.db" crawl o/r --api-url "$BARE" --backoff-base 0.01 --rate-floor 0 \
     --json >"$T/j5$k" 2>"$T/e5$k" &
