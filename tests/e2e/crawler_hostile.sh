@@ -97,13 +97,13 @@ crawl "$T/cap.db" $REPO --api-url "$MANY" --max-pages 2 --no-comments --no-timel
 failed_once "more than 2 pages .*--max-pages"
 echo "ok 5: page cap"
 
-# 6-7. A 2 GB body and a gzip bomb, under a 1.5 GB address-space limit: a clean error.
+# 6-7. A 2 GB body and a gzip bomb, under an 800 MB address-space limit: a clean error.
 start_fake HUGE --huge-body-mb 2048
 start_fake BOMB --gzip-bomb-mb 1024
 for kind in HUGE BOMB; do
   db=$(fresh "$kind")
   rc=0
-  ( ulimit -v 1500000
+  ( ulimit -v 800000
     GITHUB_TOKEN=$TOKEN exec /usr/bin/time -f '%M' -o "$T/rss" "$CF" --db "$db" crawl other/repo \
       --api-url "${!kind}" ) >"$T/out" 2>"$T/err" || rc=$?
   failed_once "larger than the cap of 100 MB (--max-response-mb)"
