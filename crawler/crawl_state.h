@@ -27,3 +27,18 @@ void mark_run_finished(Db& db, std::int64_t state_id, bool complete);
 void mark_run_failed(Db& db, std::int64_t state_id, const std::string& error);
 
 }  // namespace convfail::crawler
+
+namespace convfail::crawler {
+
+// The current name of a repository asked for by `name`: itself, or the new name when a crawl
+// saw it renamed.
+std::string current_repository_name(Db& db, const std::string& name);
+
+// Records that `old_name` now answers as `new_name` (GitHub id `github_id`): the stored
+// repository takes the new name and id and keeps the old name as an alias. When a repository
+// with the new name is stored already, the old one's issues move there only if the new one has
+// none (else the old one becomes an alias of the new one and keeps its rows).
+void record_rename(Db& db, const std::string& old_name, const std::string& new_name,
+                   std::optional<std::int64_t> github_id);
+
+}  // namespace convfail::crawler

@@ -16,33 +16,103 @@
 namespace convfail::crawler {
 namespace {
 
+std::string trimmed_root(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+ApiOptions api_options(const CrawlOptions& o) {
+  ApiOptions a = o.api;
+  a.api_root = trimmed_root(o.api_url);
+  return a;
+}
+
 class Crawl {
  public:
   Crawl(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
         const CrawlProgress& progress)
-      : db_(db), o_(o), store_(db), cache_(db), api_(o.api, &cache_, notice), progress_(progress) {
+      : db_(db),
+        o_(o),
+        store_(db),
+        cache_(db),
+        api_(api_options(o), &cache_, notice),
+        notice_(notice),
+        progress_(progress) {
     api_.on_progress = [this] { report(); };
     summary_.repo = o.repo;
-    while (!api_root_.empty() && api_root_.back() == '/') api_root_.pop_back();
   }
 
   CrawlSummary run() {
-    std::int64_t repo_id = store_.repository_id(o_.repo);
+    // A repository seen renamed by an earlier run is asked for by its new name (no redirect).
+    repo_name_ = current_repository_name(db_, o_.repo);
+    summary_.repo = repo_name_;
+    std::int64_t repo_id = store_.repository_id(repo_name_);
     state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
     mark_run_started(db_, state_.id);
     try {
       walk_all();
     } catch (const std::exception& e) {
+      tally();
       mark_run_failed(db_, state_.id, e.what());
       throw;
     }
     mark_run_finished(db_, state_.id, summary_.complete);
+    tally();
     summary_.api = api_.stats();
     return summary_;
   }
 
  private:
-  std::string repo_url() const { return api_root_ + "/repos/" + o_.repo; }
+  std::string repo_url() const { return api_root_ + "/repos/" + repo_name_; }
+
+  // The summary's counts from the per-issue outcomes (each issue once).
+  void tally() {
+    summary_.repo = repo_name_;
+    summary_.issues_seen = static_cast<std::int64_t>(outcome_.size());
+    summary_.new_issues = summary_.updated_issues = summary_.unchanged_issues = 0;
+    for (const auto& [number, o] : outcome_) {
+      if (o == 2) ++summary_.new_issues;
+      if (o == 1) ++summary_.updated_issues;
+      if (o == 0) ++summary_.unchanged_issues;
+    }
+    summary_.pull_requests_skipped = static_cast<std::int64_t>(prs_.size());
+    summary_.excluded = static_cast<std::int64_t>(excluded_.size());
+    summary_.comment_sets_changed = static_cast<std::int64_t>(comments_changed_.size());
+    summary_.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
+  }
+
+  // The listing answered from another location: when the repository was renamed (GitHub's 301
+  // to /repositories/<id>), store its new name and id and use the new location from now on.
+  void follow_rename() {
+    if (rename_checked_) return;
+    rename_checked_ = true;
+    Fetched repo = api_.get(repo_url());
+    if (!repo.data.is_object()) return;
+    std::optional<std::string> name = opt_string(repo.data, "full_name");
+    static const RE2 valid(R"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)");
+    if (!name || !RE2::FullMatch(*name, valid) || *name == repo_name_) return;
+    record_rename(db_, repo_name_, *name, opt_int(repo.data, "id"));
+    if (notice_)
+      notice_("repository " + repo_name_ + " was renamed to " + *name +
+              "; stored under the new name, later runs ask for it directly");
+    repo_name_ = *name;
+    summary_.repo = repo_name_;
+  }
+
+  // Page bookkeeping of one walk (a listing, or one issue's comment or timeline pages): a next
+  // page already fetched in the walk is a cycle, and the walk has at most max_pages pages.
+  void check_next(std::set<std::string>* seen, const std::string& url,
+                  const std::optional<std::string>& next, const char* what) {
+    seen->insert(url);
+    if (!next) return;
+    if (seen->count(*next))
+      throw UserError("GET " + url + ": Link rel=\"next\" points back to " + *next +
+                      ", a page already fetched in this walk of " + what +
+                      " (pagination cycle); nothing of it was stored");
+    if (static_cast<std::int64_t>(seen->size()) >= o_.max_pages)
+      throw UserError("GET " + url + ": more than " + std::to_string(o_.max_pages) + " pages of " +
+                      what + " (--max-pages); stopping, nothing of this page was stored");
+  }
 
   std::string list_url(const std::optional<std::string>& since) const {
     std::string url = repo_url() + "/issues?state=" + url_encode(o_.state);
@@ -79,7 +149,8 @@ class Crawl {
     bool repeat = false;
     for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
       std::string url;
-      if (state_.next_url && state_.next_url->rfind(api_root_ + "/", 0) == 0) {
+      walk_seen_.clear();
+      if (state_.next_url && api_.on_api_origin(*state_.next_url)) {
         url = *state_.next_url;  // resume an interrupted walk, whose since= is not known
         if (walk == 0) first_since = o_.since;
       } else {
@@ -115,8 +186,9 @@ class Crawl {
                                     std::vector<CacheEntry>* cache_rows) {
     std::vector<Json> out(urls.size(), Json::array());
     std::vector<std::pair<std::size_t, std::string>> todo;
+    std::vector<std::set<std::string>> seen(urls.size());
     for (std::size_t i = 0; i < urls.size(); ++i) todo.push_back({i, urls[i]});
-    for (int guard = 0; !todo.empty() && guard < 1000; ++guard) {
+    while (!todo.empty()) {
       std::vector<std::string> batch;
       for (auto& t : todo) batch.push_back(t.second);
       std::vector<Fetched> got = api_.get_all(batch);
@@ -125,6 +197,8 @@ class Crawl {
         Fetched& f = got[k];
         if (!f.data.is_array())
           throw UserError("GET " + f.url + ": expected a JSON array, got " + f.data.type_name());
+        check_next(&seen[todo[k].first], todo[k].second, f.next_url,
+                   "an issue's comments or timeline");
         for (Json& e : f.data) out[todo[k].first].push_back(std::move(e));
         if (f.cache_update) cache_rows->push_back(std::move(*f.cache_update));
         if (f.next_url) next.push_back({todo[k].first, *f.next_url});
@@ -138,6 +212,7 @@ class Crawl {
   // when --max-issues stopped the crawl.
   bool page(const std::string& url, bool* changed, std::optional<std::string>* next) {
     Fetched listing = api_.get(url);
+    if (listing.redirected_to) follow_rename();
     if (!listing.data.is_array())
       throw UserError("GET " + url + ": expected a JSON array of issues, got " +
                       std::string(listing.data.type_name()));
@@ -153,8 +228,8 @@ class Crawl {
     for (const Json& issue : listing.data) {
       if (!issue.is_object() || !opt_int(issue, "number"))
         throw UserError("GET " + url + ": an issue without a number");
-      if (issue.contains("pull_request") && !issue["pull_request"].is_null()) {
-        ++summary_.pull_requests_skipped;
+      if (is_pull_request(issue)) {
+        prs_.insert(*opt_int(issue, "number"));
         continue;
       }
       std::vector<std::string> labels = issue_label_names(issue);
@@ -163,11 +238,11 @@ class Crawl {
                o_.exclude_labels.end();
       });
       if (excluded) {
-        ++summary_.excluded;
+        excluded_.insert(*opt_int(issue, "number"));
         continue;
       }
       Item it{issue, *opt_int(issue, "number")};
-      stored.bind(1, o_.repo).bind(2, it.number);
+      stored.bind(1, repo_name_).bind(2, it.number);
       bool known = stored.step();
       std::optional<std::string> old = known ? stored.opt_text(0) : std::nullopt;
       stored.reset();
@@ -191,17 +266,18 @@ class Crawl {
       std::string base = repo_url() + "/issues/" + std::to_string(it.number);
       if (o_.comments) {
         if (opt_int(it.issue, "comments").value_or(1) > 0) {
-          urls.push_back(base + "/comments?per_page=100");
+          urls.push_back(detail_url(it.issue, "comments_url", base + "/comments"));
           owner.push_back({i, true});
         } else {
           it.have_comments = true;  // known to be empty
         }
       }
       if (o_.timeline) {
-        urls.push_back(base + "/timeline?per_page=100");
+        urls.push_back(detail_url(it.issue, "timeline_url", base + "/timeline"));
         owner.push_back({i, false});
       }
     }
+    if (!stop) check_next(&walk_seen_, url, *next, "the issue listing");
     std::vector<Json> fetched = fetch_paginated(urls, &cache_rows);
     for (std::size_t k = 0; k < fetched.size(); ++k) {
       Item& it = items[owner[k].first];
@@ -218,12 +294,11 @@ class Crawl {
     Transaction tx(db_);
     std::int64_t stored_count = 0;
     for (Item& it : items) {
-      ++summary_.issues_seen;
       std::int64_t id = 0;
-      UpsertResult r = store_.upsert_issue(o_.repo, it.issue, &id);
-      if (r == UpsertResult::kInserted) ++summary_.new_issues;
-      if (r == UpsertResult::kUpdated) ++summary_.updated_issues;
-      if (r == UpsertResult::kUnchanged || r == UpsertResult::kStale) ++summary_.unchanged_issues;
+      UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
+      int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
+      auto [slot, fresh] = outcome_.insert({it.number, rank});
+      if (!fresh) slot->second = std::max(slot->second, rank);
       if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
         if (!stored_numbers_.insert(it.number).second) shifted_ = true;
         ++stored_count;
@@ -234,11 +309,11 @@ class Crawl {
         if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
       if (!it.details) continue;
       if (it.have_comments && store_.store_comments(id, it.comments)) {
-        ++summary_.comment_sets_changed;
+        comments_changed_.insert(it.number);
         *changed = true;
       }
-      if (it.have_timeline && store_.store_timeline(id, o_.repo, it.timeline)) {
-        ++summary_.timelines_changed;
+      if (it.have_timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
+        timelines_changed_.insert(it.number);
         *changed = true;
       }
     }
@@ -251,24 +326,43 @@ class Crawl {
     return stop;
   }
 
+  // An issue's comments or timeline URL: the one the issue object names (it must be on the API
+  // origin, else the crawl stops), or the URL built from the repository when it names none.
+  std::string detail_url(const Json& issue, const char* field, const std::string& fallback) {
+    std::string u = opt_string(issue, field).value_or(fallback);
+    if (!api_.on_api_origin(u))
+      throw UserError("issue " + std::to_string(opt_int(issue, "number").value_or(0)) + ": " +
+                      field + " " + u + " is not on the API origin " + api_root_ +
+                      "; refusing to follow it");
+    return u + (u.find('?') == std::string::npos ? "?" : "&") + "per_page=100";
+  }
+
   void report() {
     if (!progress_) return;
+    tally();
     summary_.api = api_.stats();
     progress_(summary_);
   }
 
   Db& db_;
   const CrawlOptions& o_;
-  std::string api_root_ = o_.api_url;
+  std::string api_root_ = trimmed_root(o_.api_url);
+  std::string repo_name_ = o_.repo;  // the current name (after a rename)
   IssueStore store_;
   HttpCache cache_;
   GitHubApi api_;
+  std::function<void(const std::string&)> notice_;
   CrawlProgress progress_;
   CrawlSummary summary_;
   CrawlState state_;
   std::int64_t stored_this_run_ = 0;
   std::set<std::int64_t> stored_numbers_;  // issues stored by this run
   bool shifted_ = false;                   // this walk re-stored one of them
+  std::set<std::string> walk_seen_;        // listing pages of the current walk
+  bool rename_checked_ = false;
+  // Per issue number, for the summary: 2 new, 1 updated, 0 unchanged (the highest wins).
+  std::map<std::int64_t, int> outcome_;
+  std::set<std::int64_t> prs_, excluded_, comments_changed_, timelines_changed_;
 };
 
 void validate(const CrawlOptions& o) {
@@ -281,8 +375,13 @@ void validate(const CrawlOptions& o) {
     throw UsageError("--since must be an ISO 8601 time such as 2023-01-31T00:00:00Z");
   if (o.api_url.rfind("http://", 0) != 0 && o.api_url.rfind("https://", 0) != 0)
     throw UsageError("--api-url must start with http:// or https://");
-  if (o.api.concurrency < 1 || o.api.concurrency > 64)
+  if (o.api.concurrency < 0 || o.api.concurrency > 64)
     throw UsageError("--concurrency must be between 1 and 64");
+  if (o.max_pages < 1) throw UsageError("--max-pages must be at least 1");
+  if (o.overlap_s < 0) throw UsageError("--overlap must not be negative");
+  if (o.api.max_retries < 0 || o.api.rate_floor < 0 || o.api.backoff_base_s < 0)
+    throw UsageError("--max-retries, --rate-floor and --backoff-base must not be negative");
+  if (o.api.max_response_bytes < 1) throw UsageError("--max-response-mb must be at least 1");
   if (o.max_issues < 0) throw UsageError("--max-issues must not be negative");
 }
 

@@ -27,11 +27,15 @@ struct CrawlOptions {
                                 // the next run resumes
   int overlap_s = 60;           // incremental runs ask since=(largest updated_at - overlap)
   int max_walks = 4;            // listing passes per run until one sees no change
+  int max_pages = 10000;        // pages per walk of one listing, comment or timeline list;
+                                // more is an error (a server that never ends)
   ApiOptions api;
 };
 
+// Counts are of distinct issues: a run lists the repository more than once (a first run walks
+// again with since=), and an issue counts once, by its most telling outcome.
 struct CrawlSummary {
-  std::string repo;
+  std::string repo;  // the name crawled (the new one when the repository was renamed)
   std::int64_t pages = 0;
   std::int64_t issues_seen = 0;
   std::int64_t new_issues = 0;

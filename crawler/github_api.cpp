@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "crawler/link_header.h"
 
 namespace convfail::crawler {
@@ -36,14 +37,26 @@ std::string fmt_seconds(double s) {
   return buf;
 }
 
-// GitHub's error bodies carry {"message": ...}; anything else is cut short.
+// GitHub's error bodies carry {"message": ...}; anything else is cut short. Not escaped here:
+// main() escapes every error message once, and notices are escaped where they are printed.
 std::string error_message(const http::Response& r) {
   try {
     Json j = Json::parse(r.body);
-    if (auto m = opt_string(j, "message")) return *m;
+    if (auto m = opt_string(j, "message")) return m->substr(0, 300);
   } catch (...) {
   }
   return r.body.substr(0, 120);
+}
+
+// "GET <url>" for messages; URLs come from the server (Link headers, issue objects).
+std::string get_of(const std::string& url) {
+  return "GET " + url;
+}
+
+std::string host_of(const std::string& origin) {  // "scheme://host:port" -> "host"
+  std::size_t a = origin.find("://");
+  std::size_t b = origin.rfind(':');
+  return a == std::string::npos || b <= a ? origin : origin.substr(a + 3, b - a - 3);
 }
 
 // Attempt state of one URL inside get_all().
@@ -61,13 +74,43 @@ GitHubApi::GitHubApi(ApiOptions options, HttpCache* cache,
     : opt_(std::move(options)),
       cache_(cache),
       notice_(std::move(notice)),
-      multi_(opt_.concurrency),
-      rng_(std::random_device{}()) {}
+      multi_(effective_concurrency(opt_)),
+      rng_(std::random_device{}()) {
+  opt_.concurrency = effective_concurrency(opt_);
+  if (!opt_.api_root.empty()) {
+    auto o = http::origin_of(opt_.api_root);
+    if (!o) throw UsageError("the API URL must be an http:// or https:// URL");
+    origins_.push_back(*o);
+  }
+}
+
+int effective_concurrency(const ApiOptions& options) {
+  if (options.concurrency > 0) return options.concurrency;
+  auto origin = http::origin_of(options.api_root);
+  return origin && host_of(*origin) == "api.github.com" ? 1 : 4;
+}
+
+bool GitHubApi::on_api_origin(const std::string& url) const {
+  auto o = http::origin_of(url);
+  return o && std::find(origins_.begin(), origins_.end(), *o) != origins_.end();
+}
+
+void GitHubApi::check_origin(const std::string& url, const std::string& what) {
+  if (origins_.empty()) {  // no API root given: the first URL fixes it
+    if (auto o = http::origin_of(url)) origins_.push_back(*o);
+  }
+  if (on_api_origin(url)) return;
+  throw UserError(what + " " + url + " is not on the API origin " +
+                  (origins_.empty() ? std::string("?") : origins_.front()) +
+                  "; refusing to follow it (the token and the database stay with the API)");
+}
 
 http::Request GitHubApi::make_request(const std::string& url) {
+  check_origin(url, "URL");
   http::Request req;
   req.url = url;
   req.timeout_ms = opt_.timeout_ms;
+  req.max_body_bytes = opt_.max_response_bytes;
   req.headers = {{"Accept", "application/vnd.github+json"},
                  {"X-GitHub-Api-Version", "2022-11-28"},
                  {"User-Agent", std::string("convfail/") + CONVFAIL_VERSION}};
@@ -139,6 +182,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
       allowance =
           std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
                                                1, *stats_.rate_remaining - opt_.rate_floor)));
+    if (serial_) allowance = 1;
     std::size_t n = std::min(allowance, pending.size());
     std::vector<Slot> round(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
     pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
@@ -155,6 +199,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
       const std::string& url = urls[s.index];
       http::Response& r = responses[k];
       ++stats_.requests;
+      stats_.requests += r.redirects;  // each redirect was a request, and cost budget
       note_rate(r);
       auto fault = [&](const std::string& why) {
         s.last_error = why;
@@ -162,20 +207,40 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         retry.push_back(s);
       };
       if (!r.transport_ok()) {
-        if (!http::should_retry(r)) throw UserError("GET " + url + ": " + r.error);
+        if (r.failure == http::Failure::kTooLarge)
+          throw UserError(get_of(url) + ": the response is larger than the cap of " +
+                          std::to_string(opt_.max_response_bytes >> 20) +
+                          " MB (--max-response-mb)");
+        if (!http::should_retry(r)) throw UserError(get_of(url) + ": " + r.error);
+      }
+      if (r.redirects > 0 && !on_api_origin(r.effective_url)) {
+        // A redirect may move the API from http to https on the same host; any other origin
+        // is refused (libcurl sent it no Authorization header).
+        auto to = http::origin_of(r.effective_url);
+        if (to && !origins_.empty() && starts_with(*to, "https://") &&
+            host_of(*to) == host_of(origins_.front()))
+          origins_.push_back(*to);
+        else
+          throw UserError(get_of(url) + ": redirected to " + r.effective_url +
+                          ", which is not on the API origin; refusing its answer");
+      }
+      if (!r.transport_ok()) {
         fault(r.error);
         continue;
       }
       if (r.status == 304) {
         std::optional<CacheEntry> c = cache_ ? cache_->get(url) : std::nullopt;
-        if (!c) throw UserError("GET " + url + ": 304 Not Modified without a cached copy");
-        Fetched f{url, Json::parse(c->body, nullptr, false), std::nullopt, true, std::nullopt};
+        if (!c) throw UserError(get_of(url) + ": 304 Not Modified without a cached copy");
+        Fetched f{url,          Json::parse(c->body, nullptr, false),
+                  std::nullopt, true,
+                  std::nullopt, std::nullopt};
         if (f.data.is_discarded()) throw UserError("cached body of " + url + " is not JSON");
         // GitHub may omit Link on a 304: the cached page remembers its next page.
         if (auto link = r.header("link"))
           f.next_url = link_with_rel(*link, "next");
         else
           f.next_url = c->next_url;
+        if (f.next_url) check_origin(*f.next_url, get_of(url) + ": Link rel=\"next\"");
         ++stats_.not_modified;
         done[s.index] = std::move(f);
         continue;
@@ -186,8 +251,10 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
           fault("truncated or unparsable JSON body");
           continue;
         }
-        Fetched f{url, std::move(data), std::nullopt, false, std::nullopt};
+        Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
+        if (r.redirects > 0) f.redirected_to = r.effective_url;
         if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
+        if (f.next_url) check_origin(*f.next_url, get_of(url) + ": Link rel=\"next\"");
         auto etag = r.header("etag");
         auto last_modified = r.header("last-modified");
         if (cache_ && (etag || last_modified))
@@ -200,20 +267,27 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         auto remaining = header_int(r, "x-ratelimit-remaining");
         std::string msg = error_message(r);
         bool secondary = msg.find("secondary rate limit") != std::string::npos;
+        if ((secondary || retry_after) && !serial_) {
+          serial_ = true;  // GitHub's advice: serial requests from now on
+          if (notice_ && opt_.concurrency > 1)
+            notice_("secondary rate limit: one request at a time for the rest of the run");
+        }
         if (retry_after || (remaining && *remaining == 0) || secondary || r.status == 429) {
           if (++s.limit_waits > 50)
-            throw UserError("GET " + url + ": still rate limited after 50 waits");
+            throw UserError(get_of(url) + ": still rate limited after 50 waits");
           double wait;
           std::string why;
           if (retry_after) {
             wait = static_cast<double>(*retry_after);
             why = "HTTP " + std::to_string(r.status) + " with Retry-After " +
                   std::to_string(*retry_after) + " (secondary rate limit)";
-          } else if (remaining && *remaining == 0 && reset_epoch_) {
+          } else if (remaining && *remaining == 0 && reset_epoch_ &&
+                     static_cast<double>(*reset_epoch_) > now_epoch()) {
             wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
             why = "rate limit exhausted (HTTP " + std::to_string(r.status) + "), until the reset";
           } else {
-            // GitHub asks for at least a minute here (60 x the default base of 1 s).
+            // No reset time, or a stale one (403s without X-RateLimit-Reset): back off
+            // exponentially. GitHub asks for at least a minute here (60 x the default base).
             wait = std::min(opt_.backoff_max_s * 60,
                             opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
             why = "HTTP " + std::to_string(r.status) + ": " + msg.substr(0, 80) +
@@ -226,25 +300,24 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
           pending.push_back(s);
           continue;
         }
-        throw UserError("GET " + url + ": HTTP " + std::to_string(r.status) + ": " + msg);
+        throw UserError(get_of(url) + ": HTTP " + std::to_string(r.status) + ": " + msg);
       }
       if (http::should_retry(r)) {  // 5xx (429 was a rate limit above)
         fault("HTTP " + std::to_string(r.status));
         continue;
       }
       if (r.status == 401)
-        throw UserError("GET " + url + ": HTTP 401: bad credentials (check the token)");
+        throw UserError(get_of(url) + ": HTTP 401: bad credentials (check the token)");
       if (r.status == 404)
-        throw UserError("GET " + url + ": HTTP 404: not found (repository name, or access?)");
-      throw UserError("GET " + url + ": HTTP " + std::to_string(r.status) + ": " +
-                      error_message(r));
+        throw UserError(get_of(url) + ": HTTP 404: not found (repository name, or access?)");
+      throw UserError(get_of(url) + ": HTTP " + std::to_string(r.status) + ": " + error_message(r));
     }
     if (!retry.empty()) {
       http::RetryPolicy policy{opt_.max_retries, opt_.backoff_base_s, opt_.backoff_max_s};
       int worst = 0;
       for (Slot& s : retry) {
         if (policy.gives_up_after(s.attempts))
-          throw UserError("GET " + urls[s.index] + " failed " + std::to_string(s.attempts) +
+          throw UserError(get_of(urls[s.index]) + " failed " + std::to_string(s.attempts) +
                           " times, last: " + s.last_error);
         worst = std::max(worst, s.attempts);
         ++stats_.retries;

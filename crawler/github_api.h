@@ -17,10 +17,19 @@
 namespace convfail::crawler {
 
 struct ApiOptions {
-  std::optional<std::string> token;  // sent as "Authorization: Bearer"; never logged or stored
-  int concurrency = 4;               // parallel transfers in get_all()
-  int rate_floor = 10;               // wait for the reset when the remaining budget reaches this
-  double backoff_base_s = 1.0;       // first retry waits base * [0.5, 1); doubles per attempt
+  // The API root (e.g. https://api.github.com). Requests, Link URLs and redirects must stay on
+  // its origin (or one a redirect on the same host established); empty: the first URL
+  // requested fixes the origin.
+  std::string api_root;
+  std::optional<std::string> token;  // sent as "Authorization: Bearer" to the API origin only;
+                                     // never logged or stored
+  // Parallel transfers in get_all(); 0: automatic (1 against api.github.com, as GitHub asks
+  // for serial requests, else 4). The first secondary-rate-limit answer makes the rest of the
+  // run serial whatever this says.
+  int concurrency = 0;
+  std::uint64_t max_response_bytes = 100ull << 20;  // per response, after decompression
+  int rate_floor = 10;          // wait for the reset when the remaining budget reaches this
+  double backoff_base_s = 1.0;  // first retry waits base * [0.5, 1); doubles per attempt
   double backoff_max_s = 60.0;
   int max_retries = 6;         // per URL, for faults; then the crawl stops with an error
   double max_wait_s = 3900.0;  // a longer rate-limit wait is an error instead
@@ -43,8 +52,12 @@ struct Fetched {
   Json data;
   std::optional<std::string> next_url;
   bool not_modified = false;
-  std::optional<CacheEntry> cache_update;  // set for a 200 that carried a validator
+  std::optional<CacheEntry> cache_update;    // set for a 200 that carried a validator
+  std::optional<std::string> redirected_to;  // the URL that answered, when redirected
 };
+
+// The concurrency `options` asks for, with 0 resolved (see ApiOptions::concurrency).
+int effective_concurrency(const ApiOptions& options);
 
 class GitHubApi {
  public:
@@ -57,12 +70,17 @@ class GitHubApi {
   std::vector<Fetched> get_all(const std::vector<std::string>& urls);
 
   const ApiStats& stats() const { return stats_; }
+  // Whether `url` is on the API origin (after any same-host redirect that moved it).
+  bool on_api_origin(const std::string& url) const;
+  // True once a secondary rate limit made the rest of the run serial.
+  bool serial() const { return serial_; }
   // Called after every round of requests (for progress lines).
   std::function<void()> on_progress;
 
  private:
   http::Request make_request(const std::string& url);
   void note_rate(const http::Response& r);
+  void check_origin(const std::string& url, const std::string& what);
   void wait_for_budget();
   void sleep_for(double seconds, const std::string& why, bool rate_limit);
 
@@ -74,6 +92,8 @@ class GitHubApi {
   std::optional<std::int64_t> reset_epoch_;
   std::optional<std::int64_t> rate_limit_;  // X-RateLimit-Limit: the budget of a window
   std::mt19937 rng_;
+  std::vector<std::string> origins_;  // the API origin(s) requests may go to
+  bool serial_ = false;
 };
 
 }  // namespace convfail::crawler

@@ -1,5 +1,7 @@
 #include "crawler/progress.h"
 
+#include "core/text.h"
+
 #include <cstdio>
 
 namespace convfail::crawler {
@@ -31,7 +33,7 @@ void CrawlProgressLine::clear() {
 
 void CrawlProgressLine::notice(const std::string& message) {
   clear();
-  out_ << "convfail: " << message << "\n";
+  out_ << "convfail: " << convfail::terminal_safe(message) << "\n";  // names server text
   if (enabled_ && !last_.empty()) {
     out_ << last_ << std::flush;
     shown_ = true;

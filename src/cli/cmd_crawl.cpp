@@ -39,7 +39,9 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       "(since= the last crawl, conditional requests answered 304 cost nothing), rate-limit\n"
       "aware, and resumable (each page is stored with its checkpoint; a killed crawl continues\n"
       "where it stopped). Pull requests are skipped. The token comes from $GITHUB_TOKEN or\n"
-      "--token-file and is never stored or printed; without one the anonymous limit applies.");
+      "--token-file and is never stored or printed; without one the anonymous limit applies.\n"
+      "It is sent only to the --api-url origin: Link URLs, issue URLs and redirects elsewhere\n"
+      "stop the crawl with an error. A renamed repository (301) is stored under its new name.");
   struct Args {
     std::string repo;
     std::string preset;
@@ -47,6 +49,7 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
     std::string since;
     bool no_comments = false, no_timeline = false, json = false;
     std::string token_file;
+    int max_response_mb = 100;
   };
   auto args = std::make_shared<Args>();
   auto* repo = cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
@@ -74,9 +77,21 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--token-file", args->token_file,
                   "file holding the GitHub token (default: $GITHUB_TOKEN; none: anonymous)");
   cmd->add_option("--concurrency", args->o.api.concurrency,
-                  "parallel requests for comments and timelines (1-64)")
-      ->capture_default_str()
+                  "parallel requests for comments and timelines (1-64; default: 1 against "
+                  "api.github.com, which asks for serial requests, 4 for other --api-url "
+                  "servers); the first secondary rate limit makes the rest of the run serial")
+      ->default_str("auto")
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--max-pages", args->o.max_pages,
+                  "pages per walk of a listing or of an issue's comments or timeline; more is an "
+                  "error (a server whose pages never end)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000000));
+  cmd->add_option("--max-response-mb", args->max_response_mb,
+                  "largest response body in MB, counted after decompression while it streams; "
+                  "a larger one is an error for that URL")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--max-issues", args->o.max_issues,
                   "stop after storing this many new or changed issues (0: no limit); the next run "
                   "continues")
@@ -109,6 +124,7 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
     if (!a.since.empty()) base.since = a.since;
     base.comments = !a.no_comments;
     base.timeline = !a.no_timeline;
+    base.api.max_response_bytes = static_cast<std::uint64_t>(a.max_response_mb) << 20;
     base.api.token = crawler::load_github_token(
         a.token_file.empty() ? std::nullopt : std::optional<std::string>(a.token_file));
     std::vector<crawler::CrawlOptions> crawls;

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
+#include "crawler/token.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -38,6 +39,8 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: the token leaves the environment before anything could start a child process.
+  crawler::take_github_token_from_env();
   Context ctx;
   ctx.db_path = env_or("CONVFAIL_DB", "convfail.db");
   ctx.data_dir = default_data_dir();

@@ -176,6 +176,10 @@ Failure failure_of(CURLcode code, const Transfer& t) {
 void finish(CURL* easy, CURLcode code, Transfer* t) {
   Response& r = t->response;
   curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &r.new_connections);
+  curl_easy_getinfo(easy, CURLINFO_REDIRECT_COUNT, &r.redirects);
+  char* effective = nullptr;
+  curl_easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective);
+  r.effective_url = effective ? effective : t->request->url;
   long status = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
   // With stop_on_http_error an error status is an answer, not a transport failure.
@@ -280,6 +284,26 @@ std::vector<Response> MultiClient::perform_all(const std::vector<Request>& reque
     }
     if (running > 0) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
   }
+  return out;
+}
+
+std::optional<std::string> origin_of(const std::string& url) {
+  CURLU* u = curl_url();
+  if (!u) return std::nullopt;
+  std::optional<std::string> out;
+  if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    char *scheme = nullptr, *host = nullptr, *port = nullptr;
+    if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+      std::string s = lower(scheme);
+      if (s == "http" || s == "https") out = s + "://" + lower(host) + ":" + port;
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+  }
+  curl_url_cleanup(u);
   return out;
 }
 

@@ -65,7 +65,9 @@ struct Response {
   std::string body;
   std::string error;  // curl's message when the transfer failed (timeout, reset, short body)
   Failure failure = Failure::kNone;
-  long new_connections = 0;  // connections opened for this transfer (0: an open one was reused)
+  long new_connections = 0;   // connections opened for this transfer (0: an open one was reused)
+  long redirects = 0;         // redirects followed to get this response
+  std::string effective_url;  // the URL that answered (after redirects)
   bool transport_ok() const { return error.empty(); }
   // A header by case-insensitive name.
   std::optional<std::string> header(const std::string& name) const;
@@ -110,6 +112,11 @@ class MultiClient {
 // nullptr when `literal` is not an IPv4 or IPv6 address literal (a sockaddr of another family).
 const char* address_class(const std::string& literal);
 const char* address_class(const struct sockaddr* address);
+
+// "scheme://host:port" of an http(s) URL (lower-case, the default port made explicit), parsed by
+// libcurl's URL parser; nullopt for anything else. Two URLs are on the same origin when these
+// are equal.
+std::optional<std::string> origin_of(const std::string& url);
 
 // How many times and how fast to retry a transient failure (see should_retry).
 struct RetryPolicy {

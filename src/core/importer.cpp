@@ -74,7 +74,7 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
       ++counts.stale;
       return;  // keep the newer stored thread
   }
-  if (obj.contains("pull_request") && !obj["pull_request"].is_null()) ++counts.pull_requests;
+  if (is_pull_request(obj)) ++counts.pull_requests;
   if (c != obj.end() && c->is_array() && store.store_comments(id, *c))
     ++counts.comment_sets_changed;
   if (t != obj.end() && !t->is_null() && store.store_timeline(id, *repo, *t))

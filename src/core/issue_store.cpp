@@ -57,6 +57,40 @@ std::optional<std::string> repo_from_issue_urls(const Json& issue) {
   return std::nullopt;
 }
 
+bool is_pull_request(const Json& issue) {
+  if (!issue.is_object()) return false;
+  auto pr = issue.find("pull_request");
+  if (pr == issue.end() || pr->is_null()) return false;
+  if (!pr->is_object()) return true;
+  for (const Json& v : *pr)
+    if (!v.is_null()) return true;
+  return false;
+}
+
+std::pair<std::optional<std::string>, std::optional<std::string>> timeline_actor_and_date(
+    const Json& e) {
+  std::optional<std::string> actor = opt_nested_string(e, "actor", "login");
+  std::optional<std::string> date = opt_string(e, "created_at");
+  std::string event = opt_string(e, "event").value_or("");
+  if (event == "committed") {
+    for (const char* who : {"author", "committer"}) {
+      for (const char* field : {"name", "email", "login"})
+        if (!actor) actor = opt_nested_string(e, who, field);
+      if (!date) date = opt_nested_string(e, who, "date");
+    }
+  } else if (event == "reviewed") {
+    if (!actor) actor = opt_nested_string(e, "user", "login");
+    if (!date) date = opt_string(e, "submitted_at");
+  } else if (event == "line-commented") {
+    auto c = e.find("comments");
+    if (c != e.end() && c->is_array() && !c->empty() && (*c)[0].is_object()) {
+      if (!actor) actor = opt_nested_string((*c)[0], "user", "login");
+      if (!date) date = opt_string((*c)[0], "created_at");
+    }
+  }
+  return {actor, date};
+}
+
 bool timeline_has_fix_link(const std::string& repo, const Json& events) {
   if (!events.is_array()) return false;
   auto same_repo = [&](const std::string& other) { return iequals(repo, other); };
@@ -261,8 +295,7 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(10, updated)
       .bind(11, opt_string(issue, "closed_at"))
       .bind(12, opt_string(issue, "html_url"))
-      .bind(13, static_cast<std::int64_t>(issue.contains("pull_request") &&
-                                          !issue["pull_request"].is_null()))
+      .bind(13, static_cast<std::int64_t>(is_pull_request(issue)))
       .bind(14, comment_count)
       .bind(15, raw);
   if (existing) st.bind(16, *existing);
@@ -350,15 +383,14 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
       if (!src_repo) src_repo = repo_from_issue_urls(si);
       src_number = opt_int(si, "number");
       src_state = opt_string(si, "state");
-      src_is_pr =
-          static_cast<std::int64_t>(si.contains("pull_request") && !si["pull_request"].is_null());
+      src_is_pr = static_cast<std::int64_t>(is_pull_request(si));
     }
-    std::optional<std::string> actor = opt_nested_string(e, "actor", "login");
+    auto [actor, date] = timeline_actor_and_date(e);
     insert.bind(1, issue_id)
         .bind(2, pos)
         .bind(3, opt_string(e, "event"))
         .bind(4, actor)
-        .bind(5, opt_string(e, "created_at"))
+        .bind(5, date)
         .bind(6, opt_string(e, "commit_id"))
         .bind(7, src_repo)
         .bind(8, src_number)

@@ -24,6 +24,18 @@ enum class UpsertResult { kInserted, kUpdated, kUnchanged, kStale };
 // of the same repository, or connected.
 bool timeline_has_fix_link(const std::string& repo, const Json& events);
 
+// Whether a REST issue object is a pull request: a "pull_request" member that is not null and,
+// when an object, has a non-null value. Dumps in the pre-2014 API format give every plain issue
+// {"html_url": null, "diff_url": null, "patch_url": null}: not a pull request.
+bool is_pull_request(const Json& issue);
+
+// Who did a timeline event and when: actor.login and created_at, or for the events without
+// them the real fields: "committed" (author/committer name, email or login; author.date or
+// committer.date), "reviewed" (user.login, submitted_at), "line-commented" (its first nested
+// comment's user.login and created_at).
+std::pair<std::optional<std::string>, std::optional<std::string>> timeline_actor_and_date(
+    const Json& event);
+
 // Label names of an issue: ["name", ...] (flattened) or [{"name": ...}, ...] (REST).
 std::vector<std::string> issue_label_names(const Json& issue);
 

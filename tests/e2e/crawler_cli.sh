@@ -11,7 +11,7 @@ CF="$BUILD/convfail"
 help=$("$CF" crawl --help)
 for opt in --label --exclude-label --state --since --no-comments --no-timeline --api-url \
   --token-file --concurrency --max-issues --preset --json --rate-floor --backoff-base \
-  --max-retries --overlap; do
+  --max-retries --overlap --max-pages --max-response-mb; do
   grep -q -- "$opt" <<<"$help" || fail "crawl --help does not document $opt"
 done
 "$BUILD/fake-github" --help | grep -q -- --fault-rate || fail "fake-github --help"

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <zlib.h>
+
 #include "core/text.h"
 
 namespace convfail::fake {
@@ -43,6 +45,61 @@ const std::int64_t kChanged = 1735689600;  // 2025-01-01T00:00:00Z: edits come a
 const char* kLabels[] = {"module: onnx", "bug",        "question", "pending on user response",
                          "triaged",      "enhancement"};
 
+const char* kAssociations[] = {"NONE",         "CONTRIBUTOR", "MEMBER",
+                               "COLLABORATOR", "OWNER",       "FIRST_TIME_CONTRIBUTOR"};
+
+// A user object as api.github.com sends it (the fields of the recorded responses).
+Json user_json(const std::string& origin, int k) {
+  std::string login = "user" + std::to_string(k);
+  std::int64_t id = 100000 + k;
+  return {{"login", login},
+          {"id", id},
+          {"node_id", "MDQ6VXNlcj" + std::to_string(id)},
+          {"avatar_url", "https://avatars.githubusercontent.com/u/" + std::to_string(id) + "?v=4"},
+          {"gravatar_id", ""},
+          {"url", origin + "/users/" + login},
+          {"html_url", "https://github.com/" + login},
+          {"followers_url", origin + "/users/" + login + "/followers"},
+          {"repos_url", origin + "/users/" + login + "/repos"},
+          {"type", k % 17 == 0 ? "Bot" : "User"},
+          {"site_admin", false}};
+}
+
+// A 64-hex weak validator, as GitHub sends for API responses.
+std::string weak_etag(const std::string& body) {
+  char buf[80];
+  std::uint64_t a = fnv(body);
+  std::snprintf(buf, sizeof buf, "W/\"%016llx%016llx%016llx%016llx\"",
+                static_cast<unsigned long long>(a), static_cast<unsigned long long>(mix(a ^ 1)),
+                static_cast<unsigned long long>(mix(a ^ 2)),
+                static_cast<unsigned long long>(mix(a ^ 3)));
+  return buf;
+}
+
+// A gzip stream of a JSON array padded with `mb` MB of spaces.
+std::string gzip_padding(int mb) {
+  z_stream z{};
+  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2");
+  std::string out, chunk(1 << 20, ' ');
+  std::string buf(1 << 16, '\0');
+  auto pump = [&](const std::string& in, int flush) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(in.size());
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf.data());
+      z.avail_out = static_cast<uInt>(buf.size());
+      deflate(&z, flush);
+      out.append(buf.data(), buf.size() - z.avail_out);
+    } while (z.avail_out == 0);
+  };
+  pump("[", Z_NO_FLUSH);
+  for (int i = 0; i < mb; ++i) pump(chunk, Z_NO_FLUSH);
+  pump("]", Z_FINISH);
+  deflateEnd(&z);
+  return out;
+}
+
 // Timeline "fix kinds": 1-4 are the four has_fix_link rules, 5-7 look alike but are not.
 enum Kind {
   kNone = 0,
@@ -57,6 +114,10 @@ enum Kind {
 
 }  // namespace
 
+std::int64_t fake_repository_id(const std::string& full_name) {
+  return 1000 + static_cast<std::int64_t>(fnv(lower(full_name)) % 900000000);
+}
+
 struct FakeGitHub::Impl {
   FakeGitHubOptions opt;
   httplib::Server server;
@@ -70,6 +131,12 @@ struct FakeGitHub::Impl {
   std::vector<LoggedRequest> requests;
   std::int64_t window = -1;
   int used = 0;
+  std::map<std::int64_t, std::string> repos_by_id;  // /repositories/<id> -> full name
+  std::string bomb;                                 // the gzip body, made on first use
+
+  static std::string origin(const httplib::Request& req) {
+    return "http://" + req.get_header_value("Host");
+  }
 
   bool pr(int n) const { return n % 7 == 3; }
   bool closed(int n) const { return n % 5 != 0; }
@@ -97,13 +164,26 @@ struct FakeGitHub::Impl {
     return created(n) + 3600 + static_cast<std::int64_t>(h(n, 7) % (86400 * 30));
   }
 
-  Json issue(const std::string& repo, int n) const {
-    std::string api = "https://api.github.com/repos/" + repo;
+  Json issue(const std::string& origin, const std::string& repo, int n) const {
+    std::string api = origin + "/repos/" + repo;
+    std::string self = api + "/issues/" + std::to_string(n);
+    std::string detail = opt.detail_urls_to.empty() ? self
+                                                    : opt.detail_urls_to + "/repos/" + repo +
+                                                          "/issues/" + std::to_string(n);
     Json labels_json = Json::array();
-    for (const auto& l : labels(n)) labels_json.push_back({{"name", l}});
+    for (const auto& l : labels(n))
+      labels_json.push_back({{"id", static_cast<std::int64_t>(fnv(l) % 1000000000)},
+                             {"name", l},
+                             {"color", "ededed"},
+                             {"default", false}});
     int r = rev(n);
-    Json j = {{"url", api + "/issues/" + std::to_string(n)},
+    Json j = {{"url", self},
               {"repository_url", api},
+              {"labels_url", self + "/labels{/name}"},
+              {"comments_url", detail + "/comments"},
+              {"events_url", self + "/events"},
+              {"timeline_url", detail + "/timeline"},
+              {"node_id", "I_kwDO" + std::to_string(5000000 + n)},
               {"html_url",
                "https://github.com/" + repo + (pr(n) ? "/pull/" : "/issues/") + std::to_string(n)},
               {"id", 5000000 + n},
@@ -112,29 +192,44 @@ struct FakeGitHub::Impl {
                             std::to_string(h(n, 13) % 300)},
               {"body", "Steps to reproduce " + std::to_string(n) +
                            (r ? " (edited " + std::to_string(r) + " times)" : std::string())},
-              {"user", {{"login", "user" + std::to_string(h(n, 17) % 50)}}},
+              {"user", user_json(origin, static_cast<int>(h(n, 17) % 50))},
               {"labels", labels_json},
+              {"locked", false},
+              {"assignee", nullptr},
+              {"assignees", Json::array()},
+              {"milestone", nullptr},
               {"state", closed(n) ? "closed" : "open"},
               {"comments", base_comments(n) + r},
               {"created_at", format_iso8601(created(n))},
               {"updated_at", format_iso8601(updated(n))},
               {"closed_at", closed(n) ? Json(format_iso8601(updated(n))) : Json(nullptr)},
-              {"author_association", "NONE"}};
-    if (pr(n)) j["pull_request"] = {{"url", api + "/pulls/" + std::to_string(n)}};
+              {"author_association", kAssociations[h(n, 41) % 6]},
+              {"active_lock_reason", nullptr},
+              {"performed_via_github_app", nullptr}};
+    if (pr(n)) {
+      std::string html = "https://github.com/" + repo + "/pull/" + std::to_string(n);
+      j["pull_request"] = {{"url", api + "/pulls/" + std::to_string(n)},
+                           {"html_url", html},
+                           {"diff_url", html + ".diff"},
+                           {"patch_url", html + ".patch"},
+                           {"merged_at", closed(n) ? Json(format_iso8601(updated(n))) : Json()}};
+    } else if (opt.old_format) {  // pre-2014 API dumps: every plain issue has this
+      j["pull_request"] = {{"html_url", nullptr}, {"diff_url", nullptr}, {"patch_url", nullptr}};
+    }
     return j;
   }
 
-  Json comments(int n) const {
+  Json comments(const std::string& origin, int n) const {
     Json out = Json::array();
     int count = base_comments(n) + rev(n);
     for (int i = 0; i < count; ++i) {
       std::string t = format_iso8601(created(n) + 60 * (i + 1));
       out.push_back({{"id", static_cast<std::int64_t>(n) * 1000 + i},
-                     {"user", {{"login", "user" + std::to_string(h(n + i, 19) % 50)}}},
+                     {"user", user_json(origin, static_cast<int>(h(n + i, 19) % 50))},
                      {"body", "Comment " + std::to_string(i) + " on issue " + std::to_string(n)},
                      {"created_at", t},
                      {"updated_at", t},
-                     {"author_association", "CONTRIBUTOR"}});
+                     {"author_association", kAssociations[h(n + i, 43) % 6]}});
     }
     return out;
   }
@@ -149,11 +244,11 @@ struct FakeGitHub::Impl {
     return s;
   }
 
-  Json timeline(const std::string& repo, int n) const {
+  Json timeline(const std::string& origin, const std::string& repo, int n) const {
     Json out = Json::array();
     auto ev = [&](const std::string& event, std::int64_t at) {
       return Json{{"event", event},
-                  {"actor", {{"login", "user" + std::to_string(h(n, 23) % 50)}}},
+                  {"actor", user_json(origin, static_cast<int>(h(n, 23) % 50))},
                   {"created_at", format_iso8601(at)}};
     };
     std::string sha = std::to_string(h(n, 29));
@@ -194,6 +289,48 @@ struct FakeGitHub::Impl {
         break;
       default:
         break;
+    }
+    // The event types without actor/created_at (shapes of recorded timelines): a commit
+    // pushed, a review and a line comment, then assigned and merged. None is a fix link.
+    if (n % 6 == 1) {
+      std::string person = "Dev " + std::to_string(h(n, 47) % 50);
+      out.push_back({{"event", "committed"},
+                     {"sha", sha + "c"},
+                     {"node_id", "C_" + sha},
+                     {"url", origin + "/repos/" + repo + "/git/commits/" + sha + "c"},
+                     {"author",
+                      {{"name", person},
+                       {"email", "dev@example.org"},
+                       {"date", format_iso8601(created(n) + 300)}}},
+                     {"committer",
+                      {{"name", "GitHub"},
+                       {"email", "noreply@github.com"},
+                       {"date", format_iso8601(created(n) + 360)}}},
+                     {"message", "Fix converter op " + std::to_string(h(n, 13) % 300)},
+                     {"parents", Json::array()}});
+      out.push_back({{"event", "reviewed"},
+                     {"id", static_cast<std::int64_t>(n) * 10 + 1},
+                     {"user", user_json(origin, static_cast<int>(h(n, 53) % 50))},
+                     {"body", nullptr},
+                     {"state", "approved"},
+                     {"submitted_at", format_iso8601(created(n) + 400)},
+                     {"author_association", "MEMBER"}});
+      out.push_back(
+          {{"event", "line-commented"},
+           {"node_id", "PRRT_" + std::to_string(n)},
+           {"comments", Json::array({{{"id", static_cast<std::int64_t>(n) * 10 + 2},
+                                      {"user", user_json(origin, static_cast<int>(h(n, 59) % 50))},
+                                      {"path", "onnx/convert.py"},
+                                      {"line", static_cast<int>(h(n, 61) % 400) + 1},
+                                      {"body", "nit"},
+                                      {"created_at", format_iso8601(created(n) + 450)},
+                                      {"updated_at", format_iso8601(created(n) + 450)}}})}});
+      Json a = ev("assigned", created(n) + 500);
+      a["assignee"] = user_json(origin, static_cast<int>(h(n, 67) % 50));
+      out.push_back(a);
+      Json m = ev("merged", created(n) + 600);
+      m["commit_id"] = nullptr;  // merged into another branch: no fix link here
+      out.push_back(m);
     }
     for (int i = 0; i < rev(n); ++i) out.push_back(ev("mentioned", kChanged + i));
     if (closed(n)) {
@@ -254,7 +391,8 @@ struct FakeGitHub::Impl {
   }
 
   // Cuts one page from `all` and sets the Link header (rel next/last/prev/first).
-  Json paginate(const httplib::Request& req, httplib::Response& res, const Json& all) const {
+  Json paginate(const httplib::Request& req, httplib::Response& res, const Json& all,
+                const std::string& repo, const std::string& rest) const {
     int per_page = 30, page = 1;
     try {
       if (req.has_param("per_page")) per_page = std::stoi(req.get_param_value("per_page"));
@@ -273,7 +411,9 @@ struct FakeGitHub::Impl {
       for (const auto& [k, v] : req.params)
         if (k != "page") q += (q.empty() ? "" : "&") + k + "=" + url_encode(v);
       q += (q.empty() ? "" : "&") + std::string("page=") + std::to_string(p);
-      return "<http://" + req.get_header_value("Host") + req.path + "?" + q + ">";
+      // GitHub's Link URLs name the repository by id and keep the client's parameters.
+      return "<" + origin(req) + "/repositories/" + std::to_string(fake_repository_id(repo)) +
+             rest + "?" + q + ">";
     };
     std::string header;
     auto add = [&](int p, const char* rel) {
@@ -283,6 +423,12 @@ struct FakeGitHub::Impl {
     if (page < last) add(page + 1, "next");
     if (page < last) add(last, "last");
     if (page > 1) add(1, "first");
+    if (!opt.link_next_to.empty() && rest == "/issues")
+      header = "<" + opt.link_next_to + "/repos/" + repo +
+               "/issues?page=" + std::to_string(page + 1) + ">; rel=\"next\"";
+    if ((opt.self_link == "listing" && rest == "/issues") ||
+        (opt.self_link == "comments" && ends_with(rest, "/comments")))
+      header = "<" + origin(req) + req.target + ">; rel=\"next\"";
     if (!header.empty()) res.set_header("Link", header);
     return out;
   }
@@ -299,18 +445,127 @@ struct FakeGitHub::Impl {
                         req.get_header_value("Authorization")});
   }
 
-  void set_rate_headers(httplib::Response& res, std::int64_t reset, int remaining) const {
+  void set_rate_headers(httplib::Response& res, std::int64_t reset, int remaining,
+                        bool with_reset = true) const {
     int limit = opt.rate_limit > 0 ? opt.rate_limit : 5000;
     res.set_header("X-RateLimit-Limit", std::to_string(limit));
     res.set_header("X-RateLimit-Remaining", std::to_string(remaining));
     res.set_header("X-RateLimit-Used", std::to_string(limit - remaining));
-    res.set_header("X-RateLimit-Reset", std::to_string(reset));
+    if (with_reset) res.set_header("X-RateLimit-Reset", std::to_string(reset));
     res.set_header("X-RateLimit-Resource", "core");
+  }
+
+  // Hostile answers of the listing; true when one was sent.
+  bool hostile(const httplib::Request& req, httplib::Response& res) {
+    if (!opt.redirect_to.empty()) {
+      res.status = 302;
+      res.set_header("Location", opt.redirect_to + req.target);
+      log(req, 302);
+      return true;
+    }
+    if (opt.escape_error) {
+      res.status = 400;
+      res.set_content(
+          Json{{"message", "Bad request \x1b]0;owned title\x07\x1b[2J\x1b[31mred"}}.dump(),
+          "application/json");
+      log(req, 400);
+      return true;
+    }
+    if (opt.huge_body_mb > 0) {
+      std::uint64_t total = static_cast<std::uint64_t>(opt.huge_body_mb) << 20;
+      res.status = 200;
+      res.set_chunked_content_provider(
+          "application/octet-stream",
+          [total, sent = std::uint64_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+            static const std::string chunk = "[" + std::string((1 << 16) - 1, ' ');
+            if (sent >= total) {  // bounded: ends after `total` bytes
+              sink.done();
+              return true;
+            }
+            sent += chunk.size();
+            return sink.write(chunk.data(), chunk.size());
+          });
+      log(req, 200);
+      return true;
+    }
+    if (opt.gzip_bomb_mb > 0) {
+      std::string body;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (bomb.empty()) bomb = gzip_padding(opt.gzip_bomb_mb);
+        body = bomb;
+      }
+      res.status = 200;
+      res.set_header("Content-Encoding", "gzip");
+      res.set_content(body, "application/octet-stream");  // not recompressed by httplib
+      log(req, 200);
+      return true;
+    }
+    return false;
+  }
+
+  // GET /repos/O/R and /repositories/<id>: the repository object.
+  void repository(const httplib::Request& req, httplib::Response& res, const std::string& repo) {
+    std::string api = origin(req) + "/repos/" + repo;
+    std::string owner = repo.substr(0, repo.find('/'));
+    Json j = {{"id", fake_repository_id(repo)},
+              {"node_id", "R_" + std::to_string(fake_repository_id(repo))},
+              {"name", repo.substr(repo.find('/') + 1)},
+              {"full_name", repo},
+              {"private", false},
+              {"owner", user_json(origin(req), 7)},
+              {"html_url", "https://github.com/" + repo},
+              {"url", api},
+              {"issues_url", api + "/issues{/number}"},
+              {"has_issues", true},
+              {"open_issues_count", opt.issues / 5},
+              {"default_branch", "main"}};
+    j["owner"]["login"] = owner;
+    std::string body = j.dump();
+    std::string etag = weak_etag(body);
+    res.set_header("ETag", etag);
+    set_rate_headers(res, std::time(nullptr) + 60, 4999);
+    if (req.get_header_value("If-None-Match") == etag) {
+      res.status = 304;
+      log(req, 304);
+      return;
+    }
+    res.status = 200;
+    res.set_content(body, "application/json; charset=utf-8");
+    log(req, 200);
+  }
+
+  // The old name of a renamed repository: 301 to /repositories/<id> with GitHub's body.
+  bool moved(const httplib::Request& req, httplib::Response& res, const std::string& repo,
+             const std::string& rest) {
+    if (opt.rename_from.empty() || !iequals(repo, opt.rename_from)) return false;
+    std::string q = req.target.find('?') == std::string::npos
+                        ? std::string()
+                        : req.target.substr(req.target.find('?'));
+    std::string to = origin(req) + "/repositories/" +
+                     std::to_string(fake_repository_id(opt.rename_to)) + rest + q;
+    res.status = 301;
+    res.set_header("Location", to);
+    res.set_content(Json{{"message", "Moved Permanently"},
+                         {"url", to},
+                         {"documentation_url", "https://docs.github.com/v3/#http-redirects"}}
+                        .dump(),
+                    "application/json; charset=utf-8");
+    log(req, 301);
+    return true;
   }
 
   void handle(const httplib::Request& req, httplib::Response& res, const std::string& repo,
               int number, const std::string& what) {
     if (opt.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.latency_ms));
+    std::string rest =
+        what == "issues" ? "/issues" : "/issues/" + std::to_string(number) + "/" + what;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      repos_by_id[fake_repository_id(repo)] = repo;
+    }
+    if (moved(req, res, repo, rest)) return;
+    if (what == "issues" && hostile(req, res)) return;
     std::string key = req.path + "?" + query_of(req);
 
     // Faults: only on a URL's first two requests, so bounded retries always get through.
@@ -339,7 +594,7 @@ struct FakeGitHub::Impl {
         return;
       }
       all = Json::array();
-      for (int n : numbers) all.push_back(issue(repo, n));
+      for (int n : numbers) all.push_back(issue(origin(req), repo, n));
     } else {
       if (number < 1 || number > opt.issues) {
         res.status = 404;
@@ -348,11 +603,11 @@ struct FakeGitHub::Impl {
         return;
       }
       std::lock_guard<std::mutex> lock(mu);
-      all = what == "comments" ? comments(number) : timeline(repo, number);
+      all =
+          what == "comments" ? comments(origin(req), number) : timeline(origin(req), repo, number);
     }
-    std::string body = paginate(req, res, all).dump();
-    char etag[24];
-    std::snprintf(etag, sizeof etag, "\"%016llx\"", static_cast<unsigned long long>(fnv(body)));
+    std::string body = paginate(req, res, all, repo, rest).dump();
+    std::string etag = weak_etag(body);
 
     // Rate limit: 304s are free, as on GitHub.
     bool not_modified = req.get_header_value("If-None-Match") == etag;
@@ -372,7 +627,7 @@ struct FakeGitHub::Impl {
       if (!limited && !not_modified && fault < 0 && opt.rate_limit > 0) ++used;
       remaining = std::max(0, limit - (opt.rate_limit > 0 ? used : 0));
     }
-    set_rate_headers(res, reset, remaining);
+    set_rate_headers(res, reset, remaining, !(limited && opt.bare_rate_limit));
     if (limited) {
       res.status = 403;
       res.set_content(R"({"message":"API rate limit exceeded for 127.0.0.1."})",
@@ -405,7 +660,7 @@ struct FakeGitHub::Impl {
         return;
       case 4:
         res.status = 403;
-        res.set_header("Retry-After", std::to_string(opt.retry_after_s));
+        if (!opt.bare_rate_limit) res.set_header("Retry-After", std::to_string(opt.retry_after_s));
         res.set_content(
             R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})",
             "application/json");
@@ -445,21 +700,66 @@ FakeGitHub::FakeGitHub(FakeGitHubOptions options) : impl_(std::make_unique<Impl>
   m.server.set_tcp_nodelay(true);  // else Nagle + delayed ACKs add 40 ms per response
   m.server.set_keep_alive_max_count(100000);
   m.server.set_keep_alive_timeout(30);
-  const char* repo = "/repos/([^/]+)/([^/]+)";
-  m.server.Get(std::string(repo) + "/issues",
-               [&m](const httplib::Request& q, httplib::Response& r) {
-                 m.handle(q, r, q.matches[1].str() + "/" + q.matches[2].str(), 0, "issues");
-               });
-  m.server.Get(std::string(repo) + R"(/issues/(\d+)/(comments|timeline))",
-               [&m](const httplib::Request& q, httplib::Response& r) {
-                 int n = 0;
-                 try {
-                   n = std::stoi(q.matches[3].str());
-                 } catch (...) {
-                 }
-                 m.handle(q, r, q.matches[1].str() + "/" + q.matches[2].str(), n,
-                          q.matches[4].str());
-               });
+  // /repos/O/R/... and /repositories/<id>/... (the form of GitHub's Link URLs and redirects).
+  auto name_of = [&m](const httplib::Request& q, bool by_id) -> std::string {
+    if (!by_id) return q.matches[1].str() + "/" + q.matches[2].str();
+    std::lock_guard<std::mutex> lock(m.mu);
+    std::int64_t id = 0;
+    try {
+      id = std::stoll(q.matches[1].str());
+    } catch (...) {
+    }
+    if (!m.opt.rename_to.empty() && id == fake_repository_id(m.opt.rename_to))
+      return m.opt.rename_to;
+    auto it = m.repos_by_id.find(id);
+    return it == m.repos_by_id.end() ? std::string() : it->second;
+  };
+  auto not_found = [&m](const httplib::Request& q, httplib::Response& r) {
+    r.status = 404;
+    r.set_content(R"({"message":"Not Found"})", "application/json");
+    m.log(q, 404);
+  };
+  for (bool by_id : {false, true}) {
+    std::string repo = by_id ? "/repositories/(\\d+)" : "/repos/([^/]+)/([^/]+)";
+    int g = by_id ? 2 : 3;  // first group after the repository
+    m.server.Get(repo,
+                 [&m, name_of, not_found, by_id](const httplib::Request& q, httplib::Response& r) {
+                   std::string name = name_of(q, by_id);
+                   if (name.empty()) return not_found(q, r);
+                   if (m.moved(q, r, name, "")) return;
+                   m.repository(q, r, name);
+                 });
+    m.server.Get(repo + "/issues",
+                 [&m, name_of, not_found, by_id](const httplib::Request& q, httplib::Response& r) {
+                   std::string name = name_of(q, by_id);
+                   if (name.empty()) return not_found(q, r);
+                   m.handle(q, r, name, 0, "issues");
+                 });
+    m.server.Get(
+        repo + R"(/issues/(\d+)/(comments|timeline))",
+        [&m, name_of, not_found, by_id, g](const httplib::Request& q, httplib::Response& r) {
+          std::string name = name_of(q, by_id);
+          if (name.empty()) return not_found(q, r);
+          int n = 0;
+          try {
+            n = std::stoi(q.matches[static_cast<std::size_t>(g)].str());
+          } catch (...) {
+          }
+          m.handle(q, r, name, n, q.matches[static_cast<std::size_t>(g) + 1].str());
+        });
+  }
+  m.server.Get("/_admin/log", [&m](const httplib::Request&, httplib::Response& r) {
+    Json out = Json::array();
+    {
+      std::lock_guard<std::mutex> lock(m.mu);
+      for (const auto& q : m.requests)
+        out.push_back({{"path", q.path},
+                       {"query", q.query},
+                       {"status", q.status},
+                       {"authorization", q.authorization}});
+    }
+    r.set_content(out.dump() + "\n", "application/json");
+  });
   m.server.Post("/_admin/change", [&m](const httplib::Request& q, httplib::Response& r) {
     std::vector<int> numbers;
     std::stringstream ss(q.get_param_value("issues"));

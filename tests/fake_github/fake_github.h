@@ -24,6 +24,21 @@ struct FakeGitHubOptions {
   int retry_after_s = 1;    // Retry-After of injected secondary-rate-limit faults
   int port = 0;             // 0: a free port
   bool link_on_304 = true;  // false: 304s carry no Link header (GitHub does not promise one)
+
+  // Real shapes (as recorded from api.github.com).
+  std::string rename_from;       // "OLD/NAME": answered with 301 to /repositories/<id> of rename_to
+  std::string rename_to;         // "NEW/NAME"
+  bool old_format = false;       // pre-2014 dumps: plain issues carry {"html_url": null, ...}
+  bool bare_rate_limit = false;  // rate-limit 403s without X-RateLimit-Reset or Retry-After
+
+  // Hostile behaviour, on the issue listing unless said otherwise.
+  std::string link_next_to;    // an origin: every listing page's Link next points there
+  std::string redirect_to;     // an origin: the listing answers 302 to the same path there
+  std::string self_link;       // "listing" or "comments": Link next points to the page itself
+  int huge_body_mb = 0;        // the listing streams this many MB (no Content-Length)
+  int gzip_bomb_mb = 0;        // the listing is a gzip body inflating to this many MB
+  bool escape_error = false;   // the listing answers 400 with ESC/OSC sequences in the message
+  std::string detail_urls_to;  // an origin: issues' comments_url and timeline_url point there
 };
 
 struct LoggedRequest {
@@ -33,6 +48,9 @@ struct LoggedRequest {
   bool conditional;           // carried If-None-Match
   std::string authorization;  // the Authorization header as received (tests check the token)
 };
+
+// The repository id the fake server gives `full_name` (the id of /repositories/<id>).
+std::int64_t fake_repository_id(const std::string& full_name);
 
 class FakeGitHub {
  public:

@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   convfail::fake::FakeGitHubOptions o;
   CLI::App app{
       "A fake GitHub REST API (issues, comments, timelines) on 127.0.0.1 for trying\n"
-      "and testing `convfail crawl`. POST /_admin/change?issues=1,2 edits issues.",
+      "and testing `convfail crawl`. POST /_admin/change?issues=1,2 edits issues;\n"
+      "GET /_admin/log lists the requests received (with their Authorization header).",
       "fake-github"};
   app.add_option("--port", o.port, "port on 127.0.0.1 (0: a free one)")->capture_default_str();
   app.add_option("--issues", o.issues, "number of issues and pull requests")->capture_default_str();
@@ -30,7 +31,41 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--retry-after", o.retry_after_s, "Retry-After of secondary-limit faults")
       ->capture_default_str();
+  std::string rename;
+  app.add_option("--rename", rename,
+                 "OLD/NAME=NEW/NAME: the old name answers 301 to /repositories/<id> (a renamed "
+                 "repository)");
+  app.add_flag("--old-format", o.old_format,
+               "pre-2014 API dumps: plain issues carry a pull_request object of nulls");
+  app.add_flag("--bare-rate-limit", o.bare_rate_limit,
+               "rate-limit 403s come without X-RateLimit-Reset and Retry-After");
+  app.add_option("--link-next-to", o.link_next_to,
+                 "hostile: every listing page's Link next points to this origin");
+  app.add_option("--redirect-to", o.redirect_to,
+                 "hostile: the listing answers 302 to the same path on this origin");
+  app.add_option("--self-link", o.self_link,
+                 "hostile: Link next of the listing or of comment pages points to the page itself")
+      ->check(CLI::IsMember({"listing", "comments"}));
+  app.add_option("--huge-body-mb", o.huge_body_mb,
+                 "hostile: the listing streams this many MB without Content-Length")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--gzip-bomb-mb", o.gzip_bomb_mb,
+                 "hostile: the listing is a gzip body that inflates to this many MB")
+      ->check(CLI::Range(0, 1 << 16));
+  app.add_flag("--escape-error", o.escape_error,
+               "hostile: the listing answers 400 with ESC/OSC sequences in its message");
+  app.add_option("--detail-urls-to", o.detail_urls_to,
+                 "hostile: issues' comments_url and timeline_url point to this origin");
   CLI11_PARSE(app, argc, argv);
+  if (!rename.empty()) {
+    auto eq = rename.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "fake-github: --rename takes OLD/NAME=NEW/NAME\n";
+      return 2;
+    }
+    o.rename_from = rename.substr(0, eq);
+    o.rename_to = rename.substr(eq + 1);
+  }
 
   // Block the stop signals in every thread; the main thread waits for them.
   sigset_t set;

@@ -169,3 +169,51 @@ TEST_CASE("has_fix_link follows the study's four rules") {
       j(R"([{"event":"cross-referenced","source":{"type":"issue","issue":{"number":9,"state":"closed","repository":{"full_name":"other/repo"}}}}])")));
   CHECK_FALSE(timeline_has_fix_link(repo, j(R"([{"event":"labeled","label":{"name":"x"}}])")));
 }
+
+TEST_CASE("import: a pull_request object of nulls (pre-2014 dumps) is a plain issue") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  std::string f = dir.write("old.json", R"([
+  {"id": 21, "number": 5, "title": "Old plain issue", "state": "closed", "user": {"login": "a"},
+   "labels": [], "created_at": "2013-01-01T00:00:00Z", "updated_at": "2013-01-02T00:00:00Z",
+   "pull_request": {"html_url": null, "diff_url": null, "patch_url": null},
+   "repository_url": "https://api.github.com/repos/o/r", "body": "x"},
+  {"id": 22, "number": 6, "title": "Old pull request", "state": "closed", "user": {"login": "b"},
+   "labels": [], "created_at": "2013-01-01T00:00:00Z", "updated_at": "2013-01-02T00:00:00Z",
+   "pull_request": {"html_url": "https://github.com/o/r/pull/6", "diff_url": null,
+                    "patch_url": null},
+   "repository_url": "https://api.github.com/repos/o/r", "body": "y"}
+])");
+  ImportCounts c = import_files(*db, {f});
+  CHECK(c.inserted == 2);
+  CHECK(c.pull_requests == 1);
+  CHECK(db->scalar("SELECT is_pull_request FROM issues WHERE number=5") == 0);
+  CHECK(db->scalar("SELECT is_pull_request FROM issues WHERE number=6") == 1);
+}
+
+TEST_CASE("is_pull_request and timeline actors follow the real shapes") {
+  CHECK_FALSE(is_pull_request(Json::parse(R"({"number": 1})")));
+  CHECK_FALSE(is_pull_request(Json::parse(R"({"pull_request": null})")));
+  CHECK_FALSE(is_pull_request(
+      Json::parse(R"({"pull_request": {"html_url": null, "diff_url": null, "patch_url": null}})")));
+  CHECK(is_pull_request(Json::parse(R"({"pull_request": {"url": "u", "merged_at": null}})")));
+  auto committed = timeline_actor_and_date(Json::parse(
+      R"({"event": "committed", "sha": "abc", "author": {"name": "Ann", "email": "a@x",
+          "date": "2020-01-01T00:00:00Z"}, "committer": {"name": "GitHub",
+          "date": "2020-01-02T00:00:00Z"}})"));
+  CHECK(committed.first == "Ann");
+  CHECK(committed.second == "2020-01-01T00:00:00Z");
+  auto reviewed = timeline_actor_and_date(Json::parse(
+      R"({"event": "reviewed", "user": {"login": "rev"}, "submitted_at": "2020-02-01T00:00:00Z"})"));
+  CHECK(reviewed.first == "rev");
+  CHECK(reviewed.second == "2020-02-01T00:00:00Z");
+  auto line = timeline_actor_and_date(Json::parse(
+      R"({"event": "line-commented", "comments": [{"user": {"login": "lc"},
+          "created_at": "2020-03-01T00:00:00Z"}]})"));
+  CHECK(line.first == "lc");
+  CHECK(line.second == "2020-03-01T00:00:00Z");
+  auto plain = timeline_actor_and_date(Json::parse(
+      R"({"event": "closed", "actor": {"login": "x"}, "created_at": "2020-04-01T00:00:00Z"})"));
+  CHECK(plain.first == "x");
+  CHECK(plain.second == "2020-04-01T00:00:00Z");
+}

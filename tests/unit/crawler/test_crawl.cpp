@@ -6,8 +6,11 @@
 #include <iterator>
 #include <set>
 
+#include <re2/re2.h>
+
 #include "core/error.h"
 #include "core/migrations.h"
+#include "crawler/crawl_state.h"
 #include "crawler/crawler.h"
 #include "test_helpers.h"
 #include "tests/fake_github/fake_github.h"
@@ -19,7 +22,8 @@ namespace {
 
 const char* kRepo = "onnx/tensorflow-onnx";
 
-// Everything a crawl stores about issues, in a canonical order, without timestamps of storage.
+// Everything a crawl stores about issues, in a canonical order, without timestamps of storage,
+// and with the fake server's origin (its port) made neutral: the data names its server's URLs.
 std::string dump(Db& db) {
   std::string out;
   const char* queries[] = {
@@ -39,6 +43,7 @@ std::string dump(Db& db) {
     }
     out += "--\n";
   }
+  RE2::GlobalReplace(&out, R"(http://127\.0\.0\.1:\d+)", "ORIGIN");
   return out;
 }
 
@@ -410,4 +415,49 @@ TEST_CASE("crawl: an issue updated during the crawl neither hides another one no
   crawler::crawl(*ref_db, fast_options(reference));
   CHECK(db->scalar("SELECT count(*) FROM issues") == ref_db->scalar("SELECT count(*) FROM issues"));
   CHECK(dump(*db) == dump(*ref_db));
+}
+
+TEST_CASE("crawl: a renamed repository moves to its new name; the next run is not redirected") {
+  test::TempDir dir;
+  fake::FakeGitHubOptions so;
+  so.issues = 40;
+  so.rename_from = "old/name";
+  so.rename_to = "new/name";
+  fake::FakeGitHub server(so);
+  auto db = open_database(dir.file("c.db"));
+  crawler::CrawlOptions o = fast_options(server);
+  o.repo = "old/name";
+  crawler::CrawlSummary first = crawler::crawl(*db, o);
+  CHECK(first.complete);
+  CHECK(first.repo == "new/name");
+  CHECK(db->scalar("SELECT count(*) FROM repositories") == 1);
+  CHECK(db->scalar("SELECT count(*) FROM repositories WHERE full_name='new/name' AND "
+                   "github_id=" +
+                   std::to_string(fake::fake_repository_id("new/name"))) == 1);
+  CHECK(db->scalar("SELECT count(*) FROM issues") > 20);
+  auto log = server.log();
+  CHECK(first.api.requests == static_cast<std::int64_t>(log.size()));  // redirects counted
+  server.clear_log();
+  crawler::CrawlSummary second = crawler::crawl(*db, o);
+  CHECK(second.repo == "new/name");
+  for (const auto& r : server.log()) {
+    CHECK(r.status != 301);
+    CHECK(r.path.find("/repos/old/") == std::string::npos);
+  }
+  CHECK(second.api.requests == static_cast<std::int64_t>(server.log().size()));
+}
+
+TEST_CASE("crawl: record_rename onto a name already stored keeps both and aliases the old one") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("c.db"));
+  db->exec("INSERT INTO repositories (full_name) VALUES ('a/old'), ('a/new')");
+  crawler::record_rename(*db, "a/old", "a/new", 42);
+  CHECK(crawler::current_repository_name(*db, "a/old") == "a/new");
+  CHECK(crawler::current_repository_name(*db, "A/OLD") == "a/new");  // names are case-blind
+  CHECK(crawler::current_repository_name(*db, "b/other") == "b/other");
+  CHECK(db->scalar("SELECT github_id FROM repositories WHERE full_name='a/new'") == 42);
+  CHECK(db->scalar("SELECT count(*) FROM repositories") == 2);
+  // Renamed back: the name is current again, not an alias of itself.
+  crawler::record_rename(*db, "a/new", "a/old", 42);
+  CHECK(crawler::current_repository_name(*db, "a/old") == "a/old");
 }

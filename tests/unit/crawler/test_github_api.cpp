@@ -48,3 +48,49 @@ TEST_CASE("github api: HTTP errors that retrying cannot fix stop with a clear me
   CHECK_THROWS_WITH_AS(api.get(server.url() + "/repos/o/r/issues?state=nope"),
                        doctest::Contains("HTTP 422"), UserError);
 }
+
+TEST_CASE("github api: origins, automatic concurrency, the response cap") {
+  CHECK(http::origin_of("https://API.github.com/repos/a/b?x=1") == "https://api.github.com:443");
+  CHECK(http::origin_of("http://127.0.0.1:8080/x") == "http://127.0.0.1:8080");
+  CHECK_FALSE(http::origin_of("ftp://example.org/x"));
+  CHECK_FALSE(http::origin_of("not a url"));
+  crawler::ApiOptions o;
+  o.api_root = "https://api.github.com";
+  CHECK(crawler::effective_concurrency(o) == 1);  // GitHub asks for serial requests
+  o.api_root = "http://127.0.0.1:9";
+  CHECK(crawler::effective_concurrency(o) == 4);
+  o.concurrency = 2;
+  CHECK(crawler::effective_concurrency(o) == 2);
+
+  fake::FakeGitHubOptions so;
+  so.issues = 300;
+  fake::FakeGitHub server(so);
+  crawler::ApiOptions small;
+  small.api_root = server.url();
+  small.max_response_bytes = 4096;  // one listing page of 100 issues is far larger
+  crawler::GitHubApi api(small, nullptr, {});
+  CHECK_THROWS_WITH_AS(api.get(server.url() + "/repos/o/r/issues?state=all&per_page=100"),
+                       doctest::Contains("larger than the cap"), UserError);
+  // A URL on another origin is refused before any request, with or without a token.
+  CHECK_THROWS_WITH_AS(api.get("http://127.0.0.1:1/repos/o/r/issues"),
+                       doctest::Contains("not on the API origin"), UserError);
+  CHECK(api.stats().requests == 1);
+}
+
+TEST_CASE("github api: the token goes to the API origin only") {
+  fake::FakeGitHubOptions so;
+  so.issues = 30;
+  fake::FakeGitHub other(so);
+  so.redirect_to = other.url();
+  fake::FakeGitHub api_server(so);
+  crawler::ApiOptions o;
+  o.api_root = api_server.url();
+  o.token = "tok_secret";
+  crawler::GitHubApi api(o, nullptr, {});
+  CHECK_THROWS_WITH_AS(api.get(api_server.url() + "/repos/o/r/issues"),
+                       doctest::Contains("not on the API origin"), UserError);
+  REQUIRE(api_server.log().size() == 1);
+  CHECK(api_server.log()[0].authorization == "Bearer tok_secret");
+  REQUIRE(other.log().size() == 1);  // libcurl followed the redirect, without the token
+  CHECK(other.log()[0].authorization.empty());
+}
