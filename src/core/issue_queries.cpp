@@ -239,12 +239,15 @@ std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref) {
   if (!base.step()) return std::nullopt;
   IssueDetail d;
   d.summary = read_summary(base);
-  Stmt extra(db, "SELECT body, author_association, comment_count FROM issues WHERE id = ?");
+  Stmt extra(db,
+             "SELECT body, author_association, comment_count, body_truncated FROM issues "
+             "WHERE id = ?");
   extra.bind(1, d.summary.id);
   if (extra.step()) {
     d.body = extra.opt_text(0);
     d.author_association = extra.opt_text(1);
     d.reported_comments = extra.opt_int64(2);
+    d.body_truncated = extra.int64(3) != 0;
   }
   Stmt comments(db,
                 "SELECT author, author_association, created_at, body FROM comments "
@@ -400,6 +403,7 @@ Json to_json(const IssueDetail& d) {
   j["body"] = opt_json(d.body);
   j["author_association"] = opt_json(d.author_association);
   j["reported_comments"] = d.reported_comments ? Json(*d.reported_comments) : Json(nullptr);
+  j["body_truncated"] = d.body_truncated;
   Json comments = Json::array();
   for (const CommentView& c : d.comments) {
     comments.push_back({{"author", opt_json(c.author)},

@@ -48,6 +48,8 @@ cf import --truncate-long-fields "$T/long.jsonl" >/dev/null
   fail "issue body not cut and flagged"
 [ "$(sqlite3 "$DB" "SELECT length(c.body), c.body_truncated FROM comments c JOIN issues i ON i.id=c.issue_id WHERE i.number=4")" = "1048576|1" ] ||
   fail "comment body not cut and flagged"
+cf show acme/conv#4 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["body_truncated"] is True and len(d["body"]) == 1 << 20' ||
+  fail "show --json does not report the cut body"
 cf import --max-field-mb 4 "$T/long.jsonl" >/dev/null  # a larger limit stores it whole
 [ "$(sqlite3 "$DB" "SELECT length(body), body_truncated FROM issues WHERE number=4")" = "3145728|0" ] ||
   fail "issue body not replaced whole"
