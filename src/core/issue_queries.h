@@ -64,7 +64,7 @@ struct IssueDetail {
   std::optional<std::string> body;
   std::optional<std::string> author_association;
   std::optional<std::int64_t> reported_comments;  // GitHub's count; stored ones may be fewer
-  bool body_truncated = false;  // imported with --truncate-long-fields and cut
+  bool body_truncated = false;                    // imported with --truncate-long-fields and cut
   std::vector<CommentView> comments;
   std::vector<TimelineEventView> timeline;
 };
