@@ -93,6 +93,7 @@ void import_text(IssueStore& store, const std::string& path, std::string_view te
     Json obj;
     try {
       check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
+      check_string_lengths(element, options.limits);  // before the parser copies it
       obj = Json::parse(element);
     } catch (const Json::exception& e) {  // parse_error, out_of_range (a number like 1e999)
       // The message quotes the bytes read last: keep it one short, printable line.

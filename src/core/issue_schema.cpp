@@ -254,6 +254,25 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t limit) {
   return deepest;
 }
 
+void check_string_lengths(std::string_view text, const FieldLimits& limits) {
+  if (limits.truncate || text.size() / 6 <= limits.max_field_bytes) return;
+  std::string_view key = "value";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"') continue;
+    std::size_t start = ++i;
+    while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+    std::size_t len = std::min(i, text.size()) - start;
+    std::size_t next = text.find_first_not_of(" \t\r\n", i + 1);
+    if (next != std::string_view::npos && text[next] == ':') {
+      key = text.substr(start, std::min<std::size_t>(len, 64));
+    } else if (len / 6 > limits.max_field_bytes) {
+      bad(terminal_safe(key), "a string of " + std::to_string(len) +
+                                  " bytes of JSON text, over the limit of " +
+                                  mb(limits.max_field_bytes) + " (--max-field-mb)");
+    }
+  }
+}
+
 void check_json_depth(std::string_view text) {
   if (json_nesting_depth(text) > kMaxJsonDepth)
     throw UserError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");

@@ -48,6 +48,12 @@ void validate_issue(const Json& issue, const FieldLimits& limits);
 void validate_comments(const Json& comments, const FieldLimits& limits);
 void validate_timeline(const Json& events, const FieldLimits& limits);
 
+// Before parsing (which holds a long string two or three times over): refuses JSON text whose
+// string literal is so long that even decoded it must exceed limits.max_field_bytes (a JSON
+// escape is at most 6 bytes for 1), with UserError("KEY: ..."), KEY being the member name
+// before it. Does nothing when limits.truncate (the value is parsed and cut then).
+void check_string_lengths(std::string_view text, const FieldLimits& limits);
+
 // Bracket nesting depth of JSON text (brackets inside strings do not count); stops counting
 // once past `limit`. Linear, for refusing deep nesting before a recursive parse or dump.
 std::size_t json_nesting_depth(std::string_view text, std::size_t limit = kMaxJsonDepth);

@@ -204,6 +204,11 @@ TEST_CASE("import validation: bodies over --max-field-mb are refused, or cut and
   ImportOptions o;
   o.limits.max_field_bytes = std::size_t{4} << 20;
   CHECK(f.import(issue, ".jsonl", o) == "");  // a larger limit takes it
+  // Far over the limit: refused before parsing, naming the member.
+  std::string huge = R"({"repo": "a/b", "number": 1, "comments": [{"body": ")" +
+                     std::string(std::size_t{7} << 20, 'y') + R"("}]})";
+  CHECK(f.import(huge) ==
+        "1: body: a string of 7340032 bytes of JSON text, over the limit of 1 MB (--max-field-mb)");
   Fixture g;
   o.limits.max_field_bytes = std::size_t{1} << 20;
   o.limits.truncate = true;
