@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/json_util.h"
 #include "core/taxonomy.h"
+#include "core/text.h"
 #include "labeling/label_io.h"
 #include "labeling/manual_labels.h"
 
@@ -128,9 +129,11 @@ void add_history(CLI::App& parent, Context& ctx) {
         j["source"] = r.source ? nlohmann::json(*r.source) : nlohmann::json();
         rows.push_back(std::move(j));
       } else {
-        std::cout << r.created_at << "  " << r.annotator << "  " << r.dimension << "  " << r.kind
-                  << "  " << r.value.value_or("-") << "  " << r.source.value_or("");
-        if (r.note) std::cout << "  note: " << *r.note;
+        // Stored text from outside (CSV imports): escaped for the terminal.
+        std::cout << r.created_at << "  " << terminal_safe(r.annotator) << "  " << r.dimension
+                  << "  " << r.kind << "  " << terminal_safe(r.value.value_or("-")) << "  "
+                  << terminal_safe(r.source.value_or(""));
+        if (r.note) std::cout << "  note: " << terminal_safe(*r.note);
         std::cout << "\n";
       }
     }

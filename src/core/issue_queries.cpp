@@ -286,8 +286,10 @@ std::string fts_literal(const std::string& text) {
 
 std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
                                      const SearchOptions& options) {
-  if (raw_query.size() > kMaxSearchQueryLength) {
-    throw UsageError("the search query is " + std::to_string(raw_query.size()) +
+  std::size_t characters = 0;  // UTF-8: every byte that does not continue a character
+  for (char c : raw_query) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  if (characters > kMaxSearchQueryLength) {
+    throw UsageError("the search query is " + std::to_string(characters) +
                      " characters long; the limit is " + std::to_string(kMaxSearchQueryLength));
   }
   std::string query = without_repeated_words(options.literal ? fts_literal(raw_query) : raw_query);

@@ -85,7 +85,7 @@ for f in "$T"/fz/*.csv; do
     *) fail "$f: exit $rc: $(cat "$T/err")" ;;
   esac
 done
-sqlite3 "$DB" "INSERT INTO manual_labels (issue_id, annotator, dimension, value, kind, note, source) SELECT id, 'fz', 'symptom', 'crash', 'label', CAST(X'62616420FF2001C328' AS TEXT), 'sql' FROM issues LIMIT 1"
+sqlite3 "$DB" "INSERT INTO manual_labels (issue_id, annotator, dimension, value, kind, note, source) SELECT id, 'fz', 'symptom', 'crash', 'label', CAST(X'62616420FF2001C3281B5B33316D' AS TEXT), 'sql' FROM issues LIMIT 1"
 for args in "labels export" "labels export --format jsonl" "labels export --format json" "labels history acme/conv#1 --json" "agreement --annotators A,fz --json"; do
   # shellcheck disable=SC2086
   cf $args >"$T/out" 2>"$T/err" || fail "$args: exit $?: $(cat "$T/err")"
@@ -93,5 +93,10 @@ for args in "labels export" "labels export --format jsonl" "labels export --form
 t=open(sys.argv[1],"rb").read().decode("utf-8")
 [json.loads(l) for l in t.splitlines() if l.strip()] if "jsonl" in sys.argv[2] else json.loads(t)' "$T/out" "$args" || fail "$args: not JSON" ;; esac
 done
+# The text form escapes it for the terminal: no control byte or invalid UTF-8 reaches it.
+cf labels history acme/conv#1 >"$T/out"
+expect_grep 'note: bad \\xff \\x01\\xc3(\\x1b\[31m' "$T/out"
+python3 -c 'import sys; t=open(sys.argv[1],"rb").read(); t.decode("utf-8"); assert not any(b < 32 and b != 10 for b in t)' "$T/out" ||
+  fail "labels history printed raw bytes"
 echo "labels fuzz: $n files, $refused refused, none crashed"
 [ "$refused" -gt 20 ] || fail "too few refused: $refused"

@@ -65,6 +65,9 @@ TEST_CASE("search: long queries are refused, long bodies and repeated words stay
   CHECK_THROWS_WITH_AS(search_issues(*db, std::string(1001, 'x')),
                        "the search query is 1001 characters long; the limit is 1000", UsageError);
   CHECK_THROWS_AS(search_issues(*db, std::string(8192, 'x')), UsageError);
+  std::string accents;  // 1,000 characters of 2 bytes each: within the limit
+  for (int i = 0; i < 1000; ++i) accents += "\xc3\xa9";
+  CHECK(search_issues(*db, accents).empty());
 
   std::string repeated;  // 995 characters of one word: one phrase after de-duplication
   while (repeated.size() + 5 <= 1000) repeated += "onnx ";
