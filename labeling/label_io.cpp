@@ -1,6 +1,7 @@
 #include "labeling/label_io.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,7 +11,9 @@
 
 #include "core/csv.h"
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/issue_store.h"
+#include "core/json_util.h"
 #include "core/text.h"
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
@@ -23,6 +26,28 @@ std::optional<std::string> cell(const CsvRecord& rec, int col) {
   std::string v = trim(rec.fields[col]);
   if (v.empty()) return std::nullopt;
   return v;
+}
+
+// Why a cell cannot be stored, or "" when it can: invalid UTF-8, NUL, or another control
+// character (C0, DEL, C1). Notes may hold tabs and line breaks (LF or CRLF).
+std::string cell_problem(const std::string& v, bool multiline) {
+  std::size_t bad = utf8_invalid_at(v);
+  if (bad != std::string::npos) return "invalid UTF-8 at byte " + std::to_string(bad + 1);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto c = static_cast<unsigned char>(v[i]);
+    unsigned cp = c;
+    if (c == 0xC2 && i + 1 < v.size()) cp = static_cast<unsigned char>(v[i + 1]);  // U+0080..
+    bool control = c < 0x20 || c == 0x7F || (c == 0xC2 && cp >= 0x80 && cp <= 0x9F);
+    if (!control) continue;
+    if (multiline &&
+        (c == '\t' || c == '\n' || (c == '\r' && i + 1 < v.size() && v[i + 1] == '\n')))
+      continue;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "U+%04X", cp);
+    return std::string(c == 0 ? "a NUL character" : "control character ") + (c == 0 ? "" : buf) +
+           " at byte " + std::to_string(i + 1);
+  }
+  return "";
 }
 
 }  // namespace
@@ -43,12 +68,28 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   try {
     records = parse_csv(text);
   } catch (const UserError& e) {
-    throw UserError(origin + ":" + e.what());
+    throw UserError(terminal_safe(origin) + ":" + e.what());
   }
   auto fail = [&](std::int64_t line, const std::string& what) -> UserError {
-    return UserError(origin + ":" + std::to_string(line) + ": " + what);
+    return UserError(terminal_safe(origin) + ":" + std::to_string(line) + ": " + what);
   };
   if (records.empty()) throw fail(1, "empty file (expected a header with repo and number)");
+  // Cells exported with a formula guard (`'=...`, core/csv.h) read back as written; nothing that
+  // cannot be printed back (invalid UTF-8, NUL, control characters) is stored.
+  for (CsvRecord& rec : records) {
+    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
+      rec.fields[i] = csv_unneutralise(rec.fields[i]);
+      const CsvRecord& head = records.front();
+      std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
+      std::string problem = cell_problem(rec.fields[i], name == "note");
+      if (!problem.empty()) {
+        throw fail(rec.line,
+                   "column " + std::to_string(i + 1) +
+                       (name.empty() || &rec == &head ? "" : " (" + terminal_safe(name) + ")") +
+                       ": " + problem);
+      }
+    }
+  }
 
   std::map<std::string, int> col;
   const CsvRecord& header = records.front();
@@ -85,15 +126,17 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
     ++result.rows;
     auto repo = cell(rec, column("repo"));
     auto number_text = cell(rec, column("number"));
-    if (!repo || repo->find('/') == std::string::npos)
-      throw fail(rec.line, "repo must be OWNER/NAME");
+    if (!repo || !valid_repo_name(*repo))
+      throw fail(rec.line, "repo " + quoted_excerpt(repo.value_or("")) + " must be OWNER/NAME");
     std::int64_t number = 0;
     try {
       std::size_t used = 0;
       number = number_text ? std::stoll(*number_text, &used) : 0;
-      if (!number_text || used != number_text->size() || number <= 0) throw std::exception();
+      if (!number_text || used != number_text->size() || number <= 0 || number > kMaxIssueNumber)
+        throw std::exception();
     } catch (const std::exception&) {
-      throw fail(rec.line, "number \"" + number_text.value_or("") + "\" is not a positive integer");
+      throw fail(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
+                               " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
     }
     std::optional<std::string> annotator = cell(rec, c_annotator);
     if (!annotator) annotator = options.annotator;
@@ -101,7 +144,8 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
 
     std::string kind = cell(rec, c_kind).value_or("label");
     if (kind != "label" && kind != "adjudication")
-      throw fail(rec.line, "kind \"" + kind + "\" must be label or adjudication (or empty)");
+      throw fail(rec.line,
+                 "kind " + quoted_excerpt(kind) + " must be label or adjudication (or empty)");
     LabelChoice choice{cell(rec, c_symptom), cell(rec, c_cause), cell(rec, c_subtype),
                        cell(rec, c_stage), cell(rec, c_note)};
     // Check values before looking the issue up, so a bad value is an error even for unknown
@@ -147,7 +191,7 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
 }
 
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
-                           std::ostream& out) {
+                           std::ostream& out, bool raw_csv) {
   std::vector<std::string> who =
       annotator ? std::vector<std::string>{*annotator} : manual_annotators(db);
   // The latest note of each (issue, annotator).
@@ -160,7 +204,7 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
                    "AND kind='adjudication'");
   static const std::vector<std::string> columns = {
       "repo", "number", "annotator", "symptom", "cause", "subtype", "stage", "note", "kind"};
-  if (format == LabelFormat::kCsv) out << csv_line(columns);
+  if (format == LabelFormat::kCsv) out << csv_line(columns, raw_csv);
   nlohmann::json array = nlohmann::json::array();
   std::int64_t count = 0;
   for (const auto& name : who) {
@@ -177,7 +221,8 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
       };
       if (format == LabelFormat::kCsv) {
         out << csv_line({l.repo, std::to_string(l.number), name, value("symptom"), value("cause"),
-                         value("subtype"), value("stage"), note, kind});
+                         value("subtype"), value("stage"), note, kind},
+                        raw_csv);
       } else {
         nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"annotator", name}};
         for (const auto& dim : manual_dimensions())
@@ -185,14 +230,14 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
         j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
         j["kind"] = kind.empty() ? "label" : kind;
         if (format == LabelFormat::kJsonl)
-          out << j.dump() << "\n";
+          out << json_text(j) << "\n";
         else
           array.push_back(std::move(j));
       }
       ++count;
     }
   }
-  if (format == LabelFormat::kJson) out << array.dump(2) << "\n";
+  if (format == LabelFormat::kJson) out << json_text(array, 2) << "\n";
   return count;
 }
 

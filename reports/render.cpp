@@ -13,14 +13,15 @@ ReportFormat parse_report_format(const std::string& name) {
   throw UsageError("--format must be md, csv, latex, html or json, not " + name);
 }
 
-std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format) {
+std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format,
+                          bool raw_csv) {
   if (format == ReportFormat::kJson) return render_json(data);
   PrintedReport printed = printed_report(data, taxonomy);
   switch (format) {
     case ReportFormat::kMarkdown:
       return render_markdown(printed);
     case ReportFormat::kCsv:
-      return render_csv(printed);
+      return render_csv(printed, raw_csv);
     case ReportFormat::kLatex:
       return render_latex(printed);
     default:

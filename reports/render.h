@@ -15,8 +15,9 @@ enum class ReportFormat { kMarkdown, kCsv, kLatex, kHtml, kJson };
 ReportFormat parse_report_format(const std::string& name);
 
 std::string render_markdown(const PrintedReport& report);
-// One CSV in long form: table,row,column,value (RFC 4180 quoting).
-std::string render_csv(const PrintedReport& report);
+// One CSV in long form: table,row,column,value (RFC 4180 quoting), formula cells neutralised
+// (core/csv.h) unless `raw`.
+std::string render_csv(const PrintedReport& report, bool raw = false);
 // A complete LaTeX document, one booktabs tabular per table.
 std::string render_latex(const PrintedReport& report);
 // One self-contained XHTML page: tables, inline SVG bar charts, print CSS; no script, no links.
@@ -24,6 +25,8 @@ std::string render_html(const PrintedReport& report);
 // The full unbinned counts (report_data.h) as JSON.
 std::string render_json(const ReportData& data);
 
-std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format);
+// `raw_csv`: CSV cells are written as they are, formulas included (--raw-csv).
+std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format,
+                          bool raw_csv = false);
 
 }  // namespace convfail::reports

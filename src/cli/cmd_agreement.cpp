@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "core/json_util.h"
 #include "labeling/agreement_report.h"
 
 namespace convfail::cli {
@@ -25,9 +26,9 @@ void add_agreement_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->callback([&ctx, args] {
     labeling::AgreementReport r =
-        labeling::compute_agreement(ctx.db(), args->annotators, args->dimension);
+        labeling::compute_agreement(ctx.read_db(), args->annotators, args->dimension);
     if (args->json)
-      std::cout << labeling::agreement_json(r).dump(2) << "\n";
+      std::cout << json_text(labeling::agreement_json(r), 2) << "\n";
     else
       std::cout << labeling::format_agreement(r);
   });

@@ -121,7 +121,7 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       nlohmann::json failures = nlohmann::json::array();
       for (const auto& f : c.failures)
         failures.push_back({{"id", f.id}, {"url", f.url}, {"error", f.error}});
-      std::cout << dump_for_output({{"attempted", c.attempted},
+      std::cout << json_text({{"attempted", c.attempted},
                                     {"ok", c.ok},
                                     {"failed", c.failed},
                                     {"unpacked", c.unpacked},

@@ -49,18 +49,18 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     if (!args->gold_file.empty()) {
       gold_set = classifier::load_gold_file(args->gold_file, taxonomy);
     } else {
-      auto labels = labeling::load_annotator_labels(ctx.db(), args->gold);
+      auto labels = labeling::load_annotator_labels(ctx.read_db(), args->gold);
       if (labels.empty()) throw UserError("annotator \"" + args->gold + "\" has no labels");
       gold_set = classifier::gold_from_labels(args->gold, labels);
     }
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
     classifier::EvalReport report =
-        classifier::evaluate_run(ctx.db(), taxonomy, gold_set, run, folds);
+        classifier::evaluate_run(ctx.read_db(), taxonomy, gold_set, run, folds);
     std::vector<classifier::RuleEval> rules;
     if (args->by_rule)
-      rules = classifier::evaluate_rules(classifier::load_rule_firings(ctx.db(), report.run_id),
-                                         gold_set, folds);
+      rules = classifier::evaluate_rules(
+          classifier::load_rule_firings(ctx.read_db(), report.run_id), gold_set, folds);
     if (args->json) {
       nlohmann::json out = classifier::eval_report_json(report);
       if (args->by_rule) out["rules"] = classifier::rule_evals_json(rules);

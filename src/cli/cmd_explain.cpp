@@ -29,7 +29,7 @@ void add_explain_command(CLI::App* cmd, Context& ctx) {
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
     classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
-    auto issue = classifier::load_issue_text(ctx.db(), ref.repo, ref.number);
+    auto issue = classifier::load_issue_text(ctx.read_db(), ref.repo, ref.number);
     if (!issue)
       throw UserError("issue " + to_string(ref) +
                       " is not in the store (import or crawl it first)");

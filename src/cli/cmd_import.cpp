@@ -13,22 +13,45 @@ void add_import_command(CLI::App* cmd, Context& ctx) {
       "Load issue dumps: a JSON array of GitHub REST issue objects, or JSONL (one issue per\n"
       "line, REST or flattened {repo, number, title, ..., comments, timeline}). Re-importing is\n"
       "idempotent; a newer updated_at replaces an older copy. All files are imported in one\n"
-      "transaction: on any error nothing is stored and the error names file:line.");
+      "transaction: on any error nothing is stored and the error names FILE:LINE: FIELD.\n"
+      "\n"
+      "Accepted objects (other fields are kept unchecked; any listed field may be null):\n"
+      "  number      integer 1..2^53 (required)\n"
+      "  repo        OWNER/NAME (owner: letters, digits, '-', max 39; name: letters, digits,\n"
+      "              '-', '_', '.', max 100), else from repository_url/html_url or --repo\n"
+      "  title, body, state, author, author_association, html_url: strings; user: {login}\n"
+      "  labels      array of strings or of {\"name\": string}\n"
+      "  comments    a count, or an array of {body, author or user.login, created_at, ...}\n"
+      "  timeline    array of event objects\n"
+      "  created_at, updated_at, closed_at: ISO-8601 dates or times, e.g. 2024-05-01T12:00:00Z\n"
+      "Strings must be valid UTF-8 without NUL (\\u0000) and at most --max-field-mb; JSON may\n"
+      "nest at most 64 levels. A leading UTF-8 BOM is ignored.");
   struct Args {
     std::vector<std::string> files;
     std::string repo;
     bool json = false;
+    std::int64_t max_field_mb = 1;
+    bool truncate = false;
   };
   auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
   cmd->add_option("FILE", args->files, "issue dump files (.json or .jsonl)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--repo", args->repo, "OWNER/NAME for objects that do not name their repository");
+  cmd->add_option("--max-field-mb", args->max_field_mb,
+                  "largest body or other string accepted, in MB (GitHub allows 65,536 characters)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
+      ->capture_default_str();
+  cmd->add_flag("--truncate-long-fields", args->truncate,
+                "store the first --max-field-mb of a longer issue or comment body, flagged\n"
+                "body_truncated in the database, instead of refusing the file");
   cmd->add_flag("--json", args->json, "print the counts as JSON");
   cmd->callback([&ctx, args] {
     const auto& files = args->files;
     ImportOptions options;
     if (!args->repo.empty()) options.default_repo = args->repo;
+    options.limits.max_field_bytes = static_cast<std::size_t>(args->max_field_mb) << 20;
+    options.limits.truncate = args->truncate;
     ImportCounts c = import_files(ctx.db(), files, options);
     if (args->json) {
       nlohmann::json out = {{"files", files.size()},

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/json_util.h"
 #include "core/taxonomy.h"
 #include "core/text.h"
 #include "labeling/label_io.h"
@@ -69,12 +70,15 @@ void add_export(CLI::App& parent, Context& ctx) {
   auto* cmd = parent.add_subcommand("export", "print the current manual labels");
   cmd->footer(
       "Print the current manual labels (latest per annotator, issue and dimension);\n"
-      "the CSV reads back with `labels import`. jsonl streams one label object a line,\n"
+      "the CSV reads back with `labels import`; its cells that a spreadsheet would run as a\n"
+      "formula (starting with = + - @ tab or CR) get a leading ' unless --raw-csv. jsonl streams "
+      "one label object a line,\n"
       "json (or --json) prints the same objects as one array.");
   struct Args {
     std::optional<std::string> annotator;
     std::string format = "csv";
     bool json = false;
+    bool raw_csv = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--annotator", args->annotator, "only this annotator (default: all)");
@@ -82,12 +86,15 @@ void add_export(CLI::App& parent, Context& ctx) {
                             ->check(CLI::IsMember({"csv", "jsonl", "json"}))
                             ->capture_default_str();
   cmd->add_flag("--json", args->json, "same as --format json")->excludes(format_option);
+  cmd->add_flag("--raw-csv", args->raw_csv,
+                "CSV: write cells as they are; by default a cell starting with = + - @ tab or CR\n"
+                "gets a leading ' so spreadsheets do not run it as a formula (import drops it)");
   cmd->callback([&ctx, args] {
     std::string format = args->json ? "json" : args->format;
     labeling::LabelFormat f = format == "csv"     ? labeling::LabelFormat::kCsv
                               : format == "jsonl" ? labeling::LabelFormat::kJsonl
                                                   : labeling::LabelFormat::kJson;
-    labeling::export_labels(ctx.db(), args->annotator, f, std::cout);
+    labeling::export_labels(ctx.read_db(), args->annotator, f, std::cout, args->raw_csv);
   });
 }
 
@@ -106,7 +113,7 @@ void add_history(CLI::App& parent, Context& ctx) {
   cmd->add_option("--annotator", args->annotator, "only this annotator");
   cmd->add_flag("--json", args->json, "print the rows as one JSON array");
   cmd->callback([&ctx, args] {
-    Db& db = ctx.db();
+    Db& db = ctx.read_db();
     std::int64_t id = require_issue(db, parse_issue_ref(args->issue));
     labeling::ManualLabels store(db);
     nlohmann::json rows = nlohmann::json::array();
@@ -130,7 +137,7 @@ void add_history(CLI::App& parent, Context& ctx) {
         std::cout << "\n";
       }
     }
-    if (args->json) std::cout << rows.dump(2) << "\n";
+    if (args->json) std::cout << json_text(rows) << "\n";
   });
 }
 

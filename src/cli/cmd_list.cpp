@@ -44,11 +44,11 @@ void add_list_command(CLI::App* cmd, Context& ctx) {
     f.limit = args->limit;
     f.fixed_only = args->fixed;
     f.include_pull_requests = args->include_prs;
-    std::vector<IssueSummary> issues = list_issues(ctx.db(), f);
+    std::vector<IssueSummary> issues = list_issues(ctx.read_db(), f);
     if (args->json) {
       Json out = Json::array();
       for (const IssueSummary& s : issues) out.push_back(to_json(s));
-      std::cout << dump_for_output(out, 2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       return;
     }
     std::cout << format_issue_list(issues);

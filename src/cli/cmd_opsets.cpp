@@ -39,7 +39,7 @@ void add_opsets_command(CLI::App* cmd, Context& ctx) {
     if (args->issues) {
       std::string path =
           args->releases.empty() ? ctx.data_dir + "/opset_releases.json" : args->releases;
-      bins = reports::bin_issues_by_opset(ctx.db(), Taxonomy::load(ctx.data_dir), history,
+      bins = reports::bin_issues_by_opset(ctx.read_db(), Taxonomy::load(ctx.data_dir), history,
                                           reports::load_opset_releases(path), args->repos);
     }
     std::cout << (args->json ? reports::render_opsets_json(history, bins)

@@ -24,6 +24,7 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     std::string compare;
     std::string since, until;
     bool json = false;
+    bool raw_csv = false;
   };
   auto args = std::make_shared<Args>();
   args->options.source = "classifier";
@@ -35,6 +36,9 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
                                         "md, csv (table,row,column,value), latex, html or json")
                             ->capture_default_str();
   cmd->add_flag("--json", args->json, "same as --format json")->excludes(format_option);
+  cmd->add_flag("--raw-csv", args->raw_csv,
+                "CSV: write cells as they are; by default a cell starting with = + - @ tab or CR\n"
+                "(not a plain number) gets a leading ' so spreadsheets do not run it as a formula");
   cmd->add_option("--out", args->out, "write the report to FILE instead of stdout");
   cmd->add_option("--repo", args->options.repos, "only issues of OWNER/NAME (repeatable)");
   cmd->add_option("--since", args->since, "only issues opened on or after YYYY-MM-DD");
@@ -50,8 +54,8 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     if (!args->compare.empty()) options.compare = args->compare;
     reports::ReportFormat format = reports::parse_report_format(args->json ? "json" : args->format);
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    reports::ReportData data = reports::build_report(ctx.db(), taxonomy, options);
-    std::string text = reports::render_report(data, taxonomy, format);
+    reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
+    std::string text = reports::render_report(data, taxonomy, format, args->raw_csv);
     if (args->out.empty()) {
       // On a terminal every format but JSON (whose escapes already cover control characters)
       // is escaped: reports quote issue text and error signatures.

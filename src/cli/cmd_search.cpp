@@ -15,7 +15,10 @@ void add_search_command(CLI::App* cmd, Context& ctx) {
       "(title matches weigh double), one result per issue with highlighted snippets.\n"
       "QUERY is FTS5 syntax: words (all must match), \"quoted phrases\", OR, NOT, prefix*,\n"
       "e.g. '\"INTERNAL ASSERT\"' or 'GridSample OR grid_sampler'. Use --literal for text with\n"
-      "punctuation such as torch.onnx.export.");
+      "punctuation such as torch.onnx.export. A query starting with '-' (e.g. the column\n"
+      "filter -title:onnx, matching outside titles) goes after `--`:\n"
+      "  convfail search -- -title:onnx\n"
+      "Queries are at most 1,000 characters.");
   struct Args {
     std::vector<std::string> words;
     std::int64_t limit = 20;
@@ -55,11 +58,11 @@ void add_search_command(CLI::App* cmd, Context& ctx) {
       o.highlight_close = "\x02>" + tag + "\x03";
       shown = {o.highlight_open, o.highlight_close, "\033[1m", "\033[0m"};
     }
-    std::vector<SearchHit> hits = search_issues(ctx.db(), query, o);
+    std::vector<SearchHit> hits = search_issues(ctx.read_db(), query, o);
     if (args->json) {
       Json out = Json::array();
       for (const SearchHit& h : hits) out.push_back(to_json(h));
-      std::cout << dump_for_output(out, 2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       return;
     }
     std::cout << format_search_hits(hits, shown);

@@ -22,12 +22,12 @@ void add_show_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--json", args->json, "print the issue, comments and timeline as one JSON object");
   cmd->callback([&ctx, args] {
     IssueRef ref = parse_issue_ref(args->ref);  // UsageError (exit 2) when it does not parse
-    std::optional<IssueDetail> d = get_issue(ctx.db(), ref);
+    std::optional<IssueDetail> d = get_issue(ctx.read_db(), ref);
     if (!d)
       throw UserError("issue " + to_string(ref) +
                       " is not in the store (import or crawl it first)");
     if (args->json) {
-      std::cout << dump_for_output(to_json(*d), 2) << "\n";
+      std::cout << json_text(to_json(*d), 2) << "\n";
       return;
     }
     std::cout << format_issue_detail(*d);

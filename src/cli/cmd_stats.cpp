@@ -23,7 +23,7 @@ void add_stats_command(CLI::App* cmd, Context& ctx) {
                 "print an object: repositories, issues, comments, ..., per_repository");
   cmd->callback([&ctx, args] {
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    IssueStats s = compute_stats(ctx.db(), args->top, [&taxonomy](const std::string& repo) {
+    IssueStats s = compute_stats(ctx.read_db(), args->top, [&taxonomy](const std::string& repo) {
       return taxonomy.converter_for_repo(repo);
     });
     if (args->json) {

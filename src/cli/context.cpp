@@ -11,6 +11,11 @@ Db& Context::db() {
   return *db_;
 }
 
+Db& Context::read_db() {
+  if (!db_) db_ = open_database_read_only(db_path);
+  return *db_;
+}
+
 bool Context::stdout_is_tty() {
   return isatty(STDOUT_FILENO) == 1;
 }

@@ -1,4 +1,4 @@
-// What every subcommand shares: global options and the lazily opened, migrated database.
+// What every subcommand shares: global options and the lazily opened database.
 #pragma once
 
 #include <memory>
@@ -15,8 +15,12 @@ class Context {
   // --data-dir, else $CONVFAIL_DATA_DIR, else share/convfail/data beside the executable.
   std::string data_dir;
 
-  // Opens and migrates the database on first use.
+  // Opens and migrates the database on first use: for commands that write.
   Db& db();
+  // For commands that only read: opens the database read-only (never creating or migrating it;
+  // an old schema is an error telling the user to run `convfail init`), unless db() already
+  // opened it.
+  Db& read_db();
   // True when stdout is a terminal (colours, progress lines).
   static bool stdout_is_tty();
   static bool stderr_is_tty();

@@ -75,18 +75,18 @@ int main(int argc, char** argv) {
     if (!unknown.empty()) {
       std::cerr << "convfail: unknown command '" << terminal_safe(unknown) << "'\n";
     } else {
-      std::cerr << "convfail: " << terminal_safe(e.what()) << "\n";
+      std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     }
     std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
     return 2;
   } catch (const UsageError& e) {  // messages may quote outside text: escaped here, once
-    std::cerr << "convfail: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     return 2;
   } catch (const UserError& e) {
-    std::cerr << "convfail: error: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "convfail: error: " << terminal_safe(e.what(), false, false) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "convfail: internal error: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "convfail: internal error: " << terminal_safe(e.what(), false, false) << "\n";
     return 3;
   }
   return 0;

@@ -60,12 +60,59 @@ std::vector<CsvRecord> parse_csv(std::string_view text) {
   return out;
 }
 
-std::string csv_field(std::string_view value) {
-  bool quote = value.find_first_of(",\"\r\n") != std::string_view::npos ||
-               (!value.empty() && (value.front() == ' ' || value.back() == ' '));
-  if (!quote) return std::string(value);
+namespace {
+
+bool formula_start(char c) {
+  return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
+// [+-]digits[.digits][e[+-]digits] or [+-].digits...: a plain decimal number.
+bool is_decimal_number(std::string_view v) {
+  std::size_t i = 0, n = v.size();
+  if (i < n && (v[i] == '+' || v[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < n && v[i] >= '0' && v[i] <= '9') ++i, ++digits;
+  if (i < n && v[i] == '.') {
+    ++i;
+    while (i < n && v[i] >= '0' && v[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < n && (v[i] == '+' || v[i] == '-')) ++i;
+    std::size_t exp = 0;
+    while (i < n && v[i] >= '0' && v[i] <= '9') ++i, ++exp;
+    if (exp == 0) return false;
+  }
+  return i == n;
+}
+
+bool needs_prefix(std::string_view v) {
+  std::size_t quotes = v.find_first_not_of('\'');
+  if (quotes == std::string_view::npos) return false;
+  std::string_view rest = v.substr(quotes);
+  return formula_start(rest.front()) && (quotes > 0 || !is_decimal_number(rest));
+}
+
+}  // namespace
+
+std::string csv_neutralise(std::string_view value) {
+  return needs_prefix(value) ? "'" + std::string(value) : std::string(value);
+}
+
+std::string csv_unneutralise(std::string_view value) {
+  if (!value.empty() && value.front() == '\'' && needs_prefix(value.substr(1)))
+    value.remove_prefix(1);
+  return std::string(value);
+}
+
+std::string csv_field(std::string_view value, bool raw) {
+  std::string safe = raw ? std::string(value) : csv_neutralise(value);
+  bool quote = safe.find_first_of(",\"\r\n") != std::string::npos ||
+               (!safe.empty() && (safe.front() == ' ' || safe.back() == ' '));
+  if (!quote) return safe;
   std::string out = "\"";
-  for (char c : value) {
+  for (char c : safe) {
     if (c == '"') out += '"';
     out += c;
   }
@@ -73,11 +120,11 @@ std::string csv_field(std::string_view value) {
   return out;
 }
 
-std::string csv_line(const std::vector<std::string>& fields) {
+std::string csv_line(const std::vector<std::string>& fields, bool raw) {
   std::string out;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (i) out += ',';
-    out += csv_field(fields[i]);
+    out += csv_field(fields[i], raw);
   }
   out += '\n';
   return out;

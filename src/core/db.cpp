@@ -1,19 +1,52 @@
 #include "core/db.h"
 
+#include <fstream>
+
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail {
 
-Db::Db(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+void Db::open(const std::string& name, int flags) {
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw UserError("cannot open database " + path + ": " + msg);
+    throw UserError("cannot open database " + path_ + ": " + msg);
   }
   sqlite3_busy_timeout(db_, 10000);
   sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::Db(const std::string& path, OpenMode mode) : path_(path) {
+  if (mode == OpenMode::kReadOnly) {
+    open(path, SQLITE_OPEN_READONLY);
+    // A WAL database needs its -shm index, which a reader cannot create in a directory it may
+    // not write. Without a -wal file every committed page is in the main file: read it immutable.
+    int rc = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) {
+      std::ifstream wal(path + "-wal");
+      if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CANTOPEN ||
+          (sqlite3_errcode(db_) & 0xff) == SQLITE_READONLY) {
+        if (!wal) {
+          sqlite3_close(db_);
+          db_ = nullptr;
+          open("file:" + url_encode(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+        }
+      }
+    }
+    try {
+      exec("PRAGMA foreign_keys=ON");
+      scalar("SELECT count(*) FROM sqlite_master");  // a file that is not a database fails here
+    } catch (...) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw;
+    }
+    return;
+  }
+  open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   try {
     // A file that is not a database fails here, on the first read.
     // 16 KiB pages for new files (no effect on existing ones): issues with their raw JSON are

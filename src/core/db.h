@@ -54,11 +54,18 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+enum class OpenMode {
+  kReadWrite,  // created when missing; WAL
+  // SQLITE_OPEN_READONLY: nothing is written, not even the WAL index when the directory is not
+  // writable (then the file is opened immutable, which is safe when no -wal file exists).
+  kReadOnly,
+};
+
 // A database connection with WAL, foreign keys and a busy timeout. Does not migrate by itself:
 // see migrations.h.
 class Db {
  public:
-  explicit Db(const std::string& path);
+  explicit Db(const std::string& path, OpenMode mode = OpenMode::kReadWrite);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -78,6 +85,8 @@ class Db {
   [[noreturn]] void fail(const std::string& context) const;
 
  private:
+  void open(const std::string& name, int flags);
+
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/issue_store.h"
 #include "core/json_util.h"
+#include "core/text.h"
 
 namespace convfail {
 namespace {
@@ -35,9 +37,8 @@ std::int64_t line_at(std::string_view text, std::size_t offset) {
 // One issue object, from either shape, into the store.
 void import_object(IssueStore& store, const Json& obj, std::string_view text,
                    const ImportOptions& options, ImportCounts& counts) {
-  if (!obj.is_object()) throw UserError("not a JSON object");
-  if (!obj.contains("number")) throw UserError("missing \"number\"");
-  if (!obj["number"].is_number_integer()) throw UserError("\"number\" is not an integer");
+  // The whole object, embedded comments and timeline included, even when it turns out stale.
+  validate_issue(obj, options.limits);
   std::optional<std::string> repo = opt_string(obj, "repo");
   if (!repo) repo = repo_from_issue_urls(obj);
   if (!repo) repo = options.default_repo;
@@ -46,7 +47,7 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
         "no repository: the object has no \"repo\", \"repository_url\" or \"html_url\" "
         "(pass --repo OWNER/NAME)");
   }
-  if (repo->find('/') == std::string::npos) throw UserError("bad repository \"" + *repo + "\"");
+  check_repo_name(*repo);
   std::int64_t id = 0;
   // Without embedded threads the text as received is the raw JSON: no need to re-serialise.
   auto c = obj.find("comments");
@@ -83,20 +84,30 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
 
 void import_text(IssueStore& store, const std::string& path, std::string_view text,
                  const ImportOptions& options, ImportCounts& counts) {
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM
   std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return;  // an empty file holds no issues
   std::int64_t n = 0;
   auto one = [&](std::int64_t line, std::string_view element) {
+    std::string where = terminal_safe(path) + ":" + std::to_string(line) + ": ";
     Json obj;
     try {
+      check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
+      check_string_lengths(element, options.limits);  // before the parser copies it
       obj = Json::parse(element);
-    } catch (const Json::parse_error& e) {
-      throw UserError(path + ":" + std::to_string(line) + ": malformed JSON: " + e.what());
+    } catch (const Json::exception& e) {  // parse_error, out_of_range (a number like 1e999)
+      // The message quotes the bytes read last: keep it one short, printable line.
+      std::string what = e.what();
+      std::size_t pos = what.find("] ");
+      if (pos != std::string::npos) what.erase(0, pos + 2);
+      throw UserError(where + "malformed JSON: " + terminal_safe(truncate_utf8(what, 200)));
+    } catch (const UserError& e) {
+      throw UserError(where + e.what());
     }
     try {
       import_object(store, obj, element, options, counts);
     } catch (const UserError& e) {
-      throw UserError(path + ":" + std::to_string(line) + ": " + e.what());
+      throw UserError(where + e.what());
     }
     if (options.progress) options.progress(path, ++n);
   };
@@ -105,7 +116,7 @@ void import_text(IssueStore& store, const std::string& path, std::string_view te
     try {
       elements = split_json_array(text);
     } catch (const UserError& e) {
-      throw UserError(path + ":" + e.what());
+      throw UserError(terminal_safe(path) + ":" + e.what());
     }
     for (auto& [line, element] : elements) one(line, element);
     return;
@@ -206,6 +217,7 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
   } restore{db, cache};
   Transaction tx(db);
   IssueStore store(db);
+  store.set_limits(options.limits);
   store.begin_bulk();
   for (const std::string& path : paths) {
     std::string text = read_file(path);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "core/issue_schema.h"
 
 namespace convfail {
 
@@ -28,10 +29,14 @@ struct ImportOptions {
   std::optional<std::string> default_repo;
   // Called after each issue with (file, issues so far in the file); may be empty.
   std::function<void(const std::string&, std::int64_t)> progress;
+  // Size limit of bodies and other strings, and whether long bodies are cut or refused.
+  FieldLimits limits;
 };
 
 // Imports all files in one transaction: either every file is stored or, on the first error,
-// nothing is, and a UserError "file:line: what is wrong" is thrown.
+// nothing is, and a UserError "FILE:LINE: FIELD: what is wrong" is thrown. Every object is
+// checked against the schema of core/issue_schema.h; a leading UTF-8 BOM is skipped; JSON nested
+// deeper than kMaxJsonDepth is refused before parsing.
 ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
                           const ImportOptions& options = {});
 

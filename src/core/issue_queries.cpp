@@ -1,10 +1,12 @@
 #include "core/issue_queries.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail {
 namespace {
@@ -64,32 +66,137 @@ std::string one_line(const std::string& text) {
 struct FtsRow {
   std::int64_t issue_id;
   double score;
-  std::string snippet;
+  std::int64_t row;  // rowid in the FTS table: the issue or the comment
   std::string author;
 };
 
+const std::string& kOpen = kSnippetOpen;
+const std::string& kClose = kSnippetClose;
+
 // Runs one MATCH query. Returns false when FTS5 reports "no such column" (a column filter that
 // only exists in the other index); throws UserError for a query it cannot parse.
-bool run_match(Db& db, const std::string& sql, const std::string& query,
-               const SearchOptions& options, std::vector<FtsRow>& out) {
+bool run_match(Db& db, const std::string& sql, const std::string& query, std::vector<FtsRow>& out) {
   Stmt st(db, sql);
-  st.bind(1, options.highlight_open)
-      .bind(2, options.highlight_close)
-      .bind(3, static_cast<std::int64_t>(options.snippet_tokens))
-      .bind(4, query);
+  st.bind(1, query);
   while (true) {
     int rc = sqlite3_step(st.handle());
     if (rc == SQLITE_DONE) return true;
     if (rc != SQLITE_ROW) {
       std::string msg = sqlite3_errmsg(db.handle());
       if (msg.find("no such column") != std::string::npos) return false;
-      throw UserError("cannot run search query '" + query + "': " + msg +
+      throw UserError("cannot run search query " + quoted_excerpt(query, 200) + ": " + msg +
                       " (wrap words with punctuation in double quotes, e.g. '\"torch.onnx\"', "
                       "or use --literal)");
     }
-    out.push_back({st.int64(0), st.real(1), one_line(st.text(2)), st.text(3)});
+    out.push_back({st.int64(0), st.real(1), st.int64(2), st.text(3)});
   }
 }
+
+// The highlighted text of one matching row (column `col`), "" when it has none.
+std::string highlighted(Db& db, const char* table, int col, const std::string& query,
+                        std::int64_t rowid) {
+  std::string t(table);
+  Stmt st(db, "SELECT highlight(" + t + ", " + std::to_string(col) + ", ?1, ?2) FROM " + t +
+                  " WHERE " + t + " MATCH ?3 AND rowid = ?4");
+  st.bind(1, kOpen).bind(2, kClose).bind(3, query).bind(4, rowid);
+  return st.step() ? st.text(0) : std::string();
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Bare words only (no operator, quote, column filter, group): AND of words, where a repeated
+// word adds nothing but cost (FTS5's per-row work grows with phrases x matches).
+std::string without_repeated_words(const std::string& query) {
+  std::vector<std::string> words, seen;
+  std::string word;
+  std::istringstream in(query);
+  while (in >> word) {
+    for (char c : word) {
+      auto u = static_cast<unsigned char>(c);
+      if (!(std::isalnum(u) || u == '_' || u >= 0x80)) return query;  // FTS5 syntax: keep
+    }
+    if (word == "AND" || word == "OR" || word == "NOT" || word == "NEAR") return query;
+    std::string key = lower(word);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    words.push_back(word);
+  }
+  return join(words, " ");
+}
+
+}  // namespace
+
+std::string make_snippet(const std::string& text, int tokens, const std::string& open,
+                         const std::string& close) {
+  // Tokens as FTS5's unicode61 tokenizer sees them, roughly: runs of ASCII letters and digits
+  // and of non-ASCII bytes. A token is a match when it lies between kOpen and kClose (which FTS5
+  // puts at token boundaries). One pass.
+  struct Token {
+    std::size_t begin, end;
+    bool hit;
+  };
+  auto token_byte = [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || u >= 0x80;
+  };
+  std::vector<Token> toks;
+  bool inside = false;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, kOpen.size(), kOpen) == 0) {
+      inside = true;
+      i += kOpen.size();
+    } else if (text.compare(i, kClose.size(), kClose) == 0) {
+      inside = false;
+      i += kClose.size();
+    } else if (token_byte(text[i])) {
+      std::size_t b = i;
+      while (i < text.size() && token_byte(text[i])) ++i;
+      toks.push_back({b, i, inside});
+    } else {
+      ++i;
+    }
+  }
+  if (toks.empty()) return "";
+  // The window of `tokens` tokens with the most matches (a sliding count).
+  std::size_t n = toks.size(), w = std::min<std::size_t>(n, tokens > 0 ? tokens : 16);
+  std::size_t hits = 0, best = 0, first = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    hits += toks[k].hit;
+    if (k >= w) hits -= toks[k - w].hit;
+    if (k + 1 >= w && hits > best) best = hits, first = k + 1 - w;
+  }
+  if (best > 0) {  // centre the matches of the window
+    std::size_t f = first, l = first + w - 1;
+    while (!toks[f].hit) ++f;
+    while (!toks[l].hit) --l;
+    std::size_t slack = w - (l - f + 1);
+    first = std::min(f > slack / 2 ? f - slack / 2 : 0, n - w);
+  }
+  const Token& a = toks[first];
+  const Token& z = toks[first + w - 1];
+  std::string out = first > 0 ? "..." : "";
+  if (a.hit) out += open;  // its kOpen lies before the window
+  for (std::size_t i = a.begin; i < z.end;) {
+    if (text.compare(i, kOpen.size(), kOpen) == 0) {
+      out += open;
+      i += kOpen.size();
+    } else if (text.compare(i, kClose.size(), kClose) == 0) {
+      out += close;
+      i += kClose.size();
+    } else {
+      out += text[i++];
+    }
+  }
+  if (z.hit) out += close;  // its kClose lies after the window
+  if (first + w < n) out += "...";
+  return out;
+}
+
+namespace {
 
 Json opt_json(const std::optional<std::string>& v) {
   return v ? Json(*v) : Json(nullptr);
@@ -132,12 +239,15 @@ std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref) {
   if (!base.step()) return std::nullopt;
   IssueDetail d;
   d.summary = read_summary(base);
-  Stmt extra(db, "SELECT body, author_association, comment_count FROM issues WHERE id = ?");
+  Stmt extra(db,
+             "SELECT body, author_association, comment_count, body_truncated FROM issues "
+             "WHERE id = ?");
   extra.bind(1, d.summary.id);
   if (extra.step()) {
     d.body = extra.opt_text(0);
     d.author_association = extra.opt_text(1);
     d.reported_comments = extra.opt_int64(2);
+    d.body_truncated = extra.int64(3) != 0;
   }
   Stmt comments(db,
                 "SELECT author, author_association, created_at, body FROM comments "
@@ -176,50 +286,63 @@ std::string fts_literal(const std::string& text) {
 
 std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
                                      const SearchOptions& options) {
-  std::string query = options.literal ? fts_literal(raw_query) : raw_query;
+  std::size_t characters = 0;  // UTF-8: every byte that does not continue a character
+  for (char c : raw_query) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  if (characters > kMaxSearchQueryLength) {
+    throw UsageError("the search query is " + std::to_string(characters) +
+                     " characters long; the limit is " + std::to_string(kMaxSearchQueryLength));
+  }
+  std::string query = without_repeated_words(options.literal ? fts_literal(raw_query) : raw_query);
+  if (options.literal) {  // quoted words: the same repeated-word rule
+    std::vector<std::string> words;
+    std::istringstream in(query);
+    std::string word;
+    while (in >> word)
+      if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+    query = join(words, " ");
+  }
   if (query.find_first_not_of(" \t\r\n") == std::string::npos)
     throw UsageError("empty search query");
 
+  // Ranking first, without snippets; snippets only for the hits printed (see make_snippet).
   // Title matches weigh twice as much as body matches.
   std::vector<FtsRow> issue_rows, comment_rows;
-  bool issues_ok = run_match(
-      db,
-      "SELECT rowid, bm25(issues_fts, 2.0, 1.0), snippet(issues_fts, -1, ?1, ?2, '...', ?3), "
-      "'' FROM issues_fts WHERE issues_fts MATCH ?4",
-      query, options, issue_rows);
+  bool issues_ok = run_match(db,
+                             "SELECT rowid, bm25(issues_fts, 2.0, 1.0), rowid, '' FROM issues_fts "
+                             "WHERE issues_fts MATCH ?1",
+                             query, issue_rows);
   bool comments_ok = run_match(
       db,
-      "SELECT c.issue_id, bm25(comments_fts), snippet(comments_fts, 0, ?1, ?2, '...', ?3), "
-      "coalesce(c.author, '?') FROM comments_fts JOIN comments c ON c.id = comments_fts.rowid "
-      "WHERE comments_fts MATCH ?4 ORDER BY bm25(comments_fts)",
-      query, options, comment_rows);
+      "SELECT c.issue_id, bm25(comments_fts), c.id, coalesce(c.author, '?') FROM comments_fts "
+      "JOIN comments c ON c.id = comments_fts.rowid WHERE comments_fts MATCH ?1 "
+      "ORDER BY bm25(comments_fts)",
+      query, comment_rows);
 
   if (!issues_ok && !comments_ok) {
-    throw UserError("cannot run search query '" + query +
-                    "': no such column (searchable columns: title, body)");
+    throw UserError("cannot run search query " + quoted_excerpt(query, 200) +
+                    ": no such column (searchable columns: title, body)");
   }
 
   // Group per issue: score = title/body score + best comment score (both negative, lower is
   // better), so an issue matching in its text and its thread ranks above one matching in either.
   struct Group {
     double issue_score = 0;
+    bool issue_matched = false;
     double best_comment = 0;
     std::int64_t comments = 0;
-    std::vector<SearchSnippet> snippets;
-    std::vector<SearchSnippet> comment_snippets;
+    std::vector<std::pair<std::int64_t, std::string>> best_comments;  // (comment id, author)
   };
   std::map<std::int64_t, Group> groups;
   for (const FtsRow& r : issue_rows) {
     Group& g = groups[r.issue_id];
     g.issue_score = r.score;
-    g.snippets.push_back({"title/body", r.snippet});
+    g.issue_matched = true;
   }
   for (const FtsRow& r : comment_rows) {  // already best first
     Group& g = groups[r.issue_id];
     if (g.comments == 0) g.best_comment = r.score;
     ++g.comments;
-    if (g.comment_snippets.size() < 2)
-      g.comment_snippets.push_back({"comment by " + r.author, r.snippet});
+    if (g.best_comments.size() < 2) g.best_comments.emplace_back(r.row, r.author);
   }
   std::vector<std::pair<double, std::int64_t>> order;
   order.reserve(groups.size());
@@ -228,6 +351,10 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
 
   std::vector<SearchHit> hits;
   Stmt one(db, std::string("SELECT ") + kSummaryColumns + "WHERE i.id = ?");
+  auto snippet = [&](const std::string& text) {
+    return one_line(make_snippet(text, options.snippet_tokens, options.highlight_open,
+                                 options.highlight_close));
+  };
   for (auto& [score, id] : order) {
     if (options.limit > 0 && static_cast<std::int64_t>(hits.size()) >= options.limit) break;
     one.bind(1, id);
@@ -241,8 +368,17 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
     h.issue = std::move(s);
     h.score = score;
     h.matching_comments = g.comments;
-    h.snippets = std::move(g.snippets);
-    for (auto& c : g.comment_snippets) h.snippets.push_back(std::move(c));
+    if (g.issue_matched) {
+      // The column with more matches, the title on a tie (as FTS5's snippet(-1) picks).
+      std::string title = highlighted(db, "issues_fts", 0, query, id);
+      std::string body = highlighted(db, "issues_fts", 1, query, id);
+      bool use_body = count_of(body, kOpen) > count_of(title, kOpen);
+      h.snippets.push_back({"title/body", snippet(use_body ? body : title)});
+    }
+    for (auto& [comment_id, author] : g.best_comments) {
+      h.snippets.push_back(
+          {"comment by " + author, snippet(highlighted(db, "comments_fts", 0, query, comment_id))});
+    }
     hits.push_back(std::move(h));
   }
   return hits;
@@ -269,6 +405,7 @@ Json to_json(const IssueDetail& d) {
   j["body"] = opt_json(d.body);
   j["author_association"] = opt_json(d.author_association);
   j["reported_comments"] = d.reported_comments ? Json(*d.reported_comments) : Json(nullptr);
+  j["body_truncated"] = d.body_truncated;
   Json comments = Json::array();
   for (const CommentView& c : d.comments) {
     comments.push_back({{"author", opt_json(c.author)},

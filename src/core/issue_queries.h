@@ -64,6 +64,7 @@ struct IssueDetail {
   std::optional<std::string> body;
   std::optional<std::string> author_association;
   std::optional<std::int64_t> reported_comments;  // GitHub's count; stored ones may be fewer
+  bool body_truncated = false;                    // imported with --truncate-long-fields and cut
   std::vector<CommentView> comments;
   std::vector<TimelineEventView> timeline;
 };
@@ -94,10 +95,26 @@ struct SearchHit {
   std::vector<SearchSnippet> snippets;  // title/body first, then up to two comments
 };
 
+// Longest query search_issues accepts (UsageError beyond).
+inline constexpr std::size_t kMaxSearchQueryLength = 1000;
+
 // Runs an FTS5 query over titles, bodies and comments. Throws UserError for a query FTS5
-// cannot parse (the message says how to quote).
+// cannot parse (the message says how to quote). Ranks all matches by bm25 first, then builds
+// snippets only for the hits returned, from FTS5 highlight() and make_snippet (linear in the
+// text: FTS5's own snippet() grows with the square of the matches). Repeated bare words are
+// dropped from the query (they change nothing but cost).
 std::vector<SearchHit> search_issues(Db& db, const std::string& query,
                                      const SearchOptions& options = {});
+
+// The markers search_issues asks FTS5 highlight() to put around matches (control characters
+// that text rarely holds; at worst a stray one misplaces a highlight).
+inline const std::string kSnippetOpen = "\x01\x1f", kSnippetClose = "\x02\x1f";
+
+// A one-line snippet of `tokens` words from `text` as FTS5 highlight() returned it with
+// kSnippetOpen/kSnippetClose: the window with the most matches, matches wrapped in
+// `open`/`close`, "..." where text was left out. Linear in the length of `text`.
+std::string make_snippet(const std::string& text, int tokens, const std::string& open,
+                         const std::string& close);
 
 // Quotes each word of `text` as an FTS5 string, e.g. torch.onnx -> "torch.onnx".
 std::string fts_literal(const std::string& text);

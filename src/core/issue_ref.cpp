@@ -3,21 +3,16 @@
 #include <re2/re2.h>
 
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/issue_store.h"
 
 namespace convfail {
 
 namespace {
 
-constexpr std::int64_t kMaxIssueNumber = std::int64_t{1} << 53;
-
 [[noreturn]] void bad_ref(const std::string& text, const std::string& why) {
   throw UsageError("bad issue reference '" + text + "' (" + why +
                    "): expected OWNER/REPO#N or https://github.com/OWNER/REPO/issues/N");
-}
-
-bool valid_name(const std::string& name, std::size_t max_length) {
-  return !name.empty() && name.size() <= max_length && name != "." && name != "..";
 }
 
 }  // namespace
@@ -28,16 +23,17 @@ IssueRef parse_issue_ref(const std::string& text) {
   static const RE2 path_form(
       R"(\s*(?:(?:https?://)?(?:www\.)?github\.com/)?([^/#?\s]+)/([^/#?\s]+)/(?:issues|pull)/)"
       R"(([^/#?\s]*)/?(?:[?#]\S*)?\s*)");
-  static const RE2 name_chars(R"([A-Za-z0-9_.-]+)");
   static const RE2 digits(R"([0-9]+)");
   std::string owner, repo, number;
   if (!RE2::FullMatch(text, short_form, &owner, &repo, &number) &&
       !RE2::FullMatch(text, path_form, &owner, &repo, &number))
     bad_ref(text, "not a reference");
-  if (!RE2::FullMatch(owner, name_chars) || !RE2::FullMatch(repo, name_chars))
-    bad_ref(text, "owner and repository names hold letters, digits, '-', '_' and '.' only");
-  // GitHub's limits: logins up to 39 characters, repository names up to 100.
-  if (!valid_name(owner, 39) || !valid_name(repo, 100)) bad_ref(text, "bad owner or repository");
+  // GitHub's rules (core/issue_schema.h), as for imported issues.
+  if (!valid_repo_name(owner + "/" + repo)) {
+    bad_ref(text,
+            "bad owner or repository: the owner has up to 39 letters, digits or '-', the "
+            "repository up to 100 letters, digits, '-', '_' or '.'");
+  }
   if (!RE2::FullMatch(number, digits)) bad_ref(text, "the issue number is not a number");
   std::size_t first = number.find_first_not_of('0');
   if (first == std::string::npos || number.size() - first > 16)

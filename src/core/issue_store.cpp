@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/text.h"
 
 namespace convfail {
@@ -15,17 +16,25 @@ std::optional<std::string> author_of(const Json& j) {
 }
 
 // The raw JSON we keep for an issue: the object without embedded comment/timeline arrays
-// (those are stored in their own tables). Serialised key by key rather than copying the object.
-std::string issue_raw(const Json& issue) {
+// (those are stored in their own tables). Serialised key by key rather than copying the object;
+// `body`, when given, replaces the object's "body" (a truncated one).
+std::string issue_raw(const Json& issue, const std::string* body = nullptr) {
   std::string out = "{";
   for (auto it = issue.begin(); it != issue.end(); ++it) {
     if (it.key() == "timeline" || (it.key() == "comments" && it->is_array())) continue;
     if (out.size() > 1) out += ',';
     out += Json(it.key()).dump();
     out += ':';
-    out += it->dump();
+    out += body && it.key() == "body" ? Json(*body).dump() : it->dump();
   }
   return out + "}";
+}
+
+// A body over the limit (only accepted when truncating): cut it, and say so.
+bool truncate_body(std::optional<std::string>& body, const FieldLimits& limits) {
+  if (!body || body->size() <= limits.max_field_bytes) return false;
+  *body = truncate_utf8(*body, limits.max_field_bytes);
+  return true;
 }
 
 }  // namespace
@@ -120,21 +129,22 @@ IssueStore::IssueStore(Db& db)
       insert_issue_(db,
                     "INSERT INTO issues (repo_id, number, github_id, title, body, state, author, "
                     "author_association, created_at, updated_at, closed_at, html_url, "
-                    "is_pull_request, comment_count, raw_json) "
-                    "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
-      update_issue_(db,
-                    "UPDATE issues SET github_id=?3, title=?4, body=?5, state=?6, author=?7, "
-                    "author_association=?8, created_at=?9, updated_at=?10, closed_at=?11, "
-                    "html_url=?12, is_pull_request=?13, comment_count=?14, raw_json=?15, "
-                    "stored_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?16"),
+                    "is_pull_request, comment_count, raw_json, body_truncated) "
+                    "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?17)"),
+      update_issue_(
+          db,
+          "UPDATE issues SET github_id=?3, title=?4, body=?5, state=?6, author=?7, "
+          "author_association=?8, created_at=?9, updated_at=?10, closed_at=?11, "
+          "html_url=?12, is_pull_request=?13, comment_count=?14, raw_json=?15, body_truncated=?17, "
+          "stored_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?16"),
       delete_labels_(db, "DELETE FROM issue_labels WHERE issue_id=?"),
       insert_label_(db, "INSERT OR IGNORE INTO issue_labels (issue_id, name) VALUES (?, ?)"),
       select_comments_(db, "SELECT raw_json FROM comments WHERE issue_id=? ORDER BY position"),
       delete_comments_(db, "DELETE FROM comments WHERE issue_id=?"),
       insert_comment_(db,
                       "INSERT INTO comments (issue_id, position, github_id, author, "
-                      "author_association, created_at, updated_at, body, raw_json) "
-                      "VALUES (?,?,?,?,?,?,?,?,?)"),
+                      "author_association, created_at, updated_at, body, raw_json, "
+                      "body_truncated) VALUES (?,?,?,?,?,?,?,?,?,?)"),
       select_events_(db, "SELECT raw_json FROM timeline_events WHERE issue_id=? ORDER BY position"),
       delete_events_(db, "DELETE FROM timeline_events WHERE issue_id=?"),
       insert_event_(db,
@@ -145,19 +155,29 @@ IssueStore::IssueStore(Db& db)
 
 IssueStore::~IssueStore() = default;
 
+void IssueStore::check_raw_size(const std::string& raw) const {
+  // Fields outside the schema are kept in raw_json: bound them too.
+  std::size_t limit = limits_.max_field_bytes + (std::size_t{1} << 20);
+  if (raw.size() > limit) {
+    throw UserError("object: " + std::to_string(raw.size()) +
+                    " bytes of JSON (without comments and timeline), over the limit of " +
+                    std::to_string(limit) + " bytes (--max-field-mb + 1 MB)");
+  }
+}
+
 // TEMP tables mirroring the columns the store writes; flush() moves them into main.
 struct IssueStore::Staging {
   explicit Staging(Db& db)
       : insert_issue(db,
                      "INSERT INTO temp.staged_issues (id, repo_id, number, github_id, title, body, "
                      "state, author, author_association, created_at, updated_at, closed_at, "
-                     "html_url, is_pull_request, comment_count, raw_json) "
-                     "VALUES (?16,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"),
+                     "html_url, is_pull_request, comment_count, raw_json, body_truncated) "
+                     "VALUES (?16,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?17)"),
         insert_label(db, "INSERT INTO temp.staged_labels (issue_id, name) VALUES (?, ?)"),
         insert_comment(db,
                        "INSERT INTO temp.staged_comments (issue_id, position, github_id, author, "
-                       "author_association, created_at, updated_at, body, raw_json) "
-                       "VALUES (?,?,?,?,?,?,?,?,?)"),
+                       "author_association, created_at, updated_at, body, raw_json, "
+                       "body_truncated) VALUES (?,?,?,?,?,?,?,?,?,?)"),
         insert_event(db,
                      "INSERT INTO temp.staged_events (issue_id, position, event, actor, "
                      "created_at, commit_id, source_repo, source_number, source_is_pull_request, "
@@ -175,10 +195,11 @@ void IssueStore::begin_bulk(std::size_t batch) {
   db_.exec(
       "CREATE TEMP TABLE IF NOT EXISTS staged_issues (id INTEGER PRIMARY KEY, repo_id, number, "
       "github_id, title, body, state, author, author_association, created_at, updated_at, "
-      "closed_at, html_url, is_pull_request, comment_count, has_fix_link DEFAULT 0, raw_json);"
+      "closed_at, html_url, is_pull_request, comment_count, has_fix_link DEFAULT 0, raw_json, "
+      "body_truncated DEFAULT 0);"
       "CREATE TEMP TABLE IF NOT EXISTS staged_labels (issue_id, name);"
       "CREATE TEMP TABLE IF NOT EXISTS staged_comments (issue_id, position, github_id, author, "
-      "author_association, created_at, updated_at, body, raw_json);"
+      "author_association, created_at, updated_at, body, raw_json, body_truncated DEFAULT 0);"
       "CREATE TEMP TABLE IF NOT EXISTS staged_events (issue_id, position, event, actor, "
       "created_at, commit_id, source_repo, source_number, source_is_pull_request, source_state, "
       "raw_json);"
@@ -196,15 +217,17 @@ void IssueStore::flush() {
   db_.exec(
       "INSERT INTO main.issues (id, repo_id, number, github_id, title, body, state, author, "
       "author_association, created_at, updated_at, closed_at, html_url, is_pull_request, "
-      "comment_count, has_fix_link, raw_json) SELECT id, repo_id, number, github_id, title, "
-      "body, state, author, author_association, created_at, updated_at, closed_at, html_url, "
-      "is_pull_request, comment_count, has_fix_link, raw_json FROM temp.staged_issues "
+      "comment_count, has_fix_link, raw_json, body_truncated) SELECT id, repo_id, number, "
+      "github_id, title, body, state, author, author_association, created_at, updated_at, "
+      "closed_at, html_url, is_pull_request, comment_count, has_fix_link, raw_json, "
+      "body_truncated FROM temp.staged_issues "
       "ORDER BY id;"
       "INSERT OR IGNORE INTO main.issue_labels (issue_id, name) "
       "SELECT issue_id, name FROM temp.staged_labels;"
       "INSERT INTO main.comments (issue_id, position, github_id, author, author_association, "
-      "created_at, updated_at, body, raw_json) SELECT issue_id, position, github_id, author, "
-      "author_association, created_at, updated_at, body, raw_json FROM temp.staged_comments "
+      "created_at, updated_at, body, raw_json, body_truncated) SELECT issue_id, position, "
+      "github_id, author, author_association, created_at, updated_at, body, raw_json, "
+      "body_truncated FROM temp.staged_comments "
       "ORDER BY rowid;"
       "INSERT INTO main.timeline_events (issue_id, position, event, actor, created_at, "
       "commit_id, source_repo, source_number, source_is_pull_request, source_state, raw_json) "
@@ -220,6 +243,7 @@ void IssueStore::flush() {
 std::int64_t IssueStore::repository_id(const std::string& full_name) {
   auto it = repo_ids_.find(full_name);
   if (it != repo_ids_.end()) return it->second;
+  check_repo_name(full_name);
   Stmt ins(db_, "INSERT INTO repositories (full_name) VALUES (?) ON CONFLICT DO NOTHING");
   ins.bind(1, full_name).run();
   Stmt sel(db_, "SELECT id FROM repositories WHERE full_name=?");
@@ -243,12 +267,16 @@ std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std:
 UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue,
                                       std::int64_t* issue_id,
                                       std::optional<std::string_view> raw_text) {
-  if (!issue.is_object()) throw UserError("issue is not a JSON object");
-  auto number = opt_int(issue, "number");
-  if (!number) throw UserError("issue has no integer \"number\"");
+  validate_issue(issue, limits_);
+  std::optional<std::int64_t> number = checked_issue_number(issue["number"]);
   std::int64_t repo_id = repository_id(repo);
   std::optional<std::string> updated = opt_string(issue, "updated_at");
-  std::string raw = raw_text ? std::string(*raw_text) : issue_raw(issue);
+  std::optional<std::string> body = opt_string(issue, "body");
+  bool truncated = truncate_body(body, limits_);
+  std::string raw = truncated  ? issue_raw(issue, &*body)
+                    : raw_text ? std::string(*raw_text)
+                               : issue_raw(issue);
+  check_raw_size(raw);
   if (staging_ &&
       (staging_->ids.size() >= staging_->batch || staging_->keys.count({repo_id, *number}))) {
     flush();  // a full batch, or the same issue twice: let the lookup below see it
@@ -287,7 +315,7 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(2, *number)
       .bind(3, opt_int(issue, "id"))
       .bind(4, opt_string(issue, "title").value_or(""))
-      .bind(5, opt_string(issue, "body"))
+      .bind(5, body)
       .bind(6, opt_string(issue, "state"))
       .bind(7, author_of(issue))
       .bind(8, opt_string(issue, "author_association"))
@@ -297,7 +325,8 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(12, opt_string(issue, "html_url"))
       .bind(13, static_cast<std::int64_t>(is_pull_request(issue)))
       .bind(14, comment_count)
-      .bind(15, raw);
+      .bind(15, raw)
+      .bind(17, static_cast<std::int64_t>(truncated));
   if (existing) st.bind(16, *existing);
   if (staged) {
     *issue_id = staging_->next_id++;
@@ -316,11 +345,21 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
 }
 
 bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
-  if (!comments.is_array()) throw UserError("\"comments\" is not an array");
+  validate_comments(comments, limits_);
   std::vector<std::string> raws;
+  std::vector<std::optional<std::string>> bodies;
+  std::vector<bool> cut;
   for (const Json& c : comments) {
-    if (!c.is_object()) throw UserError("a comment is not a JSON object");
-    raws.push_back(c.dump());
+    bodies.push_back(opt_string(c, "body"));
+    cut.push_back(truncate_body(bodies.back(), limits_));
+    if (cut.back()) {
+      Json copy = c;
+      copy["body"] = *bodies.back();
+      raws.push_back(copy.dump());
+    } else {
+      raws.push_back(c.dump());
+    }
+    check_raw_size(raws.back());
   }
   bool staged = staging_ && staging_->ids.count(issue_id);
   if (staged) {
@@ -343,8 +382,9 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
         .bind(5, opt_string(c, "author_association"))
         .bind(6, opt_string(c, "created_at"))
         .bind(7, opt_string(c, "updated_at"))
-        .bind(8, opt_string(c, "body"))
+        .bind(8, bodies[static_cast<std::size_t>(pos)])
         .bind(9, raws[static_cast<std::size_t>(pos)])
+        .bind(10, static_cast<std::int64_t>(cut[static_cast<std::size_t>(pos)]))
         .run();
     ++pos;
   }
@@ -353,11 +393,11 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
 
 bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
                                 const Json& events) {
-  if (!events.is_array()) throw UserError("\"timeline\" is not an array");
+  validate_timeline(events, limits_);
   std::vector<std::string> raws;
   for (const Json& e : events) {
-    if (!e.is_object()) throw UserError("a timeline event is not a JSON object");
     raws.push_back(e.dump());
+    check_raw_size(raws.back());
   }
   bool staged = staging_ && staging_->ids.count(issue_id);
   if (staged) {

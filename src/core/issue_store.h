@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "core/issue_schema.h"
 #include "core/json_util.h"
 
 namespace convfail {
@@ -44,15 +45,20 @@ class IssueStore {
   explicit IssueStore(Db& db);
   ~IssueStore();
 
-  // Repository id for "owner/name", created on first use.
+  // What is accepted (core/issue_schema.h): every object is validated before it is stored, and
+  // a UserError("FIELD: what is wrong") thrown. Default: bodies over 1 MB are refused.
+  void set_limits(const FieldLimits& limits) { limits_ = limits; }
+
+  // Repository id for "owner/name" (UserError unless valid_repo_name), created on first use.
   std::int64_t repository_id(const std::string& full_name);
 
   // Upserts one issue object (REST or flattened shape) of repository `repo`. A newer updated_at
   // replaces the stored copy, an older one is ignored (kStale), an identical one changes nothing.
-  // Throws UserError when `number` is missing. Embedded "comments"/"timeline" arrays are NOT
-  // handled here (see store_comments / store_timeline). Sets *issue_id.
-  // `raw_text`, when given, is the object's JSON text as received and is stored as raw_json
-  // instead of re-serialising `issue` (only valid when it holds no embedded comments/timeline).
+  // Throws UserError when the object breaks the schema (issue_schema.h). Embedded
+  // "comments"/"timeline" arrays are NOT handled here (see store_comments / store_timeline). Sets
+  // *issue_id. `raw_text`, when given, is the object's JSON text as received and is stored as
+  // raw_json instead of re-serialising `issue` (only valid when it holds no embedded
+  // comments/timeline).
   UpsertResult upsert_issue(const std::string& repo, const Json& issue, std::int64_t* issue_id,
                             std::optional<std::string_view> raw_text = std::nullopt);
 
@@ -76,7 +82,10 @@ class IssueStore {
 
  private:
   struct Staging;
+  void check_raw_size(const std::string& raw) const;
+
   Db& db_;
+  FieldLimits limits_;
   std::unique_ptr<Staging> staging_;
   std::map<std::string, std::int64_t> repo_ids_;
   Stmt select_issue_;

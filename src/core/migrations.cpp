@@ -1,7 +1,10 @@
 #include "core/migrations.h"
 
+#include <sys/stat.h>
 #include <algorithm>
+
 #include <cstdlib>
+#include <fstream>
 
 #include "core/error.h"
 
@@ -34,13 +37,21 @@ int schema_version() {
   return migrations().empty() ? 0 : migrations().back().version;
 }
 
-int migrate(Db& db) {
-  int current = db.user_version();
+namespace {
+
+void check_not_newer(Db& db, int current) {
   if (current > schema_version()) {
     throw UserError("database " + db.path() + " has schema version " + std::to_string(current) +
                     ", newer than this convfail (" + std::to_string(schema_version()) +
                     "); upgrade convfail to open it");
   }
+}
+
+}  // namespace
+
+int migrate(Db& db) {
+  int current = db.user_version();
+  check_not_newer(db, current);
   if (current == schema_version()) return 0;
   Transaction tx(db);
   // Re-read under the write lock: another process may have migrated meanwhile.
@@ -63,6 +74,27 @@ int migrate(Db& db) {
 std::unique_ptr<Db> open_database(const std::string& path) {
   auto db = std::make_unique<Db>(path);
   migrate(*db);
+  return db;
+}
+
+std::unique_ptr<Db> open_database_read_only(const std::string& path) {
+  if (!std::ifstream(path)) {
+    struct stat st {};
+    throw UserError("database " + path +
+                    (::stat(path.c_str(), &st) == 0 ? " cannot be read (permission denied?)"
+                                                    : " does not exist") +
+                    ": create it with `convfail init` (or import or crawl into it), or pass "
+                    "--db PATH");
+  }
+  auto db = std::make_unique<Db>(path, OpenMode::kReadOnly);
+  int current = db->user_version();
+  check_not_newer(*db, current);
+  if (current < schema_version()) {
+    throw UserError("database " + path + " has schema version " + std::to_string(current) +
+                    ", this convfail needs " + std::to_string(schema_version()) +
+                    ": run `convfail init` to migrate it (commands that only read never change "
+                    "the database)");
+  }
   return db;
 }
 

@@ -25,7 +25,12 @@ int schema_version();
 // Returns the number of migrations applied.
 int migrate(Db& db);
 
-// Opens a database and migrates it: what every command does.
+// Opens a database and migrates it: what every command that writes does.
 std::unique_ptr<Db> open_database(const std::string& path);
+
+// Opens a database read-only for a command that only reads: never creates, migrates or writes.
+// UserError with one line naming the fix when the file is missing, when its schema is older than
+// this binary ("run `convfail init`") or newer.
+std::unique_ptr<Db> open_database_read_only(const std::string& path);
 
 }  // namespace convfail

@@ -208,7 +208,7 @@ bool is_bidi_control(std::uint32_t cp) {
 
 }  // namespace
 
-std::string terminal_safe(std::string_view text, bool keep_newlines) {
+std::string terminal_safe(std::string_view text, bool keep_newlines, bool escape_backslash) {
   std::string out;
   out.reserve(text.size());
   char buf[16];
@@ -221,7 +221,7 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
       ++i;
       continue;
     }
-    if (cp == '\\') {
+    if (cp == '\\' && escape_backslash) {
       out += "\\\\";
     } else if (keep_newlines && (cp == '\n' || cp == '\t')) {
       out += static_cast<char>(cp);
@@ -243,6 +243,30 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
     i += n;
   }
   return out;
+}
+
+std::size_t utf8_invalid_at(std::string_view text) {
+  std::uint32_t cp = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t n = utf8_sequence(text, i, &cp);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = max_bytes;
+  // Back up to a character boundary (never more than 3 continuation bytes).
+  for (int k = 0; k < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++k)
+    --end;
+  return std::string(text.substr(0, end));
+}
+
+std::string quoted_excerpt(std::string_view text, std::size_t max_bytes) {
+  bool cut = text.size() > max_bytes;
+  return "\"" + terminal_safe(truncate_utf8(text, max_bytes)) + (cut ? "...\"" : "\"");
 }
 
 }  // namespace convfail

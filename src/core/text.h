@@ -32,7 +32,19 @@ std::string url_encode(std::string_view value);
 // (`\x1b`, `\u202e`), a backslash becomes `\\`, so no byte sequence can move the cursor, set the
 // title or hide text. Newlines and tabs are kept when `keep_newlines` (multi-line views) and
 // escaped otherwise (one-line messages). Valid printable UTF-8 is unchanged.
-std::string terminal_safe(std::string_view text, bool keep_newlines = false);
+// `escape_backslash` false leaves backslashes alone: for a last pass over messages whose quoted
+// parts were escaped already (main's error output), which then stays idempotent.
+std::string terminal_safe(std::string_view text, bool keep_newlines = false,
+                          bool escape_backslash = true);
+
+// Byte offset of the first byte that does not start a valid UTF-8 sequence (overlong forms,
+// surrogates and code points past U+10FFFF are invalid), or npos when all of `text` is valid.
+std::size_t utf8_invalid_at(std::string_view text);
+// The first `max_bytes` of `text`, cut at a UTF-8 character boundary.
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
+// `text` for an error message: at most `max_bytes` (cut at a character boundary, "..." added),
+// made terminal_safe, in double quotes.
+std::string quoted_excerpt(std::string_view text, std::size_t max_bytes = 40);
 
 // "YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm|-hh:mm|+hhmm]" to epoch seconds (fraction dropped, offset
 // applied; no zone means UTC; 't', 'z' and a space for 'T' are accepted). nullopt when the text is

@@ -38,3 +38,33 @@ TEST_CASE("CSV: writing quotes what needs it and reads back the same") {
   REQUIRE(back.size() == 1);
   CHECK(back[0].fields == fields);
 }
+
+TEST_CASE("CSV: formula cells are neutralised (OWASP) and read back exactly") {
+  CHECK(csv_neutralise("=HYPERLINK(\"http://x\",\"y\")") == "'=HYPERLINK(\"http://x\",\"y\")");
+  CHECK(csv_neutralise("=cmd|' /C calc'!A0") == "'=cmd|' /C calc'!A0");
+  CHECK(csv_neutralise("+1+2") == "'+1+2");
+  CHECK(csv_neutralise("-2+3") == "'-2+3");
+  CHECK(csv_neutralise("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_neutralise("\tx") == "'\tx");
+  CHECK(csv_neutralise("\rx") == "'\rx");
+  // Plain numbers cannot run anything and stay numbers in report columns.
+  for (const char* n : {"-0.12", "-3", "+1e-5", "-.5", "12", "0.25"}) CHECK(csv_neutralise(n) == n);
+  for (const char* t : {"plain", "", "a=b", "'quoted", "-", "+", "-e5", "--1"})
+    CHECK(csv_neutralise(t) == (t[0] == '-' || t[0] == '+' ? "'" + std::string(t) : t));
+  // Apostrophes before a trigger get one more, so that every value round-trips.
+  CHECK(csv_neutralise("'=x") == "''=x");
+  CHECK(csv_neutralise("'-1") == "''-1");
+  for (const char* v : {"=1+1", "-0.12", "'=x", "''=x", "'-1", "'plain", "plain", "@", "'", "''",
+                        "\t=x", "-", "'+"}) {
+    CAPTURE(v);
+    CHECK(csv_unneutralise(csv_neutralise(v)) == v);
+  }
+  // Whole lines: neutralised by default, raw on request, parsed back to the originals.
+  std::vector<std::string> fields = {"=1+1", "a,b", "-0.5", "@x"};
+  CHECK(csv_line(fields) == "'=1+1,\"a,b\",-0.5,'@x\n");
+  CHECK(csv_line(fields, true) == "=1+1,\"a,b\",-0.5,@x\n");
+  auto back = parse_csv(csv_line(fields));
+  REQUIRE(back.size() == 1);
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    CHECK(csv_unneutralise(back[0].fields[i]) == fields[i]);
+}

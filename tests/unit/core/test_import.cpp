@@ -87,7 +87,7 @@ TEST_CASE("import: FTS index follows inserts and updates") {
       *db,
       {dir.write(
           "a.jsonl",
-          R"({"repo":"a/b","number":1,"title":"GridSample unsupported","updated_at":"1","comments":[{"body":"INTERNAL ASSERT FAILED at graph.cpp"}]})")});
+          R"({"repo":"a/b","number":1,"title":"GridSample unsupported","updated_at":"2024-01-01T00:00:00Z","comments":[{"body":"INTERNAL ASSERT FAILED at graph.cpp"}]})")});
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 1);
   CHECK(db->scalar(
             "SELECT count(*) FROM comments_fts WHERE comments_fts MATCH '\"INTERNAL ASSERT\"'") ==
@@ -96,7 +96,7 @@ TEST_CASE("import: FTS index follows inserts and updates") {
       *db,
       {dir.write(
           "b.jsonl",
-          R"({"repo":"a/b","number":1,"title":"Resize mismatch","updated_at":"2","comments":[]})")});
+          R"({"repo":"a/b","number":1,"title":"Resize mismatch","updated_at":"2024-01-02T00:00:00Z","comments":[]})")});
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gridsample'") == 0);
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'resize'") == 1);
   CHECK(db->scalar("SELECT count(*) FROM comments_fts WHERE comments_fts MATCH 'assert'") == 0);
@@ -118,16 +118,16 @@ TEST_CASE("import: malformed input names file:line and leaves the database uncha
       {"badjson.jsonl", "{\"repo\":\"a/b\",\"number\":1}\n{\"repo\": \"a/b\", \"number\": 2,,}\n",
        "badjson.jsonl:2: malformed JSON"},
       {"notobject.jsonl", "{\"repo\":\"a/b\",\"number\":3}\n[1,2]\n",
-       "notobject.jsonl:2: not a JSON object"},
+       "notobject.jsonl:2: expected a JSON object, got an array"},
       {"nonumber.jsonl", "{\"repo\":\"a/b\",\"number\":4}\n\n{\"repo\":\"a/b\",\"title\":\"x\"}\n",
-       "nonumber.jsonl:3: missing \"number\""},
+       "nonumber.jsonl:3: number: missing"},
       {"norepo.jsonl", "{\"number\":4}\n", "norepo.jsonl:1: no repository"},
       {"badarray.json", "[\n {\"repo\":\"a/b\",\"number\":7},\n {\"repo\":\"a/b\"}\n]\n",
-       "badarray.json:3: missing \"number\""},
+       "badarray.json:3: number: missing"},
       {"truncated.json", "[\n {\"repo\":\"a/b\",\"number\":7},\n {\"repo\":\"a/b\", \"number\": 8",
        "truncated.json:3: unterminated array"},
       {"badcomments.jsonl", "{\"repo\":\"a/b\",\"number\":9,\"comments\":[1]}\n",
-       "badcomments.jsonl:1: a comment is not a JSON object"},
+       "badcomments.jsonl:1: comments[0]: expected an object, got an integer"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);

@@ -50,7 +50,9 @@ TEST_CASE("issue_ref: every accepted form names the same issue") {
 
 TEST_CASE("issue_ref: GitHub's name characters are kept as typed") {
   CHECK(parsed("onnx/tensorflow-onnx#7") == "onnx/tensorflow-onnx#7");
-  CHECK(parsed("a_b/c.d-e_f#1") == "a_b/c.d-e_f#1");
+  CHECK(parsed("a-b/c.d-e_f#1") == "a-b/c.d-e_f#1");
+  // Owners (logins) hold letters, digits and '-' only (core/issue_schema.h).
+  CHECK_THROWS_AS(parse_issue_ref("a_b/c#1"), UsageError);
   CHECK(parsed("Owner9/Repo.js/issues/0012") == "Owner9/Repo.js#12");
 }
 

@@ -92,3 +92,11 @@ TEST_CASE("text: terminal_safe escapes every control sequence and keeps printabl
     }
   }
 }
+
+TEST_CASE("text: terminal_safe without backslash escapes is idempotent over escaped text") {
+  CHECK(terminal_safe("a\\x1b\x1b", false, false) == "a\\x1b\\x1b");
+  for (std::string s : {std::string("\x1b]0;t\x07 \\ \xff"), std::string("ok \xe2\x80\xae")}) {
+    std::string once = terminal_safe(s);
+    CHECK(terminal_safe(once, false, false) == once);
+  }
+}

@@ -81,7 +81,7 @@ TEST_CASE("labels import: malformed files write nothing and name file:line") {
         "in.csv:2: subtype \"external\" does not belong to cause \"type_problem\"; valid: node, "
         "tensor, conventional");
   CHECK(error_of(f, "repo,number,rater,symptom\n" + ok_row + "acme/conv,x2,R1,crash\n") ==
-        "in.csv:3: number \"x2\" is not a positive integer");
+        "in.csv:3: number \"x2\" is not an integer in 1..9007199254740992");
   CHECK(error_of(f, "number,symptom\n1,crash\n") ==
         "in.csv:1: the header needs columns \"repo\" and \"number\"");
   CHECK(error_of(f, "repo,number,title\nacme/conv,1,x\n") ==
