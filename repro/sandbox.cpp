@@ -360,9 +360,14 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
       *error = "sandbox: writable directory not found: " + dir;
       return false;
     }
+    std::error_code ec;
+    if (depth(dir) < 2 || fs::equivalent(dir, fs::temp_directory_path(ec), ec) ||
+        under_system_dir(dir + "/")) {
+      *error = "sandbox: refusing " + dir + " as the writable directory (not a scratch folder)";
+      return false;
+    }
     binds.push_back({dir, true});
     if (p.drop_to_nobody) {  // hand it (and what convfail put in it) to the sandbox's uid
-      std::error_code ec;
       lchown(dir.c_str(), kNobody, kNobody);
       for (auto it = fs::recursive_directory_iterator(dir, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
