@@ -422,8 +422,10 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
   p.seccomp_fd = memfd_with(cfg.bpf, error);
   if (p.seccomp_fd < 0) return false;
   // In the child: fd 3 = the seccomp filter, fd 4 = bwrap's JSON status.
-  p.argv.insert(p.argv.end(),
-                {"--chdir", cwd, "--seccomp", "3", "--json-status-fd", "4", "--", program});
+  // The root (bwrap's tmpfs holding the mount points) read-only too: only writable_dir, /tmp and
+  // /dev/shm (the sandbox's own) take writes.
+  p.argv.insert(p.argv.end(), {"--remount-ro", "/", "--chdir", cwd, "--seccomp", "3",
+                               "--json-status-fd", "4", "--", program});
   p.argv.insert(p.argv.end(), spec.argv.begin() + 1, spec.argv.end());
   return true;
 }
@@ -637,14 +639,17 @@ std::string bwrap_error(const std::string& text) {
       pos, std::min<size_t>(end == std::string::npos ? text.size() - pos : end - pos, 300));
 }
 
-// After the outer bwrap was reaped: waits (bounded) until the sandbox's init is gone too, so
-// nothing the run started outlives the call.
+// After the outer bwrap was reaped: waits (up to 30 s) until the sandbox's init has exited too.
+// bwrap's monitor exits as soon as init reports the main process's status, while init is still
+// killing and reaping the rest of the PID namespace; until that is done, those processes exist
+// and count against RLIMIT_NPROC of the next run (a fork bomb's hundreds take seconds).
 void wait_sandbox_gone(int init_pid) {
   if (init_pid <= 0) return;
   int fd = pidfd_open(init_pid);
   if (fd < 0) return;  // already gone
   struct pollfd p = {fd, POLLIN, 0};
-  poll(&p, 1, 2000);
+  while (poll(&p, 1, 30000) < 0 && errno == EINTR) {
+  }
   close(fd);
 }
 
