@@ -187,6 +187,8 @@ std::string build_seccomp_bpf(std::string* error) {
     return "";
   }
   std::string bpf;
+  // A binary tree of syscall numbers rather than a list: fewer comparisons per system call.
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
   for (const char* name : kDeniedSyscalls) {
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) continue;

@@ -275,7 +275,7 @@ TEST_CASE("scripts: stored text is cut, escaped and has no token") {
   // A token across the cut is still removed (scrubbed before cutting).
   std::string cut = stored_text(std::string(10, 'x') + token, 20);
   CHECK(cut.find("ghp_") == std::string::npos);
-  CHECK(cut == std::string(10, 'x') + "<token>");  // fits once scrubbed
+  CHECK(cut == std::string(10, 'x') + "<token>");              // fits once scrubbed
   CHECK(stored_text("\xc3\xa9\xc3\xa9", 3) == "\xc3\xa9...");  // not inside a UTF-8 sequence
 
   // Every string of a decision, details included, goes through it.
@@ -298,11 +298,10 @@ TEST_CASE("scripts: result.json cannot point outside the output directory") {
   fs::create_symlink("/etc", dir.path() / "linkdir");
   auto parse = [&](const std::string& model, const std::string& input, const std::string& out) {
     ScriptRun run;
-    parse_harness_result(
-        nlohmann::json::parse(R"({"exports": [{"index": 0, "model": ")" + model +
-                              R"(", "inputs": [")" + input + R"("], "eager_outputs": [")" + out +
-                              R"("]}]})"),
-        dir.path().string(), &run);
+    parse_harness_result(nlohmann::json::parse(R"({"exports": [{"index": 0, "model": ")" + model +
+                                               R"(", "inputs": [")" + input +
+                                               R"("], "eager_outputs": [")" + out + R"("]}]})"),
+                         dir.path().string(), &run);
     REQUIRE(run.exports.size() == 1);
     return run.exports[0];
   };
