@@ -1,7 +1,11 @@
 #include "repro/ort_runner.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +22,26 @@ std::string default_runner_dir() {
 
 namespace {
 
+// The runner's only writable place under the sandbox: one per convfail process, removed at exit.
+// Each run() stages its model and tensors in a subdirectory (the sandbox shows the runner
+// nothing else of the host but runner_dir).
+const fs::path& runner_scratch() {
+  static struct Dir {
+    fs::path path;
+    Dir() {
+      std::random_device rd;
+      path = fs::temp_directory_path() /
+             ("convfail-runner-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
+      fs::create_directories(path);
+    }
+    ~Dir() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } dir;
+  return dir.path;
+}
+
 SandboxSpec runner_spec(RunnerOptions& o) {
   if (o.runner_dir.empty()) o.runner_dir = default_runner_dir();
   SandboxSpec s;
@@ -28,7 +52,8 @@ SandboxSpec runner_spec(RunnerOptions& o) {
            {"HOME", "/tmp"},
            {"LANG", "C.UTF-8"}};
   s.limits = o.limits;
-  s.limits.no_network = true;
+  s.read_only_paths = {fs::absolute(o.runner_dir).string()};
+  s.limits.writable_dir = runner_scratch().string();
   // The warm runner lives for many models: RLIMIT_CPU covers its whole life, so it is generous;
   // the per-model bound is the wall-clock timeout.
   if (o.warm && s.limits.cpu_seconds)
@@ -87,16 +112,30 @@ std::optional<std::string> OrtRunner::version(std::string* why) {
 
 RunnerReply OrtRunner::run(const std::string& model, const std::vector<Tensor>& inputs,
                            const std::string& work_dir, double timeout_seconds) {
+  (void)work_dir;  // the model and the tensors are staged where the sandboxed runner can see them
   RunnerReply out;
+  static std::atomic<unsigned> seq{0};
+  const fs::path stage = runner_scratch() / std::to_string(seq++);
+  struct Cleanup {
+    fs::path path;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } cleanup{stage};
+  fs::create_directories(stage);
+  // The model file only: external data beside it is not staged (models using it fail to load).
+  fs::copy_file(model, stage / fs::path(model).filename(), fs::copy_options::overwrite_existing);
+  if (geteuid() == 0) lchown(stage.c_str(), 65534, 65534);  // the sandbox's uid writes outputs
   json req = {{"op", "run"},
-              {"model", fs::absolute(model).string()},
-              {"out_dir", fs::absolute(work_dir).string()},
+              {"model", (stage / fs::path(model).filename()).string()},
+              {"out_dir", stage.string()},
               {"levels", {"disabled", "all"}},
               {"threads", options_.threads}};
   json specs = json::array();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    std::string file = (fs::absolute(work_dir) / ("input_" + std::to_string(i) + ".bin")).string();
+    std::string file = (stage / ("input_" + std::to_string(i) + ".bin")).string();
     write_tensor_file(t, file);
     specs.push_back(
         {{"name", t.name}, {"type", ort_type_name(t.elem_type)}, {"dims", t.dims}, {"file", file}});

@@ -1,17 +1,27 @@
 #include "repro/sandbox.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 
@@ -19,9 +29,15 @@ extern char** environ;
 
 namespace convfail::repro {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr unsigned kNobody = 65534;  // the sandbox's uid and gid
+
+std::atomic<bool> g_unsandboxed{false};
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -42,11 +58,8 @@ std::map<std::string, std::string> effective_env(const SandboxSpec& spec) {
   return env;
 }
 
-std::string find_program(const std::string& name, const std::map<std::string, std::string>& env) {
+std::string find_program(const std::string& name, const std::string& path) {
   if (name.find('/') != std::string::npos) return name;
-  auto it = env.find("PATH");
-  std::string path =
-      it != env.end() ? it->second : (std::getenv("PATH") ? std::getenv("PATH") : "");
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find(':', start);
@@ -60,6 +73,12 @@ std::string find_program(const std::string& name, const std::map<std::string, st
   return "";
 }
 
+std::string find_program(const std::string& name, const std::map<std::string, std::string>& env) {
+  auto it = env.find("PATH");
+  const char* own = std::getenv("PATH");
+  return find_program(name, it != env.end() ? it->second : own ? own : "");
+}
+
 void set_limit(int resource, std::uint64_t value) {
   if (value == 0) return;
   struct rlimit rl;
@@ -68,117 +87,599 @@ void set_limit(int resource, std::uint64_t value) {
   setrlimit(resource, &rl);
 }
 
-// Closes every descriptor >= 3 in the child (after fork: async-signal-safe calls only).
-void close_other_fds() {
+void set_limits(const SandboxLimits& limits) {
+  set_limit(RLIMIT_AS, limits.memory_bytes);
+  set_limit(RLIMIT_CPU, limits.cpu_seconds);
+  set_limit(RLIMIT_FSIZE, limits.file_size_bytes);
+  set_limit(RLIMIT_NPROC, limits.max_processes);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+}
+
+// Closes every descriptor >= `from` in the child (after fork: async-signal-safe calls only).
+void close_fds_from(int from) {
 #ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0) return;
+  if (syscall(SYS_close_range, static_cast<unsigned>(from), ~0u, 0u) == 0) return;
 #endif
   long max_fd = sysconf(_SC_OPEN_MAX);
   if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
-  for (int fd = 3; fd < max_fd; ++fd) close(fd);
+  for (int fd = from; fd < max_fd; ++fd) close(fd);
+}
+
+int pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  errno = ENOSYS;
+  return -1;
+#endif
 }
 
 struct Pipes {
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1};
   void close_all() {
-    for (int* p : {in, out, err})
+    for (int* p : {in, out, err, status})
       for (int i = 0; i < 2; ++i)
         if (p[i] >= 0) close(p[i]), p[i] = -1;
   }
 };
 
-// Run by /bin/sh inside a fresh mount namespace as `sh -c SCRIPT sandbox DIR PROGRAM ARGS...`:
-// DIR becomes a mount of its own, then every other mount except the kernel's pseudo file systems
-// is remounted read-only, then PROGRAM runs. A mount that cannot be made read-only (a mount
-// point with escaped characters) stops the run rather than leaving it writable.
-const char* const kReadOnlyMounts =
-    "set -ef; w=$1; shift\n"
-    "mount --bind \"$w\" \"$w\"\n"
-    "for m in $(cut -d' ' -f5 /proc/self/mountinfo); do\n"
-    "  case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue;; esac\n"
-    "  [ \"$m\" = \"$w\" ] && continue\n"
-    "  mount -o remount,bind,ro \"$m\" || { echo \"sandbox: cannot make $m read-only\" >&2; exit "
-    "126; }\n"
-    "done\n"
-    "exec \"$@\"\n";
+// ---- the seccomp filter ----
 
-// `unshare -m ... sh -c kReadOnlyMounts sandbox DIR`: prefix of a command line that runs it on a
-// read-only file system but for DIR (no network isolation of its own).
-std::vector<std::string> read_only_prefix(const std::string& dir) {
-  return {"unshare", "-m", "--propagation", "private", "--",
-          "/bin/sh", "-c", kReadOnlyMounts, "sandbox", dir};
+// Refused with EPERM inside the sandbox (bwrap applies the filter to the final child only, after
+// its own setup). Names unknown to this architecture are skipped. Syscalls of another ABI (i386,
+// x32) kill the process (libseccomp's default for a foreign architecture).
+const char* const kDeniedSyscalls[] = {
+    "mount",
+    "umount",
+    "umount2",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "pivot_root",
+    "chroot",
+    "setns",
+    "unshare",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "acct",
+    "quotactl",
+    "syslog",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "vhangup",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+};
+
+// The filter as BPF (seccomp_export_bpf), or "" with *error.
+std::string build_seccomp_bpf(std::string* error) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) {
+    *error = "seccomp_init failed";
+    return "";
+  }
+  std::string bpf;
+  // A binary tree of syscall numbers rather than a list: fewer comparisons per system call.
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+  for (const char* name : kDeniedSyscalls) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0); rc < 0) {
+      *error = std::string("seccomp rule for ") + name + ": " + std::strerror(-rc);
+      seccomp_release(ctx);
+      return "";
+    }
+  }
+  int fd = static_cast<int>(syscall(SYS_memfd_create, "convfail-seccomp", MFD_CLOEXEC));
+  if (fd < 0) {
+    *error = std::string("memfd_create: ") + std::strerror(errno);
+  } else if (int rc = seccomp_export_bpf(ctx, fd); rc < 0) {
+    *error = std::string("seccomp_export_bpf: ") + std::strerror(-rc);
+  } else {
+    off_t size = lseek(fd, 0, SEEK_END);
+    bpf.resize(size > 0 ? static_cast<size_t>(size) : 0);
+    if (size <= 0 || pread(fd, bpf.data(), bpf.size(), 0) != size) {
+      *error = "seccomp filter could not be read back";
+      bpf.clear();
+    }
+  }
+  if (fd >= 0) close(fd);
+  seccomp_release(ctx);
+  return bpf;
 }
 
-// Forks and execs; returns the pid or -1 with *error. The parent ends of the pipes stay in
-// `pipes` (in[1], out[0], err[0]); the child ends are closed in the parent.
-int spawn(const SandboxSpec& spec, Pipes& pipes, std::string* error) {
-  ignore_sigpipe();
+// A memfd holding `data`, positioned at 0 (bwrap reads --seccomp FD to its end).
+int memfd_with(const std::string& data, std::string* error) {
+  int fd = static_cast<int>(syscall(SYS_memfd_create, "convfail-seccomp", MFD_CLOEXEC));
+  if (fd < 0 || pwrite(fd, data.data(), data.size(), 0) != static_cast<ssize_t>(data.size())) {
+    *error = std::string("seccomp memfd: ") + std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// ---- bubblewrap ----
+
+struct SandboxConfig {
+  bool probed = false, available = false;
+  std::string reason;  // why not available
+  std::string bwrap;   // absolute path
+  std::string bpf;     // the seccomp filter
+  bool disable_userns = true;
+};
+
+SandboxConfig& config() {
+  static SandboxConfig c;
+  return c;
+}
+
+std::mutex& config_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+bool under_system_dir(const std::string& path) {
+  for (const char* d : {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"})
+    if (path.rfind(d, 0) == 0) return true;
+  return false;
+}
+
+// bwrap arguments for the system part of the file system: /usr and the top-level links or
+// directories into it, the loader's cache and configuration, /etc/alternatives (the targets of
+// /usr/bin/python3 and friends on Debian), Python's site configuration; fresh /tmp, /dev, /proc.
+std::vector<std::string> system_args() {
+  std::vector<std::string> a;
+  for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    std::error_code ec;
+    auto st = fs::symlink_status(d, ec);
+    if (ec || !fs::exists(st)) continue;
+    if (fs::is_symlink(st)) {
+      a.insert(a.end(), {"--symlink", fs::read_symlink(d, ec).string(), d});
+    } else if (fs::is_directory(st)) {
+      a.insert(a.end(), {"--ro-bind", d, d});
+    }
+  }
+  std::vector<std::string> etc = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                  "/etc/alternatives", "/etc/localtime"};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/etc", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("python3", 0) == 0) etc.push_back(e.path().string());
+  }
+  std::sort(etc.begin(), etc.end());
+  for (const auto& p : etc) a.insert(a.end(), {"--ro-bind-try", p, p});
+  a.insert(a.end(), {"--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc"});
+  return a;
+}
+
+// Everything decided before fork: the child only makes system calls on it.
+struct Prepared {
+  std::string program;
+  std::vector<std::string> argv, env;
+  bool sandboxed = false;
+  bool drop_to_nobody = false;  // root: setresuid(65534) before exec'ing bwrap
+  // Root only: bind sources that the child, still root, opens (O_PATH) in a private mount
+  // namespace and bind-mounts at /tmp/<i> (a tmpfs of its own) before it drops to 65534, so
+  // bwrap (running as 65534) reaches them whatever the permissions of their parent directories.
+  std::vector<std::string> stage_sources, stage_paths;
+  std::vector<bool> stage_is_dir;
+  mutable std::vector<int> stage_fds;         // filled in the child
+  mutable std::vector<std::string> fd_links;  // "/proc/self/fd/NNNNNNNN", patched in the child
+  int seccomp_fd = -1;
+  std::string cwd;  // unsandboxed only: the host working directory
+  SandboxLimits limits;
+
+  Prepared() = default;
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+  ~Prepared() {
+    if (seccomp_fd >= 0) close(seccomp_fd);
+  }
+};
+
+// Tasks (threads included) whose real uid is `uid`, on the whole host: what RLIMIT_NPROC counts.
+std::uint64_t tasks_of(uid_t uid) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    FILE* f = std::fopen((e.path() / "status").c_str(), "r");
+    if (!f) continue;
+    char line[256];
+    bool mine = false;
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned real = 0;
+      unsigned long threads = 0;
+      if (std::sscanf(line, "Uid: %u", &real) == 1) mine = real == uid;
+      if (mine && std::sscanf(line, "Threads: %lu", &threads) == 1) n += threads;
+    }
+    std::fclose(f);
+  }
+  return n;
+}
+
+size_t depth(const std::string& path) {
+  return static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+}
+
+enum class Mode { kAuto, kForceSandbox };
+
+// Fills `p` for `spec`; false with *error when the run cannot start.
+bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error) {
   if (spec.argv.empty()) {
     *error = "empty command";
-    return -1;
+    return false;
   }
   auto env = effective_env(spec);
-  std::vector<std::string> argv = spec.argv;
-  if (spec.limits.no_network && network_isolation_available())
-    argv.insert(argv.begin(), {"unshare", "-n", "--"});
-  if (!spec.limits.writable_dir.empty() && filesystem_isolation_available()) {
-    auto prefix = read_only_prefix(spec.limits.writable_dir);
-    argv.insert(argv.begin(), prefix.begin(), prefix.end());
-  }
-  std::string program = find_program(argv[0], env);
+  for (const auto& [k, v] : env) p.env.push_back(k + "=" + v);
+  std::string program = find_program(spec.argv[0], env);
   if (program.empty()) {
-    *error = "program not found: " + argv[0];
-    return -1;
+    *error = "program not found: " + spec.argv[0];
+    return false;
   }
-  // Everything the child needs is prepared before fork.
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  p.limits = spec.limits;
+  if (mode == Mode::kAuto && unsandboxed()) {
+    p.program = program;
+    p.argv = spec.argv;
+    p.cwd = spec.cwd;
+    return true;
+  }
+  SandboxConfig cfg;
+  if (mode == Mode::kAuto) {
+    std::string reason;
+    if (!sandbox_available(&reason)) {
+      *error = sandbox_refusal();
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(config_mutex());
+    cfg = config();
+  } else {
+    cfg = config();  // the probe holds the lock
+  }
+  p.sandboxed = true;
+  p.program = cfg.bwrap;
+  p.drop_to_nobody = geteuid() == 0;
+  // RLIMIT_NPROC counts every task of the uid on the host: the limit is what this run may start
+  // on top of those that exist (convfail's own, when it is not root; other nobody processes).
+  if (p.limits.max_processes > 0)
+    p.limits.max_processes += tasks_of(p.drop_to_nobody ? kNobody : getuid());
+
+  struct Bind {
+    std::string path;
+    bool writable;
+  };
+  std::vector<Bind> binds;
+  auto absolute = [](const std::string& path) {
+    return fs::absolute(path).lexically_normal().string();
+  };
+  if (!spec.limits.writable_dir.empty()) {
+    std::string dir = absolute(spec.limits.writable_dir);
+    if (!fs::is_directory(dir)) {
+      *error = "sandbox: writable directory not found: " + dir;
+      return false;
+    }
+    std::error_code ec;
+    if (depth(dir) < 2 || fs::equivalent(dir, fs::temp_directory_path(ec), ec) ||
+        under_system_dir(dir + "/")) {
+      *error = "sandbox: refusing " + dir + " as the writable directory (not a scratch folder)";
+      return false;
+    }
+    binds.push_back({dir, true});
+    if (p.drop_to_nobody) {  // hand it (and what convfail put in it) to the sandbox's uid
+      lchown(dir.c_str(), kNobody, kNobody);
+      for (auto it = fs::recursive_directory_iterator(dir, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        lchown(it->path().c_str(), kNobody, kNobody);
+    }
+  }
+  for (const auto& path : spec.read_only_paths) {
+    std::string abs = absolute(path);
+    std::error_code ec;
+    if (!fs::exists(abs, ec)) {
+      *error = "sandbox: read-only path not found: " + abs;
+      return false;
+    }
+    binds.push_back({abs, false});
+  }
+  if (!under_system_dir(program)) binds.push_back({absolute(program), false});
+  std::stable_sort(binds.begin(), binds.end(),
+                   [](const Bind& a, const Bind& b) { return depth(a.path) < depth(b.path); });
+
+  p.argv = {cfg.bwrap,
+            "--unshare-all",
+            "--unshare-user",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--uid",
+            std::to_string(kNobody),
+            "--gid",
+            std::to_string(kNobody),
+            "--hostname",
+            "sandbox"};
+  if (cfg.disable_userns) p.argv.push_back("--disable-userns");
+  auto sys = system_args();
+  p.argv.insert(p.argv.end(), sys.begin(), sys.end());
+  for (const auto& b : binds) {
+    std::string source = b.path;
+    if (p.drop_to_nobody) {
+      std::error_code ec;
+      source = "/tmp/" + std::to_string(p.stage_sources.size());
+      p.stage_sources.push_back(b.path);
+      p.stage_paths.push_back(source);
+      p.stage_is_dir.push_back(fs::is_directory(b.path, ec));
+    }
+    p.argv.insert(p.argv.end(), {b.writable ? "--bind" : "--ro-bind", source, b.path});
+  }
+  p.stage_fds.assign(p.stage_sources.size(), -1);
+  p.fd_links.assign(p.stage_sources.size(), std::string("/proc/self/fd/") + std::string(12, '\0'));
+  std::string cwd = !spec.cwd.empty()                   ? absolute(spec.cwd)
+                    : !spec.limits.writable_dir.empty() ? absolute(spec.limits.writable_dir)
+                                                        : "/";
+  p.seccomp_fd = memfd_with(cfg.bpf, error);
+  if (p.seccomp_fd < 0) return false;
+  // In the child: fd 3 = the seccomp filter, fd 4 = bwrap's JSON status.
+  // The root (bwrap's tmpfs holding the mount points) read-only too: only writable_dir, /tmp and
+  // /dev/shm (the sandbox's own) take writes.
+  p.argv.insert(p.argv.end(), {"--remount-ro", "/", "--chdir", cwd, "--seccomp", "3",
+                               "--json-status-fd", "4", "--", program});
+  p.argv.insert(p.argv.end(), spec.argv.begin() + 1, spec.argv.end());
+  return true;
+}
+
+// Child side of spawn(): never returns. Reports a failure before exec as errno on `report`.
+[[noreturn]] void exec_child(const Prepared& p, Pipes& pipes, int report, char* const* c_argv,
+                             char* const* c_env) {
+  auto fail = [&](int err) {
+    (void)!write(report, &err, sizeof err);
+    _exit(127);
+  };
+  setpgid(0, 0);  // own process group: a timeout kills the whole group
+  signal(SIGPIPE, SIG_DFL);
+  dup2(pipes.in[0], 0);
+  dup2(pipes.out[1], 1);
+  dup2(pipes.err[1], 2);
+  if (!p.stage_sources.empty()) {
+    // A private mount namespace of this child only: a tmpfs over /tmp holding the bind sources
+    // (opened first: they may be under /tmp; after unshare, as a bind needs a mount of this
+    // namespace).
+    if (unshare(CLONE_NEWNS) != 0) fail(errno);
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(errno);
+    for (size_t i = 0; i < p.stage_sources.size(); ++i) {
+      int fd = open(p.stage_sources[i].c_str(), O_PATH | O_CLOEXEC);
+      if (fd < 0) fail(errno);
+      p.stage_fds[i] = fd;
+      // "/proc/self/fd/" + fd, written into the string reserved before fork (no allocation).
+      char* link = p.fd_links[i].data();
+      std::size_t at = 14, digits = 0;
+      char rev[12];
+      for (int v = fd; v > 0 || digits == 0; v /= 10)
+        rev[digits++] = static_cast<char>('0' + v % 10);
+      while (digits > 0) link[at++] = rev[--digits];
+      link[at] = '\0';
+    }
+    if (mount("convfail-stage", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+      fail(errno);
+    for (size_t i = 0; i < p.stage_sources.size(); ++i) {
+      const char* target = p.stage_paths[i].c_str();
+      if (p.stage_is_dir[i]) {
+        if (mkdir(target, 0755) != 0) fail(errno);
+      } else {
+        int fd = open(target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        if (fd < 0) fail(errno);
+        close(fd);
+      }
+      if (mount(p.fd_links[i].c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0)
+        fail(errno);
+      close(p.stage_fds[i]);
+    }
+  }
+  set_limits(p.limits);
+  if (p.drop_to_nobody) {
+    if (setgroups(0, nullptr) != 0 || setresgid(kNobody, kNobody, kNobody) != 0 ||
+        setresuid(kNobody, kNobody, kNobody) != 0)
+      fail(errno);
+  }
+  if (p.sandboxed) {
+    // fds 3 and 4 for bwrap; first out of the way of each other, then into place.
+    int seccomp_fd = fcntl(p.seccomp_fd, F_DUPFD, 10);
+    int status_fd = fcntl(pipes.status[1], F_DUPFD, 10);
+    if (seccomp_fd < 0 || status_fd < 0) fail(errno);
+    dup2(seccomp_fd, 3);
+    dup2(status_fd, 4);
+    int moved = fcntl(report, F_DUPFD_CLOEXEC, 5);
+    if (moved != 5) {
+      dup2(report, 5);
+      fcntl(5, F_SETFD, FD_CLOEXEC);
+    }
+    report = 5;
+    close_fds_from(6);
+    if (chdir("/") != 0) fail(errno);
+  } else {
+    int moved = fcntl(report, F_DUPFD_CLOEXEC, 3);
+    if (moved != 3) {
+      dup2(report, 3);
+      fcntl(3, F_SETFD, FD_CLOEXEC);
+    }
+    report = 3;
+    close_fds_from(4);
+    if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) fail(errno);
+  }
+  execve(p.program.c_str(), c_argv, c_env);
+  fail(errno);
+  _exit(127);
+}
+
+struct Spawned {
+  int pid = -1;
+  bool sandboxed = false;
+};
+
+// Forks and execs; returns the pid (-1 with *error). The parent ends of the pipes stay in `pipes`
+// (in[1], out[0], err[0], status[0]); the child ends are closed in the parent.
+Spawned spawn(const SandboxSpec& spec, Mode mode, Pipes& pipes, std::string* error) {
+  ignore_sigpipe();
+  Spawned out;
+  Prepared p;
+  if (!prepare(spec, mode, p, error)) return out;
   std::vector<char*> c_argv, c_env;
-  for (auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  for (auto& a : p.argv) c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
-  for (auto& e : env_strings) c_env.push_back(const_cast<char*>(e.c_str()));
+  for (auto& e : p.env) c_env.push_back(const_cast<char*>(e.c_str()));
   c_env.push_back(nullptr);
 
+  int report[2] = {-1, -1};
   if (pipe2(pipes.in, O_CLOEXEC) != 0 || pipe2(pipes.out, O_CLOEXEC) != 0 ||
-      pipe2(pipes.err, O_CLOEXEC) != 0) {
+      pipe2(pipes.err, O_CLOEXEC) != 0 || pipe2(pipes.status, O_CLOEXEC) != 0 ||
+      pipe2(report, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
     pipes.close_all();
-    return -1;
+    for (int fd : report)
+      if (fd >= 0) close(fd);
+    return out;
   }
+  std::cout.flush();
+  std::cerr.flush();
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + std::strerror(errno);
     pipes.close_all();
-    return -1;
+    close(report[0]), close(report[1]);
+    return out;
   }
   if (pid == 0) {
-    setpgid(0, 0);  // own process group: a timeout kills grandchildren too
-    signal(SIGPIPE, SIG_DFL);
-    dup2(pipes.in[0], 0);
-    dup2(pipes.out[1], 1);
-    dup2(pipes.err[1], 2);
-    close_other_fds();
-    set_limit(RLIMIT_AS, spec.limits.memory_bytes);
-    set_limit(RLIMIT_CPU, spec.limits.cpu_seconds);
-    set_limit(RLIMIT_FSIZE, spec.limits.file_size_bytes);
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      const char msg[] = "sandbox: cannot enter working directory\n";
-      (void)!write(2, msg, sizeof msg - 1);
-      _exit(127);
-    }
-    execve(program.c_str(), c_argv.data(), c_env.data());
-    const char msg[] = "sandbox: exec failed\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(127);
+    close(report[0]);
+    exec_child(p, pipes, report[1], c_argv.data(), c_env.data());
   }
   setpgid(pid, pid);  // also from the parent, so kill(-pid) works without a race
+  close(report[1]);
   close(pipes.in[0]), pipes.in[0] = -1;
   close(pipes.out[1]), pipes.out[1] = -1;
   close(pipes.err[1]), pipes.err[1] = -1;
+  close(pipes.status[1]), pipes.status[1] = -1;
+  int err = 0;
+  ssize_t got;
+  while ((got = read(report[0], &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof err)) {  // the child failed before exec
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    *error = (p.sandboxed ? "cannot start the sandbox: " : "exec " + p.program + ": ") +
+             std::string(std::strerror(err));
+    pipes.close_all();
+    return out;
+  }
   fcntl(pipes.in[1], F_SETFL, O_NONBLOCK);
-  return pid;
+  for (int fd : {pipes.out[0], pipes.err[0], pipes.status[0]}) fcntl(fd, F_SETFL, O_NONBLOCK);
+  out.pid = pid;
+  out.sandboxed = p.sandboxed;
+  return out;
+}
+
+// Reads what is available on a non-blocking descriptor into `dst` (up to `cap` bytes kept);
+// closes it at EOF.
+void read_available(int& fd, std::string& dst, size_t cap) {
+  char buf[4096];
+  while (fd >= 0) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got > 0) {
+      dst.append(buf, std::min(static_cast<size_t>(got), cap > dst.size() ? cap - dst.size() : 0));
+    } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+      close(fd), fd = -1;
+    } else if (errno == EAGAIN) {
+      return;
+    }
+  }
+}
+
+// The host pid of the sandbox's init from bwrap's status ("child-pid"), or -1.
+int status_child_pid(const std::string& status) {
+  auto pos = status.find("\"child-pid\":");
+  if (pos == std::string::npos) return -1;
+  return std::atoi(status.c_str() + pos + 12);
+}
+
+bool status_has_exit(const std::string& status) {
+  return status.find("\"exit-code\":") != std::string::npos;
+}
+
+bool fatal_signal(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+    case SIGABRT:
+    case SIGKILL:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGXCPU:
+    case SIGXFSZ:
+    case SIGTERM:
+    case SIGTRAP:
+    case SIGSYS:
+    case SIGPIPE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The last line of `text` that starts with "bwrap: " (its setup error), or "".
+std::string bwrap_error(const std::string& text) {
+  auto pos = text.rfind("bwrap: ");
+  while (pos != std::string::npos && pos > 0 && text[pos - 1] != '\n')
+    pos = pos == 0 ? std::string::npos : text.rfind("bwrap: ", pos - 1);
+  if (pos == std::string::npos) return "";
+  auto end = text.find('\n', pos);
+  return text.substr(
+      pos, std::min<size_t>(end == std::string::npos ? text.size() - pos : end - pos, 300));
+}
+
+// After the outer bwrap was reaped: waits (up to 30 s) until the sandbox's init has exited too.
+// bwrap's monitor exits as soon as init reports the main process's status, while init is still
+// killing and reaping the rest of the PID namespace; until that is done, those processes exist
+// and count against RLIMIT_NPROC of the next run (a fork bomb's hundreds take seconds).
+void wait_sandbox_gone(int init_pid) {
+  if (init_pid <= 0) return;
+  int fd = pidfd_open(init_pid);
+  if (fd < 0) return;  // already gone
+  struct pollfd p = {fd, POLLIN, 0};
+  while (poll(&p, 1, 30000) < 0 && errno == EINTR) {
+  }
+  close(fd);
 }
 
 // How a child that reported an allocation failure says so (C++, Python, Node/V8, glibc, ORT).
@@ -195,6 +696,14 @@ bool mentions_memory_exhaustion(const std::string& text) {
   return false;
 }
 
+void classify_memory(SandboxResult& r, bool timed_out, std::uint64_t memory_limit) {
+  bool failed = r.kind != ExitKind::kExited || r.exit_code != 0;
+  bool near_limit =
+      memory_limit > 0 && static_cast<std::uint64_t>(r.max_rss_kb) * 1024 > memory_limit * 9 / 10;
+  if (!timed_out && failed && (mentions_memory_exhaustion(r.stderr_text) || near_limit))
+    r.kind = ExitKind::kMemoryExhausted;
+}
+
 void classify(SandboxResult& r, int status, bool timed_out, std::uint64_t memory_limit) {
   if (timed_out) {
     r.kind = ExitKind::kTimeout;
@@ -205,11 +714,7 @@ void classify(SandboxResult& r, int status, bool timed_out, std::uint64_t memory
     r.kind = ExitKind::kSignaled;
     r.signal = WTERMSIG(status);
   }
-  bool failed = r.kind != ExitKind::kExited || r.exit_code != 0;
-  bool near_limit =
-      memory_limit > 0 && static_cast<std::uint64_t>(r.max_rss_kb) * 1024 > memory_limit * 9 / 10;
-  if (!timed_out && failed && (mentions_memory_exhaustion(r.stderr_text) || near_limit))
-    r.kind = ExitKind::kMemoryExhausted;
+  classify_memory(r, timed_out, memory_limit);
 }
 
 void append_capped(std::string& dst, const char* data, size_t n, size_t cap, bool* truncated) {
@@ -229,6 +734,29 @@ int wait_child(int pid, struct rusage* ru) {
   while (wait4(pid, &status, 0, ru) < 0 && errno == EINTR) {
   }
   return status;
+}
+
+// The outcome of a sandboxed run from bwrap's exit status and JSON status: no "exit-code" record
+// means bwrap's own setup failed (a spawn failure), 128+N for a fatal signal N means the child was
+// killed by it (bwrap's init reports it so).
+void finish(SandboxResult& r, bool sandboxed, int status, bool timed_out,
+            const std::string& status_text, std::uint64_t memory_limit) {
+  r.isolation = sandboxed ? kIsolationSandbox : kIsolationNone;
+  if (sandboxed && !timed_out && WIFEXITED(status) && !status_has_exit(status_text)) {
+    r.kind = ExitKind::kSpawnFailed;
+    std::string why = bwrap_error(r.stderr_text);
+    r.error = "sandbox setup failed: " +
+              (why.empty() ? "bwrap exit " + std::to_string(WEXITSTATUS(status)) : why);
+    return;
+  }
+  classify(r, status, timed_out, memory_limit);
+  if (sandboxed && r.kind == ExitKind::kExited && r.exit_code > 128 &&
+      fatal_signal(r.exit_code - 128)) {
+    r.kind = ExitKind::kSignaled;
+    r.signal = r.exit_code - 128;
+    r.exit_code = -1;
+    classify_memory(r, timed_out, memory_limit);
+  }
 }
 
 }  // namespace
@@ -281,86 +809,130 @@ std::string SandboxResult::describe() const {
   return "unknown";
 }
 
-bool network_isolation_available() {
-  static int available = -1;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  if (available < 0) {
-    SandboxSpec probe;
-    probe.argv = {"unshare", "-n", "--", "true"};
-    probe.limits.wall_seconds = 5;
-    probe.limits.no_network = false;
-    available = run_sandboxed(probe).ok() ? 1 : 0;
-  }
-  return available == 1;
+void set_unsandboxed(bool value) {
+  g_unsandboxed = value;
 }
 
-bool filesystem_isolation_available() {
-  static int available = -1;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  if (available < 0) {
-    // Inside the wrapper the probe directory must be writable and its sibling path must not be.
-    char dir[] = "/tmp/convfail-fsprobe-XXXXXX";
-    if (mkdtemp(dir) == nullptr) return false;
-    const std::string inside = std::string(dir) + "/w", outside = std::string(dir) + ".outside";
-    SandboxSpec probe;
-    probe.argv = read_only_prefix(dir);
-    for (const char* a : {"/bin/sh", "-c", "touch \"$0\" && ! touch \"$1\" 2>/dev/null"})
-      probe.argv.push_back(a);
-    probe.argv.push_back(inside);
-    probe.argv.push_back(outside);
-    probe.limits.wall_seconds = 10;
-    available = run_sandboxed(probe).ok() ? 1 : 0;
-    unlink(inside.c_str());
-    unlink(outside.c_str());
-    rmdir(dir);
-  }
-  return available == 1;
+bool unsandboxed() {
+  return g_unsandboxed;
 }
 
-SandboxResult run_sandboxed(const SandboxSpec& spec) {
+namespace {
+
+SandboxResult run_with(const SandboxSpec& spec, Mode mode);
+
+// Runs `true` in the full sandbox; "" when it worked, else why not.
+std::string probe_once() {
+  SandboxResult r;
+  SandboxSpec probe;
+  probe.argv = {"true"};
+  probe.env = {{"PATH", "/usr/bin:/bin"}};
+  probe.limits.wall_seconds = 20;
+  r = run_with(probe, Mode::kForceSandbox);
+  if (r.ok()) return "";
+  if (r.kind == ExitKind::kSpawnFailed) return r.error;
+  return "bwrap " + r.describe();
+}
+
+}  // namespace
+
+bool sandbox_available(std::string* reason) {
+  std::lock_guard<std::mutex> lock(config_mutex());
+  SandboxConfig& c = config();
+  if (!c.probed) {
+    c.probed = true;
+    const char* own = std::getenv("CONVFAIL_BWRAP");
+    const char* path = std::getenv("PATH");
+    c.bwrap = own && *own ? std::string(own)
+                          : find_program("bwrap", path ? std::string(path) : "/usr/bin:/bin");
+    if (c.bwrap.empty() || access(c.bwrap.c_str(), X_OK) != 0) {
+      c.reason = "bubblewrap (bwrap) not found" + (c.bwrap.empty() ? "" : ": " + c.bwrap);
+    } else {
+      std::string error;
+      c.bpf = build_seccomp_bpf(&error);
+      if (c.bpf.empty()) {
+        c.reason = "seccomp filter: " + error;
+      } else {
+        c.reason = probe_once();
+        if (!c.reason.empty() && c.reason.find("disable-userns") != std::string::npos) {
+          c.disable_userns = false;  // an older bwrap: seccomp still refuses unshare and setns
+          c.reason = probe_once();
+        }
+      }
+    }
+    c.available = c.reason.empty();
+  }
+  if (reason) *reason = c.reason;
+  return c.available;
+}
+
+std::string sandbox_refusal() {
+  std::string reason;
+  sandbox_available(&reason);
+  return "sandbox unavailable: " + reason + "; pass --unsafe-no-sandbox to run without isolation";
+}
+
+std::string current_isolation() {
+  if (unsandboxed()) return kIsolationNone;
+  return sandbox_available() ? kIsolationSandbox : "";
+}
+
+namespace {
+
+SandboxResult run_with(const SandboxSpec& spec, Mode mode) {
   SandboxResult r;
   auto t0 = Clock::now();
   Pipes pipes;
-  int pid = spawn(spec, pipes, &r.error);
-  if (pid < 0) {
+  Spawned child = spawn(spec, mode, pipes, &r.error);
+  if (child.pid < 0) {
     r.kind = ExitKind::kSpawnFailed;
     return r;
   }
+  const int pid = child.pid;
+  int pidfd = pidfd_open(pid);  // readable when the main process (or bwrap) has exited
   size_t written = 0;
   if (spec.stdin_data.empty()) close(pipes.in[1]), pipes.in[1] = -1;
-  bool timed_out = false;
+  bool timed_out = false, exited = false;
+  std::string status_text;
   char buf[65536];
   auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(spec.limits.wall_seconds));
-  while (pipes.out[0] >= 0 || pipes.err[0] >= 0) {
+  auto drain = [&](int& fd, std::string& dst) {
+    for (;;) {
+      ssize_t got = read(fd, buf, sizeof buf);
+      if (got > 0) {
+        append_capped(dst, buf, static_cast<size_t>(got), spec.max_output_bytes,
+                      &r.output_truncated);
+      } else {
+        if (got == 0 || (errno != EINTR && errno != EAGAIN)) close(fd), fd = -1;
+        if (got < 0 && errno == EINTR) continue;
+        return;
+      }
+    }
+  };
+  while (!exited && (pipes.out[0] >= 0 || pipes.err[0] >= 0 || pidfd >= 0)) {
     double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left_ms <= 0) {
       timed_out = true;
       break;
     }
-    struct pollfd fds[3];
+    struct pollfd fds[5];
     int n = 0;
-    int idx_out = -1, idx_err = -1, idx_in = -1;
+    int idx_out = -1, idx_err = -1, idx_in = -1, idx_pid = -1, idx_status = -1;
     if (pipes.out[0] >= 0) fds[idx_out = n++] = {pipes.out[0], POLLIN, 0};
     if (pipes.err[0] >= 0) fds[idx_err = n++] = {pipes.err[0], POLLIN, 0};
     if (pipes.in[1] >= 0) fds[idx_in = n++] = {pipes.in[1], POLLOUT, 0};
+    if (pidfd >= 0) fds[idx_pid = n++] = {pidfd, POLLIN, 0};
+    if (pipes.status[0] >= 0) fds[idx_status = n++] = {pipes.status[0], POLLIN, 0};
     int rc = poll(fds, n, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
     if (rc < 0 && errno != EINTR) break;
     if (rc <= 0) continue;
-    auto drain = [&](int idx, int& fd, std::string& dst) {
-      if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-      ssize_t got = read(fd, buf, sizeof buf);
-      if (got > 0) {
-        append_capped(dst, buf, static_cast<size_t>(got), spec.max_output_bytes,
-                      &r.output_truncated);
-      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-        close(fd), fd = -1;
-      }
+    auto ready = [&](int idx) {
+      return idx >= 0 && (fds[idx].revents & (POLLIN | POLLHUP | POLLERR));
     };
-    drain(idx_out, pipes.out[0], r.stdout_text);
-    drain(idx_err, pipes.err[0], r.stderr_text);
+    if (ready(idx_out)) drain(pipes.out[0], r.stdout_text);
+    if (ready(idx_err)) drain(pipes.err[0], r.stderr_text);
+    if (ready(idx_status)) read_available(pipes.status[0], status_text, 4096);
     if (idx_in >= 0 && (fds[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t put =
           write(pipes.in[1], spec.stdin_data.data() + written, spec.stdin_data.size() - written);
@@ -368,16 +940,30 @@ SandboxResult run_sandboxed(const SandboxSpec& spec) {
       if ((put < 0 && errno != EAGAIN && errno != EINTR) || written == spec.stdin_data.size())
         close(pipes.in[1]), pipes.in[1] = -1;
     }
+    if (ready(idx_pid)) exited = true;  // the run is over: what is written is in the pipes
   }
   if (timed_out) kill(-pid, SIGKILL);
-  pipes.close_all();
+  // What the main process wrote before it exited; a background child still holding a pipe (only
+  // without the sandbox: under it, everything died with the PID namespace) is not waited for.
+  for (int* fd : {&pipes.out[0], &pipes.err[0]})
+    if (*fd >= 0) drain(*fd, fd == &pipes.out[0] ? r.stdout_text : r.stderr_text);
   struct rusage ru {};
   int status = wait_child(pid, &ru);
-  kill(-pid, SIGKILL);  // leftover grandchildren of a child that exited
+  if (pipes.status[0] >= 0) read_available(pipes.status[0], status_text, 4096);
+  kill(-pid, SIGKILL);  // leftovers in the process group (without the sandbox)
+  pipes.close_all();
+  if (pidfd >= 0) close(pidfd);
+  if (child.sandboxed) wait_sandbox_gone(status_child_pid(status_text));
   r.max_rss_kb = ru.ru_maxrss;
   r.wall_ms = ms_since(t0);
-  classify(r, status, timed_out, spec.limits.memory_bytes);
+  finish(r, child.sandboxed, status, timed_out, status_text, spec.limits.memory_bytes);
   return r;
+}
+
+}  // namespace
+
+SandboxResult run_sandboxed(const SandboxSpec& spec) {
+  return run_with(spec, Mode::kAuto);
 }
 
 SandboxResult run_in_fork(
@@ -408,11 +994,9 @@ SandboxResult run_in_fork(
     setpgid(0, 0);
     close(out[0]);
     close(err[0]);
-    set_limit(RLIMIT_AS, limits.memory_bytes);
-    set_limit(RLIMIT_CPU, limits.cpu_seconds);
-    set_limit(RLIMIT_FSIZE, limits.file_size_bytes);
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
+    SandboxLimits own = limits;
+    own.max_processes = 0;  // the fork runs as convfail's uid: convfail's processes would count
+    set_limits(own);
     auto write_all = [](int fd, const std::string& s) {
       size_t done = 0;
       while (done < s.size()) {
@@ -469,6 +1053,7 @@ SandboxResult run_in_fork(
   r.max_rss_kb = ru.ru_maxrss;
   r.wall_ms = ms_since(t0);
   classify(r, status, timed_out, limits.memory_bytes);
+  r.isolation = "fork (rlimits only)";
   return r;
 }
 
@@ -482,14 +1067,15 @@ PersistentChild::~PersistentChild() {
 
 bool PersistentChild::start(std::string* error) {
   Pipes pipes;
-  int pid = spawn(spec_, pipes, error);
-  if (pid < 0) return false;
-  pid_ = pid;
+  Spawned child = spawn(spec_, Mode::kAuto, pipes, error);
+  if (child.pid < 0) return false;
+  pid_ = child.pid;
+  sandboxed_ = child.sandboxed;
   in_fd_ = pipes.in[1];
   out_fd_ = pipes.out[0];
   err_fd_ = pipes.err[0];
-  fcntl(out_fd_, F_SETFL, O_NONBLOCK);
-  fcntl(err_fd_, F_SETFL, O_NONBLOCK);
+  status_fd_ = pipes.status[0];
+  status_text_.clear();
   out_buf_.clear();
   stderr_tail_.clear();
   ++starts_;
@@ -506,10 +1092,13 @@ SandboxResult PersistentChild::reap(bool timed_out, double waited_ms) {
   int status = wait_child(pid_, &ru);
   kill(-pid_, SIGKILL);
   pid_ = -1;
+  if (status_fd_ >= 0) read_available(status_fd_, status_text_, 4096);
+  if (status_fd_ >= 0) close(status_fd_), status_fd_ = -1;
+  if (sandboxed_) wait_sandbox_gone(status_child_pid(status_text_));
   r.max_rss_kb = ru.ru_maxrss;
   r.stderr_text = stderr_tail_;
   r.wall_ms = waited_ms;
-  classify(r, status, timed_out, spec_.limits.memory_bytes);
+  finish(r, sandboxed_, status, timed_out, status_text_, spec_.limits.memory_bytes);
   return r;
 }
 
@@ -521,12 +1110,14 @@ void PersistentChild::stop() {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       kill(-pid_, SIGKILL);
       pid_ = -1;
+      if (status_fd_ >= 0) read_available(status_fd_, status_text_, 4096);
+      if (sandboxed_) wait_sandbox_gone(status_child_pid(status_text_));
       break;
     }
     usleep(5000);
   }
   if (pid_ > 0) reap(true, 0);
-  for (int* fd : {&in_fd_, &out_fd_, &err_fd_})
+  for (int* fd : {&in_fd_, &out_fd_, &err_fd_, &status_fd_})
     if (*fd >= 0) close(*fd), *fd = -1;
 }
 
@@ -573,6 +1164,7 @@ PersistentChild::Reply PersistentChild::request(const std::string& request,
       return reply;
     }
     if (rc <= 0) continue;
+    if (status_fd_ >= 0) read_available(status_fd_, status_text_, 4096);
     if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t got = read(err_fd_, buf, sizeof buf);
       if (got > 0)

@@ -1,5 +1,9 @@
 #include "repro/scripts/script_runner.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -8,27 +12,55 @@
 #include <set>
 #include <sstream>
 
+#include <re2/re2.h>
+
 #include "core/error.h"
 #include "core/resources.h"
+#include "core/text.h"
 
 namespace fs = std::filesystem;
 
 namespace convfail::repro {
 namespace {
 
+// A regular file the sandbox wrote, read without following a symbolic link (the script may have
+// replaced result.json by a link to a host file that convfail, not the sandbox, could read).
 std::string read_file(const fs::path& p, std::size_t max_bytes = 64 << 20) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return "";
+  int fd = open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return "";
+  struct stat st {};
   std::string s;
-  s.resize(max_bytes);
-  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<std::size_t>(in.gcount()));
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    s.resize(std::min<std::size_t>(max_bytes, static_cast<std::size_t>(st.st_size)));
+    std::size_t done = 0;
+    while (done < s.size()) {
+      ssize_t n = read(fd, s.data() + done, s.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    s.resize(done);
+  }
+  close(fd);
   return s;
+}
+
+// `rel` (from result.json) as a path under `outdir` when it names a regular file there: relative,
+// without "..", no symbolic link on the way. Otherwise "" (the file is not used).
+std::string file_inside(const std::string& outdir, const std::string& rel) {
+  fs::path r = fs::path(rel).lexically_normal();
+  if (rel.empty() || r.is_absolute() || r.empty() || *r.begin() == "..") return "";
+  fs::path at = outdir;
+  std::error_code ec;
+  for (const auto& part : r) {
+    at /= part;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) return "";
+  }
+  return fs::is_regular_file(fs::symlink_status(at, ec)) ? at.string() : "";
 }
 
 std::string str(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+  return it != j.end() && it->is_string() ? stored_text(it->get<std::string>(), 2000) : "";
 }
 
 std::optional<HarnessException> exception_from(const nlohmann::json& j, const char* key) {
@@ -49,8 +81,11 @@ std::vector<std::string> files_under(const nlohmann::json& j, const char* key,
   std::vector<std::string> out;
   auto it = j.find(key);
   if (it == j.end() || !it->is_array()) return out;
-  for (const auto& f : *it)
-    if (f.is_string()) out.push_back((fs::path(outdir) / f.get<std::string>()).string());
+  for (const auto& f : *it) {
+    std::string path = f.is_string() ? file_inside(outdir, f.get<std::string>()) : "";
+    if (path.empty()) return {};  // one unusable file makes the list unusable (order matters)
+    out.push_back(path);
+  }
   return out;
 }
 
@@ -60,6 +95,19 @@ bool flag(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
+
+std::string stored_text(const std::string& text, std::size_t max_bytes) {
+  // Tokens first (on a margin longer than any token, so none is cut in two), then the cut.
+  std::string s = text.substr(0, max_bytes + 256);
+  static const RE2 token(R"((gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))");
+  RE2::GlobalReplace(&s, token, "<token>");
+  bool cut_off = s.size() > max_bytes || text.size() > max_bytes + 256;
+  std::size_t cut = std::min(max_bytes, s.size());
+  while (cut > 0 && cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;  // not inside a UTF-8 sequence
+  s.resize(cut);
+  return convfail::terminal_safe(s) + (cut_off ? "..." : "");
+}
 
 ScratchDir::ScratchDir() {
   std::random_device rd;
@@ -82,16 +130,17 @@ void parse_harness_result(const nlohmann::json& r, const std::string& outdir, Sc
   run->have_result = true;
   run->result = r;
   run->exception = exception_from(r, "exception");
-  run->torch_version = str(r, "torch_version");
-  run->onnx_version = str(r, "onnx_version");
+  run->torch_version = stored_text(str(r, "torch_version"), 64);
+  run->onnx_version = stored_text(str(r, "onnx_version"), 64);
   if (r.contains("export_calls") && r["export_calls"].is_number_integer())
     run->export_calls = r["export_calls"].get<int>();
   for (const char* key : {"blocked", "shims"}) {
     auto it = r.find(key);
     if (it == r.end() || !it->is_array()) continue;
     for (const auto& b : *it)
-      if (b.is_string())
-        (key[0] == 'b' ? run->blocked : run->shims).push_back(b.get<std::string>());
+      if (b.is_string() && (key[0] == 'b' ? run->blocked : run->shims).size() < 50)
+        (key[0] == 'b' ? run->blocked : run->shims)
+            .push_back(stored_text(b.get<std::string>(), 300));
   }
   auto it = r.find("exports");
   if (it == r.end() || !it->is_array()) return;
@@ -100,7 +149,7 @@ void parse_harness_result(const nlohmann::json& r, const std::string& outdir, Sc
     HarnessExport x;
     if (e.contains("index") && e["index"].is_number_integer()) x.index = e["index"].get<int>();
     std::string model = str(e, "model");
-    if (!model.empty()) x.model_path = (fs::path(outdir) / model).string();
+    if (!model.empty()) x.model_path = file_inside(outdir, model);
     x.inputs = files_under(e, "inputs", outdir);
     x.eager_outputs = files_under(e, "eager_outputs", outdir);
     x.inputs_match_graph = flag(e, "inputs_match_graph");
@@ -126,6 +175,7 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   fs::create_directories(out);
   std::ofstream(root / "script.py", std::ios::binary) << code;
 
+  harness = fs::absolute(harness).string();
   SandboxSpec spec;
   spec.argv = {options.python, harness,     (root / "script.py").string(),
                out.string(),   "--workdir", work.string()};
@@ -134,7 +184,7 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   for (const auto& m : options.stub_modules) stubs += (stubs.empty() ? "" : ",") + m;
   if (!stubs.empty()) spec.argv.insert(spec.argv.end(), {"--stub-modules", stubs});
   // A closed environment: nothing of convfail's (no token), caches and temp files inside the
-  // scratch directory, proxies pointing at a closed loopback port in case `unshare -n` is missing.
+  // scratch directory, proxies pointing at a closed port (only matters without the sandbox).
   const std::string nowhere = "http://127.0.0.1:9";
   spec.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
               {"HOME", work.string()},
@@ -157,13 +207,15 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(options.timeout_seconds * 2 + 10);
   spec.limits.file_size_bytes = options.file_size_bytes;
   spec.limits.wall_seconds = options.timeout_seconds;
-  spec.limits.no_network = true;
-  spec.limits.writable_dir = root.string();  // the harness's audit hook is the second line
-  run.network_isolated = network_isolation_available();
-  run.filesystem_isolated = filesystem_isolation_available();
+  // The sandbox sees the system directories (Python and torch under /usr), the harness and the
+  // scratch directory (the only writable place); the harness's audit hook is a second line.
+  spec.limits.writable_dir = root.string();
+  spec.read_only_paths = {harness};
 
   run.sandbox = run_sandboxed(spec);
-  run.phase = read_file(out / "phase", 64);
+  run.isolation = run.sandbox.isolation;
+  run.network_isolated = run.filesystem_isolated = run.isolation == kIsolationSandbox;
+  run.phase = stored_text(read_file(out / "phase", 64), 64);
   std::string text = read_file(out / "result.json");
   if (!text.empty()) {
     try {
@@ -198,7 +250,6 @@ std::vector<std::string> missing_modules(const std::vector<std::string>& modules
     spec.env = {
         {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"PYTHONNOUSERSITE", "1"}, {"LANG", "C.UTF-8"}};
     spec.limits.wall_seconds = 60;
-    spec.limits.no_network = false;
     SandboxResult r = run_sandboxed(spec);
     if (!r.ok())
       throw UserError("cannot query Python modules with " + python + ": " + r.describe());

@@ -1,6 +1,9 @@
-// Runs a repro script through the PyTorch harness (torch_harness/harness.py) inside the sandbox:
-// fresh scratch directory (deleted when the ScriptRun goes away), no network, wall-clock timeout,
-// memory cap. Also the module lookup behind the "missing module" check.
+// Runs a repro script through the PyTorch harness (torch_harness/harness.py) inside the sandbox
+// (repro/sandbox.h: bubblewrap, seccomp, uid 65534): fresh scratch directory (the only writable
+// place, deleted when the ScriptRun goes away), Python and torch read-only from /usr, no network,
+// wall-clock timeout, memory and process caps. Also the module lookup behind the "missing module"
+// check. What the run left is read as untrusted: only regular files inside the scratch directory
+// (no symbolic link), strings cut and scrubbed (stored_text).
 #pragma once
 
 #include <cstdint>
@@ -75,8 +78,9 @@ struct ScriptRun {
   std::vector<std::string> blocked;
   std::vector<std::string> shims;
   std::string torch_version, onnx_version;
-  bool network_isolated = false;        // ran under `unshare -n`
-  bool filesystem_isolated = false;     // read-only file system but for the scratch directory
+  std::string isolation;                // SandboxResult::isolation: bwrap+seccomp | none (...)
+  bool network_isolated = false;        // no network (the sandbox applied)
+  bool filesystem_isolated = false;     // nothing of the host writable but the scratch directory
   std::shared_ptr<ScratchDir> scratch;  // holds the exported files until the run is dropped
 };
 
@@ -84,7 +88,13 @@ struct ScriptRun {
 // Never throws for anything the script does; throws UserError when the harness file is missing.
 ScriptRun run_script(const std::string& code, const ScriptRunOptions& options);
 
-// Parses a harness result.json (exposed for tests). Paths are resolved against outdir.
+// Text written by untrusted code, made fit to store and print: cut to `max_bytes` (on a UTF-8
+// boundary), anything shaped like a GitHub token (ghp_..., github_pat_...) replaced by
+// "<token>", control characters and invalid UTF-8 escaped (terminal_safe).
+std::string stored_text(const std::string& text, std::size_t max_bytes);
+
+// Parses a harness result.json (exposed for tests). Paths are resolved against outdir; a path
+// that leaves it, is absolute, or crosses a symbolic link is dropped.
 void parse_harness_result(const nlohmann::json& result, const std::string& outdir, ScriptRun* run);
 
 // The names among `modules` that `python` cannot find (importlib.util.find_spec is None).

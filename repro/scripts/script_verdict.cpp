@@ -43,6 +43,7 @@ nlohmann::json run_details(const ScriptRun& run) {
   nlohmann::json d = {{"harness_exit", run.sandbox.describe()},
                       {"phase", run.phase},
                       {"export_calls", run.export_calls},
+                      {"isolation", run.isolation},
                       {"network_isolated", run.network_isolated},
                       {"filesystem_isolated", run.filesystem_isolated},
                       {"wall_ms", run.sandbox.wall_ms}};
@@ -51,6 +52,19 @@ nlohmann::json run_details(const ScriptRun& run) {
   if (run.exception) d["exception"] = exception_json(*run.exception);
   if (!run.torch_version.empty()) d["torch_version"] = run.torch_version;
   return d;
+}
+
+// Every string in `j` through stored_text (arrays cut to 50 entries): details hold what the
+// script, its exception and the exported models said.
+void scrub_json(nlohmann::json& j) {
+  if (j.is_string()) {
+    j = stored_text(j.get<std::string>(), 2000);
+  } else if (j.is_array()) {
+    if (j.size() > 50) j.erase(j.begin() + 50, j.end());
+    for (auto& x : j) scrub_json(x);
+  } else if (j.is_object()) {
+    for (auto& [k, x] : j.items()) scrub_json(x);
+  }
 }
 
 std::string last_line(const std::string& text) {
@@ -211,6 +225,10 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
   for (auto& [k, val] : v.details.items()) d[k] = val;
   v.details = d;
   if (v.onnx_version.empty()) v.onnx_version = run.onnx_version;
+  // Nothing the run produced is stored verbatim.
+  scrub_json(v.details);
+  for (std::string* s : {&v.signature, &v.reason, &v.output_name, &v.ort_version, &v.onnx_version})
+    *s = stored_text(*s, 500);
   return v;
 }
 

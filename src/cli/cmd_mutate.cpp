@@ -25,12 +25,14 @@ void add_mutate_command(CLI::App* cmd, Context& ctx) {
     std::string filter;
     double min_rate = 0.95;
     bool json = false;
+    bool unsafe_no_sandbox = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--suite", args->suite, "folder of ONNX backend test cases")
       ->required()
       ->check(CLI::ExistingDirectory);
   add_model_run_options(cmd, args->options);
+  add_sandbox_option(cmd, &args->unsafe_no_sandbox);
   cmd->add_option("--limit", args->limit, "stop after N cases (0 = all)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 30));
@@ -41,6 +43,7 @@ void add_mutate_command(CLI::App* cmd, Context& ctx) {
       ->check(CLI::Range(0.0, 2.0));
   cmd->add_flag("--json", args->json, "print the summary (and survivors) as JSON");
   cmd->callback([args] {
+    apply_sandbox_choice(args->unsafe_no_sandbox);
     repro::OrtRunner runner;
     std::string why;
     if (!runner.version(&why)) throw UserError(why);

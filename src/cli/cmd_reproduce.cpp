@@ -25,6 +25,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   struct Flags {
     bool json = false, jsonl = false;
     bool scripts = false;
+    bool unsafe_no_sandbox = false;
     std::uint64_t script_memory_mb = 8192;
     repro::ScriptsCommandArgs script_args;
   };
@@ -45,6 +46,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
                       "folder of ONNX backend test cases (CASE/model.onnx, CASE/test_data_set_N/); "
                       "prints pass/fail/not_runnable per case and totals (not stored)");
   add_model_run_options(cmd, args->options);
+  add_sandbox_option(cmd, &flags->unsafe_no_sandbox);
   cmd->add_option("--memory-mb", args->memory_mb, "address-space limit of the runner (MiB)")
       ->capture_default_str()
       ->check(CLI::Range(256, 1 << 20));
@@ -97,6 +99,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
     repro::OutputFormat format = flags->json    ? repro::OutputFormat::kJson
                                  : flags->jsonl ? repro::OutputFormat::kJsonl
                                                 : repro::OutputFormat::kText;
+    apply_sandbox_choice(flags->unsafe_no_sandbox);
     if (flags->scripts) {
       repro::ScriptsCommandArgs s = flags->script_args;
       s.run.memory_bytes = flags->script_memory_mb << 20;

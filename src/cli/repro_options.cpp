@@ -1,5 +1,10 @@
 #include "cli/repro_options.h"
 
+#include <iostream>
+
+#include "core/error.h"
+#include "repro/sandbox.h"
+
 namespace convfail::cli {
 
 void add_model_run_options(CLI::App* cmd, repro::ReproOptions& options) {
@@ -12,6 +17,22 @@ void add_model_run_options(CLI::App* cmd, repro::ReproOptions& options) {
   cmd->add_option("--timeout", options.timeout_seconds, "seconds per model (wall clock)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 86400.0));
+}
+
+void add_sandbox_option(CLI::App* cmd, bool* unsafe) {
+  cmd->add_flag("--unsafe-no-sandbox", *unsafe,
+                "run models and scripts WITHOUT the bubblewrap sandbox (rlimits only): only for\n"
+                "code you trust, or where bwrap cannot create namespaces; stored runs record it");
+}
+
+void apply_sandbox_choice(bool unsafe) {
+  repro::set_unsandboxed(unsafe);
+  if (unsafe) {
+    std::cerr << "warning: --unsafe-no-sandbox: untrusted code runs without isolation (rlimits "
+                 "only)\n";
+    return;
+  }
+  if (!repro::sandbox_available()) throw UserError(repro::sandbox_refusal());
 }
 
 }  // namespace convfail::cli

@@ -3,9 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "repro/scripts/script_extract.h"
 #include "repro/scripts/script_verdict.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
 
 using namespace convfail::repro;
 
@@ -259,4 +263,54 @@ TEST_CASE("scripts: a stubbed module needed before the export is still a missing
   run.exports = {comparable_export()};
   CHECK(decide_script_verdict(run, fixed("wrong_output_reproduced", 1)).verdict ==
         "wrong_output_reproduced");
+}
+
+TEST_CASE("scripts: stored text is cut, escaped and has no token") {
+  const std::string token = "ghp_" + std::string(36, 'a');
+  const std::string pat = "github_pat_" + std::string(30, 'B') + "_" + std::string(20, 'c');
+  CHECK(stored_text("key " + token + " end", 100) == "key <token> end");
+  CHECK(stored_text("pat=" + pat, 100) == "pat=<token>");
+  CHECK(stored_text("gho_short", 100) == "gho_short");  // too short to be a token
+  CHECK(stored_text("a\x1b[2Jb\nc", 100) == "a\\x1b[2Jb\\nc");
+  // A token across the cut is still removed (scrubbed before cutting).
+  std::string cut = stored_text(std::string(10, 'x') + token, 20);
+  CHECK(cut.find("ghp_") == std::string::npos);
+  CHECK(cut == std::string(10, 'x') + "<token>");              // fits once scrubbed
+  CHECK(stored_text("\xc3\xa9\xc3\xa9", 3) == "\xc3\xa9...");  // not inside a UTF-8 sequence
+
+  // Every string of a decision, details included, goes through it.
+  ScriptRun run = finished_run();
+  run.exception =
+      HarnessException{"RuntimeError", "token " + token + "\x07", "before_export", "", "", 0};
+  run.blocked = {"write outside working directory: /root/" + token};
+  auto v = decide_script_verdict(run, fixed("not_reproduced"));
+  std::string all = v.details.dump() + v.signature + v.reason;
+  CHECK(all.find(token) == std::string::npos);
+  CHECK(v.details["exception"]["message"] == "token <token>\\x07");
+}
+
+TEST_CASE("scripts: result.json cannot point outside the output directory") {
+  convfail::test::TempDir dir;
+  fs::create_directories(dir.path() / "export_0");
+  dir.write("export_0/model.onnx", "m");
+  dir.write("export_0/input_0.pb", "i");
+  fs::create_symlink("/etc/passwd", dir.path() / "export_0" / "output_0.pb");
+  fs::create_symlink("/etc", dir.path() / "linkdir");
+  auto parse = [&](const std::string& model, const std::string& input, const std::string& out) {
+    ScriptRun run;
+    parse_harness_result(nlohmann::json::parse(R"({"exports": [{"index": 0, "model": ")" + model +
+                                               R"(", "inputs": [")" + input +
+                                               R"("], "eager_outputs": [")" + out + R"("]}]})"),
+                         dir.path().string(), &run);
+    REQUIRE(run.exports.size() == 1);
+    return run.exports[0];
+  };
+  auto ok = parse("export_0/model.onnx", "export_0/input_0.pb", "export_0/output_0.pb");
+  CHECK(ok.model_path == (dir.path() / "export_0" / "model.onnx").string());
+  CHECK(ok.inputs.size() == 1);
+  CHECK(ok.eager_outputs.empty());  // a symbolic link to /etc/passwd is not read
+  CHECK(parse("/etc/passwd", "x", "x").model_path.empty());
+  CHECK(parse("../../etc/passwd", "x", "x").model_path.empty());
+  CHECK(parse("linkdir/passwd", "x", "x").model_path.empty());
+  CHECK(parse("export_0/../export_0/model.onnx", "../x", "x").inputs.empty());
 }

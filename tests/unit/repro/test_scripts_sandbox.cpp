@@ -1,5 +1,9 @@
 // The harness under the sandbox with the real /usr/bin/python3 + torch (skipped when absent).
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -67,25 +71,49 @@ TEST_CASE("scripts sandbox: a clean export reaches the evaluator with inputs and
   CHECK_FALSE(fs::exists(scratch_seen));
 }
 
-TEST_CASE("scripts sandbox: without the harness's guard the sandbox alone has no network") {
+TEST_CASE("scripts sandbox: without the harness's guard the sandbox alone keeps the host away") {
   if (!have_torch()) {
     MESSAGE("skipped: /usr/bin/python3 has no torch");
     return;
   }
-  if (!network_isolation_available()) {
-    MESSAGE("skipped: unshare -n is not available here");
-    return;
-  }
+  REQUIRE(sandbox_available());
+  // A listener on the host's loopback: the script's connection must never arrive.
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(listen(listener, 4) == 0);
+  REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  std::string port = std::to_string(ntohs(addr.sin_port));
+
   ScriptRunOptions options;
-  options.guard = false;  // only `unshare -n` stands between the script and the network
-  ScriptRun run = run_script(test_script("network.py"), options);
+  options.guard = false;  // only the sandbox stands between the script and the host
+  options.timeout_seconds = 120;
+  ScriptRun run = run_script(
+      "import socket, torch\n"
+      "open('/tmp/from-script', 'w').write('x')\n"  // the sandbox's own /tmp: allowed, vanishes
+      "socket.create_connection(('127.0.0.1', " +
+          port +
+          "), timeout=5)\n"
+          "torch.onnx.export(torch.nn.Linear(2, 2), torch.randn(1, 2), 'm.onnx')\n",
+      options);
+  int accepted = accept(listener, nullptr, nullptr);
+  close(listener);
+  CHECK(accepted < 0);  // nothing arrived at the host's listener
+  if (accepted >= 0) close(accepted);
   REQUIRE(run.have_result);
+  CHECK(run.isolation == kIsolationSandbox);
   CHECK(run.network_isolated);
+  CHECK(run.filesystem_isolated);
   CHECK(run.blocked.empty());
   REQUIRE(run.exception);
   CHECK(run.exception->frame == "before_export");
-  CHECK(run.exception->type == "OSError");  // loopback is down in a fresh network namespace
+  CHECK(run.exception->type == "ConnectionRefusedError");  // the sandbox's own loopback
   CHECK(run.export_calls == 0);
+  CHECK_FALSE(fs::exists("/tmp/from-script"));
 }
 
 TEST_CASE("scripts sandbox: a hung script is killed at the timeout and is not runnable") {
