@@ -16,9 +16,10 @@ struct Figures {
   double seconds = 0;
 };
 
-Figures run(bool warm, const std::vector<std::string>& cases) {
+Figures run(bool warm, const std::string& suite, const std::vector<std::string>& cases) {
   RunnerOptions ro;
   ro.warm = warm;
+  ro.model_roots = {suite};  // as `reproduce --suite`: one sandbox for all cases
   OrtRunner runner(ro);
   ReproOptions o;
   o.timeout_seconds = 30;
@@ -35,6 +36,7 @@ Figures run(bool warm, const std::vector<std::string>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (int code = check_model_main(argc, argv); code >= 0) return code;  // the checker child
   std::string suite = "/usr/share/libonnx-testdata/data/node";
   int limit = argc > 1 ? std::atoi(argv[1]) : 200;  // the cold baseline pays ~0.25 s per model
   if (!std::filesystem::is_directory(suite)) {
@@ -53,8 +55,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < all.size() && (limit <= 0 || cases.size() < static_cast<size_t>(limit));
        i += step)
     cases.push_back(all[i]);
-  Figures warm = run(true, cases);
-  Figures cold = run(false, cases);
+  Figures warm = run(true, suite, cases);
+  Figures cold = run(false, suite, cases);
   std::printf("bench_reproduce: %d node-suite models (of %zu)\n", warm.models, all.size());
   std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass)\n", warm.seconds,
               warm.models / warm.seconds, warm.pass);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/resources.h"
+#include "repro/reproduce.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -37,6 +38,8 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The internal checker child of `reproduce` (repro/reproduce.h); not a user command.
+  if (int code = repro::check_model_main(argc, argv); code >= 0) return code;
   Context ctx;
   ctx.db_path = env_or("CONVFAIL_DB", "convfail.db");
   ctx.data_dir = default_data_dir();
