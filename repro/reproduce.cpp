@@ -446,6 +446,9 @@ int check_model_main(int argc, char** argv) {
         continue;
       }
     }
+    // libonnx resolves external data locations against the working folder: the model's.
+    std::error_code ec;
+    fs::current_path(fs::path(req["model"].get<std::string>()).parent_path(), ec);
     mark("checker");
     try {
       onnx::checker::check_model(model);
