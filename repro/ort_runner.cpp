@@ -61,17 +61,20 @@ std::string node_install_dir(const std::string& node, const std::string& path_en
 
 SandboxSpec make_runner_spec(RunnerOptions& o) {
   if (o.runner_dir.empty()) o.runner_dir = default_runner_dir();
+  // Paths with symlinks resolved: the sandbox shows the bound folders at their real paths (in the
+  // build tree, share/convfail/runner is a link to repro/runner).
+  std::error_code ec;
+  std::string runner_dir = fs::weakly_canonical(fs::absolute(o.runner_dir), ec).string();
   SandboxSpec s;
-  s.argv = {o.node, fs::absolute(fs::path(o.runner_dir) / "runner.js").string()};
-  s.cwd = o.runner_dir;
+  s.argv = {o.node, (fs::path(runner_dir) / "runner.js").string()};
+  s.cwd = runner_dir;
   const char* path = std::getenv("PATH");
   s.env = {{"PATH", path ? path : "/usr/local/bin:/usr/bin:/bin"},
            {"HOME", "/tmp"},
            {"LANG", "C.UTF-8"}};
   s.max_output_bytes = 1 << 20;  // replies are summaries
   // runner.js with node_modules/, and Node.js when installed outside the system folders.
-  std::error_code ec;
-  s.read_only_paths.push_back(fs::weakly_canonical(fs::absolute(o.runner_dir), ec).string());
+  s.read_only_paths.push_back(runner_dir);
   std::string node_dir = node_install_dir(o.node, s.env["PATH"]);
   if (!node_dir.empty()) s.read_only_paths.push_back(node_dir);
   for (const auto& root : o.model_roots)
@@ -148,7 +151,7 @@ std::string make_scratch() {
                  ("convfail-runner-" + std::to_string(rd()) + std::to_string(rd()));
   fs::create_directories(dir);
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
-  return dir.string();
+  return fs::canonical(dir).string();
 }
 
 SandboxSpec make_checker_spec(const RunnerOptions& o, const std::string& scratch) {

@@ -2,6 +2,7 @@
 // locations that must stay inside the model's folder.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -149,4 +150,53 @@ TEST_CASE("reproduce: a huge declared shape or outside external data is not_runn
   }
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
   CHECK(runner.process_starts() == 0);
+}
+
+TEST_CASE("OrtRunner: the children see the model's folder read-only and a private scratch folder") {
+  convfail::test::TempDir dir;
+  fs::create_directories(dir.path() / "a");
+  fs::create_directories(dir.path() / "b");
+  RunnerOptions ro;
+  ro.model_roots = {(dir.path() / "a").string()};
+  OrtRunner runner(ro);
+  std::string why;
+  if (!runner.version(&why)) {
+    MESSAGE("ONNX Runtime runner unavailable: " << why);
+    return;
+  }
+  auto has = [](const SandboxSpec& s, const fs::path& p) {
+    return std::find(s.read_only_paths.begin(), s.read_only_paths.end(),
+                     fs::canonical(p).string()) != s.read_only_paths.end();
+  };
+  const std::string scratch = runner.runner_spec().limits.writable_dir;
+  REQUIRE_FALSE(scratch.empty());
+  CHECK(scratch == runner.checker_spec().limits.writable_dir);
+  CHECK((fs::status(scratch).permissions() & fs::perms::others_all) == fs::perms::none);
+  CHECK(has(runner.runner_spec(), default_runner_dir()));
+  CHECK(has(runner.checker_spec(), fs::read_symlink("/proc/self/exe")));
+  ReproOptions o;
+  int starts = runner.process_starts();
+  // Under a model root: the running runner serves it.
+  CHECK(reproduce_model(runner, save(dir, "a/m.onnx", add_model({2}, "")), o).verdict ==
+        kNotReproduced);
+  CHECK(runner.process_starts() == starts);
+  CHECK(runner.checker_starts() == 1);
+  CHECK_FALSE(has(runner.runner_spec(), dir.path()));
+  // Elsewhere: both children restart with that model's folder (and only it) added.
+  CHECK(reproduce_model(runner, save(dir, "b/m.onnx", add_model({2}, "")), o).verdict ==
+        kNotReproduced);
+  CHECK(runner.process_starts() == starts + 1);
+  CHECK(runner.checker_starts() == 2);
+  CHECK(has(runner.runner_spec(), dir.path() / "b"));
+  CHECK(has(runner.checker_spec(), dir.path() / "b"));
+  CHECK_FALSE(has(runner.runner_spec(), dir.path()));
+  // The scratch folder goes with its runner.
+  std::string gone;
+  {
+    OrtRunner other;
+    gone = other.runner_spec().limits.writable_dir;
+    CHECK(fs::is_directory(gone));
+  }
+  CHECK_FALSE(fs::exists(gone));
+  CHECK(fs::is_directory(scratch));
 }
