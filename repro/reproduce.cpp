@@ -327,10 +327,11 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
   v.ort_version = *version;
   RunnerReply reply = runner.run(request);
   if (!reply.ok) {
-    if (reply.process && reply.step == "inputs") {
-      // The runner died making the inputs (memory): the model was not run.
-      apply(v, Fail{kNotRunnable, "inputs",
-                    "the runner could not generate the inputs: " + reply.process->describe(), ""});
+    if (reply.process && reply.level == "harness") {
+      // The runner died making the inputs or comparing outputs (memory): not the model's crash.
+      apply(v,
+            Fail{kNotRunnable, reply.step,
+                 "the runner died in step " + reply.step + ": " + reply.process->describe(), ""});
     } else if (reply.process) {
       // The runtime died: a signal, a timeout or memory exhaustion is the crash.
       v.verdict = kCrashReproduced;

@@ -304,7 +304,7 @@ async function handle(req) {
       if (spec.file) {
         feeds[spec.name] = readTensor(spec);
       } else {
-        mark0('inputs');
+        harnessStep('inputs');
         feeds[spec.name] = generateTensor(spec, max);
       }
     }
@@ -320,7 +320,7 @@ async function handle(req) {
   }
   let checks;
   try {
-    process.stderr.write('convfail-step all compare\n');
+    harnessStep('compare');
     checks = compareAll(req, levels);
   } catch (e) {
     return { ok: false, step: 'io', error: errorText(e) };
@@ -328,8 +328,9 @@ async function handle(req) {
   return { ok: true, levels: ms, checks };
 }
 
-function mark0(step) {
-  process.stderr.write(`convfail-step disabled ${step}\n`);
+// A step of the harness itself (not of ONNX Runtime), for convfail when the runner dies in it.
+function harnessStep(step) {
+  process.stderr.write(`convfail-step harness ${step}\n`);
 }
 
 // Requests are handled one at a time, in order.
