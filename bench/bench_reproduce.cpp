@@ -12,7 +12,7 @@ using namespace convfail::repro;
 namespace {
 
 struct Figures {
-  int models = 0, pass = 0;
+  int models = 0, pass = 0, starts = 0;
   double seconds = 0;
 };
 
@@ -30,6 +30,7 @@ Figures run(bool warm, const std::string& suite, const std::vector<std::string>&
     if (suite_outcome(reproduce_test_case(runner, c, o)) == "pass") ++f.pass;
   }
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  f.starts = runner.process_starts() + runner.checker_starts();
   return f;
 }
 
@@ -58,10 +59,10 @@ int main(int argc, char** argv) {
   Figures warm = run(true, suite, cases);
   Figures cold = run(false, suite, cases);
   std::printf("bench_reproduce: %d node-suite models (of %zu)\n", warm.models, all.size());
-  std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass)\n", warm.seconds,
-              warm.models / warm.seconds, warm.pass);
-  std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass)\n", cold.seconds,
-              cold.models / cold.seconds, cold.pass);
+  std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass, %d starts)\n",
+              warm.seconds, warm.models / warm.seconds, warm.pass, warm.starts);
+  std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass, %d starts)\n",
+              cold.seconds, cold.models / cold.seconds, cold.pass, cold.starts);
   std::printf("  ratio warm/cold:      %7.2fx\n",
               (warm.models / warm.seconds) / (cold.models / cold.seconds));
   return 0;

@@ -75,6 +75,9 @@ SandboxSpec make_runner_spec(RunnerOptions& o) {
   s.max_output_bytes = 1 << 20;  // replies are summaries
   // runner.js with node_modules/, and Node.js when installed outside the system folders.
   s.read_only_paths.push_back(runner_dir);
+  // node_modules may be a link to a folder elsewhere: bind where it leads too.
+  std::string modules = fs::weakly_canonical(fs::path(runner_dir) / "node_modules", ec).string();
+  if (!ec && !path_within(modules, runner_dir)) s.read_only_paths.push_back(modules);
   std::string node_dir = node_install_dir(o.node, s.env["PATH"]);
   if (!node_dir.empty()) s.read_only_paths.push_back(node_dir);
   for (const auto& root : o.model_roots)
