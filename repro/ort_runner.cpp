@@ -312,7 +312,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
     out.error = std::string("runner reply is not JSON: ") + e.what();
     return out;
   }
-  if (!j.is_object() || !j.value("ok", false)) {
+  if (!j.is_object() || !j.contains("ok") || j["ok"] != true) {
     out.step = j.is_object() ? text_value(j, "step", 20) : "";
     if (out.step.empty()) out.step = "protocol";
     out.level = j.is_object() ? text_value(j, "level", 20) : "";

@@ -136,7 +136,12 @@ std::optional<Fail> check_structure(OrtRunner& runner, onnx::ModelProto& model,
   auto r = runner.check((model_dir / fs::path(path).filename()).string(), 60);
   if (r.line) {
     json j = json::parse(*r.line, nullptr, false);
-    if (j.is_object() && j.value("ok", false)) return std::nullopt;
+    if (j.is_object() && j.contains("ok") && j["ok"] == true) return std::nullopt;
+    if (j.is_object() && j.contains("fail") && j["fail"] == "read")
+      return Fail{kNotRunnable, "checker",
+                  "the sandbox cannot read the model file (it runs as uid 65534: the file must be "
+                  "readable by others)",
+                  ""};
     if (j.is_object() && j.contains("fail") && j["fail"].is_string() && j.contains("error") &&
         j["error"].is_string()) {
       std::string step = j["fail"] == "shape_inference" ? "shape_inference" : "checker";
@@ -442,7 +447,11 @@ int check_model_main(int argc, char** argv) {
     onnx::ModelProto model;
     {
       std::ifstream in(req["model"].get<std::string>(), std::ios::binary);
-      if (!in || !model.ParseFromIstream(&in)) {
+      if (!in) {
+        fail("read", "cannot open the model file");
+        continue;
+      }
+      if (!model.ParseFromIstream(&in)) {
         fail("checker", "model file does not parse as an ONNX ModelProto");
         continue;
       }

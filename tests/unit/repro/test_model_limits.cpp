@@ -200,3 +200,26 @@ TEST_CASE("OrtRunner: the children see the model's folder read-only and a privat
   CHECK_FALSE(fs::exists(gone));
   CHECK(fs::is_directory(scratch));
 }
+
+TEST_CASE("OrtRunner: a runner reply with wrong types is a failed run, not an exception") {
+  convfail::test::TempDir dir;
+  // A fake runner.js that answers every line with {"ok": "yes", "levels": 3}.
+  dir.write("runner.js",
+            "require('readline').createInterface({input: process.stdin}).on('line', () =>\n"
+            "  process.stdout.write(JSON.stringify({ok: 'yes', levels: 3, step: 7}) + '\\n'));\n");
+  std::filesystem::create_directories(dir.path() / "node_modules" / "onnxruntime-node");
+  RunnerOptions ro;
+  ro.runner_dir = dir.path().string();
+  OrtRunner runner(ro);
+  RunnerRequest rq;
+  rq.model = dir.write("m.onnx", "x");
+  RunnerReply r;
+  CHECK_NOTHROW(r = runner.run(rq));
+  if (r.process) {
+    MESSAGE("node unavailable: " << r.process->describe());
+    return;
+  }
+  CHECK_FALSE(r.ok);
+  CHECK(r.step == "protocol");
+  CHECK(r.error == "runner failed");
+}
