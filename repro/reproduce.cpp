@@ -139,8 +139,8 @@ std::optional<Fail> check_structure(OrtRunner& runner, onnx::ModelProto& model,
     if (j.is_object() && j.contains("ok") && j["ok"] == true) return std::nullopt;
     if (j.is_object() && j.contains("fail") && j["fail"] == "read")
       return Fail{kNotRunnable, "checker",
-                  "the sandbox cannot read the model file (it runs as uid 65534: the file must be "
-                  "readable by others)",
+                  "the sandbox cannot read the model (it runs as uid 65534: the model file and its "
+                  "folder must be readable by others)",
                   ""};
     if (j.is_object() && j.contains("fail") && j["fail"].is_string() && j.contains("error") &&
         j["error"].is_string()) {
