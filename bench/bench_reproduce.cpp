@@ -12,13 +12,14 @@ using namespace convfail::repro;
 namespace {
 
 struct Figures {
-  int models = 0, pass = 0;
+  int models = 0, pass = 0, starts = 0;
   double seconds = 0;
 };
 
-Figures run(bool warm, const std::vector<std::string>& cases) {
+Figures run(bool warm, const std::string& suite, const std::vector<std::string>& cases) {
   RunnerOptions ro;
   ro.warm = warm;
+  ro.model_roots = {suite};  // as `reproduce --suite`: one sandbox for all cases
   OrtRunner runner(ro);
   ReproOptions o;
   o.timeout_seconds = 30;
@@ -29,12 +30,14 @@ Figures run(bool warm, const std::vector<std::string>& cases) {
     if (suite_outcome(reproduce_test_case(runner, c, o)) == "pass") ++f.pass;
   }
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  f.starts = runner.process_starts() + runner.checker_starts();
   return f;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (int code = check_model_main(argc, argv); code >= 0) return code;  // the checker child
   std::string suite = "/usr/share/libonnx-testdata/data/node";
   int limit = argc > 1 ? std::atoi(argv[1]) : 200;  // the cold baseline pays ~0.25 s per model
   if (!std::filesystem::is_directory(suite)) {
@@ -53,13 +56,13 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < all.size() && (limit <= 0 || cases.size() < static_cast<size_t>(limit));
        i += step)
     cases.push_back(all[i]);
-  Figures warm = run(true, cases);
-  Figures cold = run(false, cases);
+  Figures warm = run(true, suite, cases);
+  Figures cold = run(false, suite, cases);
   std::printf("bench_reproduce: %d node-suite models (of %zu)\n", warm.models, all.size());
-  std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass)\n", warm.seconds,
-              warm.models / warm.seconds, warm.pass);
-  std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass)\n", cold.seconds,
-              cold.models / cold.seconds, cold.pass);
+  std::printf("  warm runner:          %7.2f s  %7.1f models/s  (%d pass, %d starts)\n",
+              warm.seconds, warm.models / warm.seconds, warm.pass, warm.starts);
+  std::printf("  process per model:    %7.2f s  %7.1f models/s  (%d pass, %d starts)\n",
+              cold.seconds, cold.models / cold.seconds, cold.pass, cold.starts);
   std::printf("  ratio warm/cold:      %7.2fx\n",
               (warm.models / warm.seconds) / (cold.models / cold.seconds));
   return 0;

@@ -1,9 +1,10 @@
-// NaN-aware comparison of output tensors with absolute/relative tolerances.
+// Output comparison: NaN-aware, with absolute/relative tolerances. The comparison itself runs in
+// the sandboxed ONNX Runtime runner (runner/runner.js, compareTensors), where the tensors are;
+// these are its parameters and results.
 #pragma once
 
+#include <cstdint>
 #include <string>
-
-#include "repro/tensor.h"
 
 namespace convfail::repro {
 
@@ -12,16 +13,21 @@ struct Tolerance {
   double rtol = 1e-3;
 };
 
+// `actual` against `expected`: same element type and shape, then element-wise
+// |a - e| <= atol + rtol * |e|; NaN equals NaN, infinities must be equal. Strings compare exactly.
 struct CompareResult {
   bool match = true;
-  std::string problem;  // "shape [2,3] vs [3,2]", "type ...", "12 of 60 elements differ", ""
-  double max_abs_error = 0;
+  std::string problem;  // "shape [2,3] vs expected [3,2]", "type ...", "12 of 60 elements differ"
+  double max_abs_error = 0;  // infinity when a NaN or an infinity differs
   double max_rel_error = 0;  // |a-e| / |e| over elements with e != 0
   std::int64_t mismatches = 0;
 };
 
-// `actual` against `expected`: same element type class and shape, then element-wise
-// |a - e| <= atol + rtol * |e|; NaN equals NaN, infinities must be equal. Strings compare exactly.
-CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol);
+struct OutputCheck {
+  std::string output;
+  std::string against;  // reference | optimized  (all-optimizations vs disabled)
+  std::string level;    // the session compared (disabled | all)
+  CompareResult result;
+};
 
 }  // namespace convfail::repro

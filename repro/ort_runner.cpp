@@ -2,7 +2,8 @@
 
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -20,40 +21,68 @@ std::string default_runner_dir() {
   return convfail::default_runner_dir();
 }
 
-namespace {
-
-// The runner's only writable place under the sandbox: one per convfail process, removed at exit.
-// Each run() stages its model and tensors in a subdirectory (the sandbox shows the runner
-// nothing else of the host but runner_dir).
-const fs::path& runner_scratch() {
-  static struct Dir {
-    fs::path path;
-    Dir() {
-      std::random_device rd;
-      path = fs::temp_directory_path() /
-             ("convfail-runner-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-      fs::create_directories(path);
-    }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  return dir.path;
+bool path_within(const std::string& path, const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec) return false;
+  fs::path d = fs::weakly_canonical(fs::absolute(dir), ec);
+  if (ec) return false;
+  fs::path rel = p.lexically_relative(d);
+  if (rel.empty() || rel == ".") return false;
+  return *rel.begin() != "..";
 }
 
-SandboxSpec runner_spec(RunnerOptions& o) {
+namespace {
+
+// The folder to bind for the Node.js installation when it lies outside the system folders the
+// sandbox always binds (/usr, /bin, /lib*): the folder above node's bin/.
+std::string node_install_dir(const std::string& node, const std::string& path_env) {
+  fs::path exe = node;
+  if (exe.filename() == exe) {  // looked up in PATH
+    std::string path = path_env;
+    for (std::size_t start = 0; start <= path.size();) {
+      std::size_t end = path.find(':', start);
+      if (end == std::string::npos) end = path.size();
+      fs::path candidate = fs::path(path.substr(start, end - start)) / node;
+      if (end > start && ::access(candidate.c_str(), X_OK) == 0) {
+        exe = candidate;
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  std::error_code ec;
+  fs::path real = fs::canonical(exe, ec);
+  if (ec) return {};
+  for (const char* system : {"/usr", "/bin", "/lib", "/lib64"})
+    if (path_within(real.string(), system)) return {};
+  return real.parent_path().parent_path().string();
+}
+
+SandboxSpec make_runner_spec(RunnerOptions& o) {
   if (o.runner_dir.empty()) o.runner_dir = default_runner_dir();
+  // Paths with symlinks resolved: the sandbox shows the bound folders at their real paths (in the
+  // build tree, share/convfail/runner is a link to repro/runner).
+  std::error_code ec;
+  std::string runner_dir = fs::weakly_canonical(fs::absolute(o.runner_dir), ec).string();
   SandboxSpec s;
-  s.argv = {o.node, fs::absolute(fs::path(o.runner_dir) / "runner.js").string()};
-  s.cwd = o.runner_dir;
+  s.argv = {o.node, (fs::path(runner_dir) / "runner.js").string()};
+  s.cwd = runner_dir;
   const char* path = std::getenv("PATH");
   s.env = {{"PATH", path ? path : "/usr/local/bin:/usr/bin:/bin"},
            {"HOME", "/tmp"},
            {"LANG", "C.UTF-8"}};
+  s.max_output_bytes = 1 << 20;  // replies are summaries
+  // runner.js with node_modules/, and Node.js when installed outside the system folders.
+  s.read_only_paths.push_back(runner_dir);
+  // node_modules may be a link to a folder elsewhere: bind where it leads too.
+  std::string modules = fs::weakly_canonical(fs::path(runner_dir) / "node_modules", ec).string();
+  if (!ec && !path_within(modules, runner_dir)) s.read_only_paths.push_back(modules);
+  std::string node_dir = node_install_dir(o.node, s.env["PATH"]);
+  if (!node_dir.empty()) s.read_only_paths.push_back(node_dir);
+  for (const auto& root : o.model_roots)
+    s.read_only_paths.push_back(fs::weakly_canonical(fs::absolute(root), ec).string());
   s.limits = o.limits;
-  s.read_only_paths = {fs::absolute(o.runner_dir).string()};
-  s.limits.writable_dir = runner_scratch().string();
   // The warm runner lives for many models: RLIMIT_CPU covers its whole life, so it is generous;
   // the per-model bound is the wall-clock timeout.
   if (o.warm && s.limits.cpu_seconds)
@@ -74,15 +103,116 @@ void last_step(const std::string& stderr_text, std::string* level, std::string* 
   *step = line.substr(sp + 1);
 }
 
+// The runner sends 1e308 for an infinite error (JSON has no infinity).
+double error_value(const json& j, const char* key) {
+  double v = j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0;
+  return v >= 1e308 ? INFINITY : v;
+}
+
+std::string text_value(const json& j, const char* key, std::size_t max = 2000) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return {};
+  return it->get<std::string>().substr(0, max);
+}
+
+}  // namespace
+
+PersistentChild::Reply ModelChild::request(const std::string& model_dir, const std::string& line,
+                                           double timeout_seconds) {
+  std::error_code ec;
+  std::string dir = model_dir.empty() ? std::string()
+                                      : fs::weakly_canonical(fs::absolute(model_dir), ec).string();
+  auto covered = [&] {
+    if (dir.empty()) return true;
+    for (const auto& root : spec_.read_only_paths)
+      if (root == dir || path_within(dir, root)) return true;
+    return false;
+  };
+  if (!covered()) {
+    // Not in reach of the running child: replace it by one that sees this folder instead.
+    auto& ro = spec_.read_only_paths;
+    if (!model_dir_.empty()) ro.erase(std::remove(ro.begin(), ro.end(), model_dir_), ro.end());
+    model_dir_ = dir;
+    ro.push_back(dir);
+    if (child_) {
+      earlier_starts_ += child_->starts();
+      child_.reset();
+    }
+  }
+  if (!child_) child_ = std::make_unique<PersistentChild>(spec_);
+  auto reply = child_->request(line, timeout_seconds);
+  if (!warm_) child_->stop();
+  return reply;
+}
+
+namespace {
+
+std::string make_scratch() {
+  std::random_device rd;
+  fs::path dir = fs::temp_directory_path() /
+                 ("convfail-runner-" + std::to_string(rd()) + std::to_string(rd()));
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  return fs::canonical(dir).string();
+}
+
+SandboxSpec make_checker_spec(const RunnerOptions& o, const std::string& scratch) {
+  SandboxSpec s;
+  std::error_code ec;
+  std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  s.argv = {self, kCheckModelCommand};
+  s.env = {{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}, {"HOME", scratch}};
+  s.cwd = scratch;
+  s.max_output_bytes = 1 << 20;
+  s.read_only_paths = {self};
+  for (const auto& root : o.model_roots)
+    s.read_only_paths.push_back(fs::weakly_canonical(fs::absolute(root), ec).string());
+  s.limits.memory_bytes = 4ull << 30;
+  s.limits.cpu_seconds = o.warm ? 3600 : 60;  // a warm child's RLIMIT_CPU covers its whole life
+  s.limits.wall_seconds = 60;
+  s.limits.writable_dir = scratch;
+  return s;
+}
+
+SandboxSpec with_scratch(SandboxSpec s, const std::string& scratch) {
+  s.limits.writable_dir = scratch;
+  return s;
+}
+
 }  // namespace
 
 OrtRunner::OrtRunner(RunnerOptions options)
-    : options_(std::move(options)), child_(runner_spec(options_)) {}
+    : options_(std::move(options)),
+      scratch_(make_scratch()),
+      runner_(with_scratch(make_runner_spec(options_), scratch_), options_.warm),
+      checker_(make_checker_spec(options_, scratch_), options_.warm) {}
+
+OrtRunner::~OrtRunner() {
+  runner_.stop();  // the children go before their scratch folder
+  checker_.stop();
+  std::error_code ec;
+  fs::remove_all(scratch_, ec);
+}
+
+CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds) {
+  std::error_code ec;
+  fs::path path = fs::weakly_canonical(fs::absolute(model), ec);
+  auto reply = checker_.request(
+      path.parent_path().string(),
+      json{{"model", path.string()}}.dump(-1, ' ', false, json::error_handler_t::replace),
+      timeout_seconds);
+  CheckerReply out;
+  out.line = std::move(reply.line);
+  out.failure = std::move(reply.failure);
+  if (!out.line) {
+    std::string level;
+    last_step(out.failure.stderr_text, &level, &out.last_step);
+  }
+  return out;
+}
 
 PersistentChild::Reply OrtRunner::raw_request(const std::string& line, double timeout_seconds) {
-  auto reply = child_.request(line, timeout_seconds);
-  if (!options_.warm) child_.stop();
-  return reply;
+  return runner_.request("", line, timeout_seconds);
 }
 
 std::optional<std::string> OrtRunner::version(std::string* why) {
@@ -102,47 +232,69 @@ std::optional<std::string> OrtRunner::version(std::string* why) {
   }
   try {
     json j = json::parse(*reply.line);
-    if (j.value("ok", false)) return version_ = j.value("ort_version", std::string("unknown"));
-    if (why) *why = j.value("error", std::string("runner refused hello"));
+    if (j.value("ok", false)) return version_ = text_value(j, "ort_version", 100);
+    if (why) *why = text_value(j, "error", 300);
   } catch (const std::exception& e) {
     if (why) *why = std::string("runner spoke garbage: ") + e.what();
   }
   return std::nullopt;
 }
 
-RunnerReply OrtRunner::run(const std::string& model, const std::vector<Tensor>& inputs,
-                           const std::string& work_dir, double timeout_seconds) {
-  (void)work_dir;  // the model and the tensors are staged where the sandboxed runner can see them
+RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   RunnerReply out;
-  static std::atomic<unsigned> seq{0};
-  const fs::path stage = runner_scratch() / std::to_string(seq++);
+  std::error_code ec;
+  fs::path model = fs::weakly_canonical(fs::absolute(rq.model), ec);
+  // Given tensors go through files in a folder of the scratch folder, removed afterwards.
+  fs::path work = fs::path(scratch_) / ("run-" + std::to_string(++runs_));
+  fs::create_directories(work);
   struct Cleanup {
-    fs::path path;
+    fs::path p;
     ~Cleanup() {
       std::error_code ec;
-      fs::remove_all(path, ec);
+      fs::remove_all(p, ec);
     }
-  } cleanup{stage};
-  fs::create_directories(stage);
-  // The model file only: external data beside it is not staged (models using it fail to load).
-  fs::copy_file(model, stage / fs::path(model).filename(), fs::copy_options::overwrite_existing);
-  if (geteuid() == 0) lchown(stage.c_str(), 65534, 65534);  // the sandbox's uid writes outputs
+  } cleanup{work};
   json req = {{"op", "run"},
-              {"model", (stage / fs::path(model).filename()).string()},
-              {"out_dir", stage.string()},
+              {"model", model.string()},
               {"levels", {"disabled", "all"}},
-              {"threads", options_.threads}};
-  json specs = json::array();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    std::string file = (stage / ("input_" + std::to_string(i) + ".bin")).string();
-    write_tensor_file(t, file);
-    specs.push_back(
-        {{"name", t.name}, {"type", ort_type_name(t.elem_type)}, {"dims", t.dims}, {"file", file}});
+              {"threads", options_.threads},
+              {"max_elements", rq.max_elements},
+              {"atol", rq.tolerance.atol},
+              {"rtol", rq.tolerance.rtol}};
+  json inputs = json::array();
+  for (std::size_t i = 0; i < rq.inputs.size(); ++i) {
+    const RunnerInput& in = rq.inputs[i];
+    json spec = {{"name", in.name}, {"type", ort_type_name(in.elem_type)}, {"dims", in.dims}};
+    if (in.data) {
+      std::string file = (work / ("input_" + std::to_string(i) + ".bin")).string();
+      write_tensor_file(*in.data, file);
+      spec["file"] = file;
+      spec["dims"] = in.data->dims;
+    } else {
+      spec["seed"] = std::to_string(in.seed);
+    }
+    inputs.push_back(spec);
   }
-  req["inputs"] = specs;
-  auto reply = child_.request(req.dump(), timeout_seconds);
-  if (!options_.warm) child_.stop();
+  req["inputs"] = inputs;
+  if (rq.references) {
+    json refs = json::array();
+    for (std::size_t i = 0; i < rq.references->size(); ++i) {
+      const Tensor& t = (*rq.references)[i];
+      json spec = {{"type", ort_type_name(t.elem_type)},
+                   {"onnx_type", onnx_type_name(t.elem_type)},
+                   {"dims", t.dims}};
+      if (!ort_type_name(t.elem_type).empty()) {
+        std::string file = (work / ("reference_" + std::to_string(i) + ".bin")).string();
+        write_tensor_file(t, file);
+        spec["file"] = file;
+      }
+      refs.push_back(spec);
+    }
+    req["refs"] = refs;
+  }
+  auto reply =
+      runner_.request(model.parent_path().string(),
+                      req.dump(-1, ' ', false, json::error_handler_t::replace), rq.timeout_seconds);
   if (!reply.line) {
     out.step = "process";
     out.process = reply.failure;
@@ -158,33 +310,33 @@ RunnerReply OrtRunner::run(const std::string& model, const std::vector<Tensor>& 
     out.error = std::string("runner reply is not JSON: ") + e.what();
     return out;
   }
-  if (!j.value("ok", false)) {
-    out.step = j.value("step", std::string("protocol"));
-    out.level = j.value("level", std::string());
-    out.error = j.value("error", std::string("runner failed"));
+  if (!j.is_object() || !j.contains("ok") || j["ok"] != true) {
+    out.step = j.is_object() ? text_value(j, "step", 20) : "";
+    if (out.step.empty()) out.step = "protocol";
+    out.level = j.is_object() ? text_value(j, "level", 20) : "";
+    out.error = j.is_object() ? text_value(j, "error") : "";
+    if (out.error.empty()) out.error = "runner failed";
     return out;
   }
   try {
-    for (auto& [level, result] : j.at("levels").items()) {
-      out.run_ms[level] = result.value("ms", 0.0);
-      auto& list = out.outputs[level];
-      for (const auto& o : result.at("outputs")) {
-        RunnerOutput ro;
-        ro.name = o.at("name").get<std::string>();
-        std::string type = o.at("type").get<std::string>();
-        ro.present = type != "none";
-        if (ro.present) {
-          ro.tensor = read_tensor_file(o.at("file").get<std::string>(), type,
-                                       o.at("dims").get<std::vector<std::int64_t>>());
-          ro.tensor.name = ro.name;
-        }
-        list.push_back(std::move(ro));
-      }
+    for (auto& [level, result] : j.at("levels").items())
+      out.run_ms[level.substr(0, 20)] = result.value("ms", 0.0);
+    for (const auto& c : j.at("checks")) {
+      OutputCheck check;
+      check.output = text_value(c, "output", 200);
+      check.against = text_value(c, "against", 20);
+      check.level = text_value(c, "level", 20);
+      check.result.match = c.at("match").get<bool>();
+      check.result.problem = text_value(c, "problem", 300);
+      check.result.max_abs_error = error_value(c, "max_abs_error");
+      check.result.max_rel_error = error_value(c, "max_rel_error");
+      check.result.mismatches = c.value("mismatches", std::int64_t{0});
+      out.checks.push_back(std::move(check));
     }
   } catch (const std::exception& e) {
-    out.outputs.clear();
+    out.checks.clear();
     out.step = "io";
-    out.error = std::string("bad runner output: ") + e.what();
+    out.error = std::string("bad runner reply: ") + e.what();
     return out;
   }
   out.ok = true;

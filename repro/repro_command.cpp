@@ -46,12 +46,13 @@ std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int
   row.ort_version = v.ort_version;
   row.onnx_version = v.onnx_version;
   row.duration_ms = v.duration_ms;
-  row.details_json = v.to_json().dump();
+  row.details_json = v.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return store_repro_run(db, row);
 }
 
 namespace {
 
+// One printed line; everything in it may come from outside (paths, model names, errors).
 std::string text_line(const std::string& label, const ModelVerdict& v) {
   std::string s = label + "  " + v.verdict;
   if (!v.step.empty() && v.verdict != kNotReproduced) s += " [" + v.step + "]";
@@ -62,7 +63,7 @@ std::string text_line(const std::string& label, const ModelVerdict& v) {
     std::snprintf(buf, sizeof buf, "  max_abs=%.3g max_rel=%.3g", v.max_abs_error, v.max_rel_error);
     s += buf;
   }
-  return s;
+  return terminal_safe(s);
 }
 
 struct Target {
@@ -117,9 +118,13 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   req.options.dims = parse_dims(req.dims);
   if (req.options.tolerance.atol < 0 || req.options.tolerance.rtol < 0)
     throw UsageError("--atol and --rtol must not be negative");
+  if (req.options.max_elements < 1 || req.options.max_elements > kMaxMaxElements)
+    throw UsageError("--max-elements must be between 1 and " + std::to_string(kMaxMaxElements));
   RunnerOptions ro;
   ro.limits.memory_bytes = req.memory_mb << 20;
   ro.limits.wall_seconds = req.options.timeout_seconds;
+  // One warm runner for the whole suite: it may read the suite's folder.
+  if (!req.suite.empty()) ro.model_roots = {req.suite};
   OrtRunner runner(ro);
 
   ResultOutput output(req.format, out);
@@ -161,15 +166,17 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       json j = v.to_json();
       j["case"] = name;
       j["outcome"] = outcome;
-      output.result(output.is_text() ? outcome + "  " + text_line(name, v) : std::string(),
-                    std::move(j));
+      output.result(
+          output.is_text() ? terminal_safe(outcome) + "  " + text_line(name, v) : std::string(),
+          std::move(j));
     }
     if (req.progress) std::cerr << "\r\x1b[K";
     output.finish(json{{"total", totals.total},
                        {"pass", totals.pass},
                        {"fail", totals.fail},
                        {"not_runnable", totals.not_runnable},
-                       {"runner_starts", runner.process_starts()}});
+                       {"runner_starts", runner.process_starts()},
+                       {"checker_starts", runner.checker_starts()}});
     if (output.is_text()) {
       out << "\ntotal " << totals.total << ": pass " << totals.pass << ", fail " << totals.fail
           << ", not_runnable " << totals.not_runnable << "\n";

@@ -2,9 +2,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
+#include <iostream>
 #include <set>
 
 #include <onnx/checker.h>
@@ -12,6 +13,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "core/text.h"
 #include "repro/sandbox.h"
 #include "repro/signature.h"
 
@@ -54,25 +56,12 @@ json ModelVerdict::to_json() const {
 
 namespace {
 
-// A temporary work directory removed on scope exit.
-struct WorkDir {
-  fs::path path;
-  WorkDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("convfail-repro-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
+// Text from a model, libonnx or the runtime as stored: at most `max` bytes, control characters
+// and invalid UTF-8 escaped (core/text.h), newlines kept.
 std::string first_lines(const std::string& s, size_t max = 600) {
   std::string out = s.substr(0, max);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
+  return terminal_safe(out, /*keep_newlines=*/true);
 }
 
 // JSON encodes infinities as null; keep the stored numbers finite but recognisable.
@@ -111,7 +100,8 @@ std::vector<const onnx::ValueInfoProto*> fed_inputs(const onnx::GraphProto& g) {
   return out;
 }
 
-std::optional<Fail> check_structure(onnx::ModelProto& model, const std::string& path) {
+std::optional<Fail> check_structure(OrtRunner& runner, onnx::ModelProto& model,
+                                    const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Fail{kNotRunnable, "parse", "cannot read model file", ""};
   if (!model.ParseFromIstream(&in)) {
@@ -136,100 +126,102 @@ std::optional<Fail> check_structure(onnx::ModelProto& model, const std::string& 
                       "' is newer than this libonnx (" + onnx_library_version() + ")",
                   ""};
   }
+  std::error_code ec;
+  fs::path model_dir = fs::weakly_canonical(fs::absolute(path), ec).parent_path();
+  if (!external_data_inside(model, model_dir.string()))
+    return Fail{kNotRunnable, "parse", kExternalDataOutside, ""};
   // libonnx is not hardened against hostile models (shape inference segfaults on some): the
-  // checks run in a forked child with limits, and a crash there is a crash verdict.
-  // Build the schema registry once in convfail itself, or every forked child spends ~0.2 s on it.
-  static const bool registry_ready = onnx::OpSchemaRegistry::Schema("Add") != nullptr;
-  (void)registry_ready;
-  SandboxLimits limits;
-  limits.memory_bytes = 4ull << 30;
-  limits.cpu_seconds = 60;
-  limits.wall_seconds = 60;
-  auto r = run_in_fork(
-      [&model](const std::function<void(const std::string&)>& emit) {
-        emit("step checker\n");
-        try {
-          onnx::checker::check_model(model);
-        } catch (const std::exception& e) {
-          emit(json{{"fail", "checker"}, {"error", e.what()}}.dump() + "\n");
-          return;
-        }
-        emit("step shape_inference\n");
-        try {
-          onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1);
-          onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict);
-        } catch (const std::exception& e) {
-          emit(json{{"fail", "shape_inference"}, {"error", e.what()}}.dump() + "\n");
-          return;
-        }
-        emit("ok\n");
-      },
-      limits);
-  std::string text = r.stdout_text;
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  std::string last = text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-  if (r.ok() && last == "ok") return std::nullopt;
-  if (r.ok() && !last.empty() && last[0] == '{') {
-    json j = json::parse(last, nullptr, false);
-    if (!j.is_discarded())
-      return Fail{kCrashReproduced, j.value("fail", std::string("checker")), "",
-                  j.value("error", std::string())};
+  // checks run in the sandboxed checker child, which sees the model's folder read-only; a crash
+  // there is a crash verdict.
+  auto r = runner.check((model_dir / fs::path(path).filename()).string(), 60);
+  if (r.line) {
+    json j = json::parse(*r.line, nullptr, false);
+    if (j.is_object() && j.contains("ok") && j["ok"] == true) return std::nullopt;
+    if (j.is_object() && j.contains("fail") && j["fail"] == "read")
+      return Fail{kNotRunnable, "checker",
+                  "the sandbox cannot read the model (it runs as uid 65534: the model file and its "
+                  "folder must be readable by others)",
+                  ""};
+    if (j.is_object() && j.contains("fail") && j["fail"].is_string() && j.contains("error") &&
+        j["error"].is_string()) {
+      std::string step = j["fail"] == "shape_inference" ? "shape_inference" : "checker";
+      return Fail{kCrashReproduced, step, "", j["error"].get<std::string>()};
+    }
+    return Fail{kNotRunnable, "checker", "the checker child spoke garbage", ""};
   }
-  std::string step = last.rfind("step ", 0) == 0 ? last.substr(5) : "checker";
-  if (r.kind == ExitKind::kSpawnFailed)
-    return Fail{kNotRunnable, step, "cannot fork: " + r.error, ""};
-  return Fail{kCrashReproduced, step, "", "libonnx " + r.describe()};
-  return std::nullopt;
+  std::string step = r.last_step == "shape_inference" ? "shape_inference" : "checker";
+  if (r.failure.kind == ExitKind::kSpawnFailed)
+    return Fail{kNotRunnable, step, "cannot start the checker: " + r.failure.error, ""};
+  return Fail{kCrashReproduced, step, "", "libonnx " + r.failure.describe()};
 }
 
+std::string dims_text(const std::vector<std::int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// The inputs the runner is fed: read from input_N.pb, or declared (the runner generates them).
+// No tensor sized by a declared shape is allocated here.
 std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions& o,
-                                   std::vector<Tensor>* inputs) {
+                                   std::vector<RunnerInput>* inputs) {
   auto fed = fed_inputs(g);
   for (size_t i = 0; i < fed.size(); ++i) {
     const auto& vi = *fed[i];
+    std::string name = "input '" + vi.name().substr(0, 100) + "'";
     if (vi.type().value_case() != onnx::TypeProto::kTensorType)
-      return Fail{kNotRunnable, "inputs",
-                  "input '" + vi.name() + "' is a " + value_kind(vi.type()) +
-                      " (onnxruntime-node feeds tensors only)",
-                  ""};
+      return Fail{
+          kNotRunnable, "inputs",
+          name + " is a " + value_kind(vi.type()) + " (onnxruntime-node feeds tensors only)", ""};
     int elem = vi.type().tensor_type().elem_type();
     if (ort_type_name(elem).empty())
-      return Fail{kNotRunnable, "inputs",
-                  "input '" + vi.name() + "' has type " + onnx_type_name(elem) +
-                      " (not supported by onnxruntime-node)",
-                  ""};
+      return Fail{
+          kNotRunnable, "inputs",
+          name + " has type " + onnx_type_name(elem) + " (not supported by onnxruntime-node)", ""};
+    RunnerInput in;
+    in.name = vi.name();
+    in.elem_type = elem;
     if (!o.inputs_dir.empty()) {
       fs::path file = fs::path(o.inputs_dir) / ("input_" + std::to_string(i) + ".pb");
       if (!fs::exists(file))
         return Fail{kNotRunnable, "inputs", "missing " + file.filename().string(), ""};
       try {
-        Tensor t = read_tensor_pb(file.string());
+        Tensor t = read_tensor_pb(file.string(), o.max_elements);
         t.name = vi.name();
         if (t.elem_type != elem)
           return Fail{kNotRunnable, "inputs",
                       file.filename().string() + " has type " + onnx_type_name(t.elem_type) +
                           ", the graph wants " + onnx_type_name(elem),
                       ""};
-        inputs->push_back(std::move(t));
+        in.dims = t.dims;
+        in.data = std::move(t);
       } catch (const std::exception& e) {
         return Fail{kNotRunnable, "inputs", e.what(), ""};
       }
+      inputs->push_back(std::move(in));
       continue;
     }
-    std::vector<std::int64_t> dims;
     for (const auto& d : vi.type().tensor_type().shape().dim()) {
       if (d.has_dim_value()) {
-        dims.push_back(d.dim_value());
+        in.dims.push_back(d.dim_value());
       } else {
         auto it = o.dims.find(d.dim_param());
-        dims.push_back(it != o.dims.end() ? it->second : 1);
+        in.dims.push_back(it != o.dims.end() ? it->second : 1);
       }
     }
-    try {
-      inputs->push_back(generate_tensor(vi.name(), elem, dims, o.seed + i));
-    } catch (const std::exception& e) {
-      return Fail{kNotRunnable, "inputs", e.what(), ""};
-    }
+    if (in.dims.size() > 64)
+      return Fail{kNotRunnable, "inputs", name + " declares more than 64 dimensions", ""};
+    for (auto d : in.dims)
+      if (d < 0)
+        return Fail{kNotRunnable, "inputs",
+                    name + " declares a negative dimension " + dims_text(in.dims), ""};
+    if (!element_count_within(in.dims, o.max_elements))
+      return Fail{kNotRunnable, "inputs",
+                  name + " declares shape " + dims_text(in.dims) + ": more than " +
+                      std::to_string(o.max_elements) + " elements (--max-elements)",
+                  ""};
+    in.seed = o.seed + i;
+    inputs->push_back(std::move(in));
   }
   return std::nullopt;
 }
@@ -245,14 +237,14 @@ std::optional<std::vector<Tensor>> reference_outputs(const onnx::GraphProto& g,
     const auto& vi = g.output(i);
     if (vi.type().value_case() != onnx::TypeProto::kTensorType) {
       *fail = Fail{kNotRunnable, "inputs",
-                   "output '" + vi.name() + "' is a " + value_kind(vi.type()) +
+                   "output '" + vi.name().substr(0, 100) + "' is a " + value_kind(vi.type()) +
                        " (onnxruntime-node returns tensors only)",
                    ""};
       return std::nullopt;
     }
     fs::path file = fs::path(o.inputs_dir) / ("output_" + std::to_string(i) + ".pb");
     try {
-      Tensor t = read_tensor_pb(file.string());
+      Tensor t = read_tensor_pb(file.string(), o.max_elements);
       t.name = vi.name();
       refs.push_back(std::move(t));
     } catch (const std::exception& e) {
@@ -266,50 +258,16 @@ std::optional<std::vector<Tensor>> reference_outputs(const onnx::GraphProto& g,
 void apply(ModelVerdict& v, const Fail& f) {
   v.verdict = f.verdict;
   v.step = f.step;
-  v.reason = f.reason;
+  v.reason = first_lines(f.reason, 300);
   v.error = first_lines(f.error);
   if (!f.error.empty()) v.signature = error_signature(f.error);
 }
 
-void compare_outputs(ModelVerdict& v, const RunnerReply& reply,
-                     const std::optional<std::vector<Tensor>>& refs, const Tolerance& tol) {
-  auto add = [&](const std::string& name, const std::string& against, const std::string& level,
-                 CompareResult r) {
-    v.checks.push_back({name, against, level, r});
-  };
-  for (const auto& level : {"disabled", "all"}) {
-    auto it = reply.outputs.find(level);
-    if (it == reply.outputs.end()) continue;
-    const auto& outs = it->second;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (refs && i < refs->size()) {
-        CompareResult r;
-        if (!outs[i].present) {
-          r.match = false;
-          r.problem = "output missing";
-        } else {
-          r = compare_tensors(outs[i].tensor, (*refs)[i], tol);
-        }
-        add(outs[i].name, "reference", level, r);
-      }
-    }
-  }
-  // Optimized against unoptimized.
-  auto d = reply.outputs.find("disabled"), a = reply.outputs.find("all");
-  if (d != reply.outputs.end() && a != reply.outputs.end()) {
-    for (size_t i = 0; i < d->second.size() && i < a->second.size(); ++i) {
-      if (!d->second[i].present || !a->second[i].present) {
-        if (d->second[i].present != a->second[i].present) {
-          CompareResult r;
-          r.match = false;
-          r.problem = "output present in one session only";
-          add(d->second[i].name, "optimized", "all", r);
-        }
-        continue;
-      }
-      add(d->second[i].name, "optimized", "all",
-          compare_tensors(a->second[i].tensor, d->second[i].tensor, tol));
-    }
+void compare_outputs(ModelVerdict& v, const RunnerReply& reply) {
+  v.checks = reply.checks;
+  for (auto& c : v.checks) {
+    c.output = first_lines(c.output, 200);
+    c.result.problem = first_lines(c.result.problem, 300);
   }
   // The worst failed check: a shape/type/missing problem first, then the largest error.
   const OutputCheck* worst_check = nullptr;
@@ -324,8 +282,9 @@ void compare_outputs(ModelVerdict& v, const RunnerReply& reply,
     v.verdict = kWrongOutputReproduced;
     v.step = "compare";
     v.output_name = worst_check->output;
-    v.signature = "output " + worst_check->output + " vs " + worst_check->against + ": " +
-                  worst_check->result.problem;
+    v.signature = ("output " + worst_check->output + " vs " + worst_check->against + ": " +
+                   worst_check->result.problem)
+                      .substr(0, kMaxSignatureBytes * 2);
   } else {
     v.verdict = kNotReproduced;
   }
@@ -345,17 +304,21 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     return v;
   };
   onnx::ModelProto model;
-  if (auto f = check_structure(model, model_path)) {
+  if (auto f = check_structure(runner, model, model_path)) {
     apply(v, *f);
     return done();
   }
-  std::vector<Tensor> inputs;
-  if (auto f = prepare_inputs(model.graph(), options, &inputs)) {
+  RunnerRequest request;
+  request.model = model_path;
+  request.tolerance = options.tolerance;
+  request.max_elements = options.max_elements;
+  request.timeout_seconds = options.timeout_seconds;
+  if (auto f = prepare_inputs(model.graph(), options, &request.inputs)) {
     apply(v, *f);
     return done();
   }
   std::optional<Fail> ref_fail;
-  auto refs = reference_outputs(model.graph(), options, &ref_fail);
+  request.references = reference_outputs(model.graph(), options, &ref_fail);
   if (ref_fail) {
     apply(v, *ref_fail);
     return done();
@@ -367,10 +330,14 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     return done();
   }
   v.ort_version = *version;
-  WorkDir work;
-  RunnerReply reply = runner.run(model_path, inputs, work.path.string(), options.timeout_seconds);
+  RunnerReply reply = runner.run(request);
   if (!reply.ok) {
-    if (reply.process) {
+    if (reply.process && reply.level == "harness") {
+      // The runner died making the inputs or comparing outputs (memory): not the model's crash.
+      apply(v,
+            Fail{kNotRunnable, reply.step,
+                 "the runner died in step " + reply.step + ": " + reply.process->describe(), ""});
+    } else if (reply.process) {
       // The runtime died: a signal, a timeout or memory exhaustion is the crash.
       v.verdict = kCrashReproduced;
       v.step = reply.step == "process" ? "session" : reply.step;
@@ -386,6 +353,7 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
       v.error = first_lines(
           reply.error + "\n" +
           p.stderr_text.substr(p.stderr_text.size() > 400 ? p.stderr_text.size() - 400 : 0));
+      v.signature = first_lines(v.signature, kMaxSignatureBytes);
     } else if (reply.step == "session" || reply.step == "run") {
       apply(v, Fail{kCrashReproduced, reply.step, "", reply.error});
     } else {
@@ -393,8 +361,122 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     }
     return done();
   }
-  compare_outputs(v, reply, refs, options.tolerance);
+  compare_outputs(v, reply);
   return done();
+}
+
+namespace {
+
+bool tensor_inside(const onnx::TensorProto& t, const fs::path& dir) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0) return true;
+  std::string location;
+  for (const auto& kv : t.external_data())
+    if (kv.key() == "location") location = kv.value();
+  if (location.empty() || location.find('\0') != std::string::npos) return false;
+  fs::path rel(location);
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) return false;
+  return path_within((dir / rel).string(), dir.string());
+}
+
+bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth);
+
+bool nodes_inside(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                  const fs::path& dir, int depth) {
+  for (const auto& n : nodes) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t() && !tensor_inside(a.t(), dir)) return false;
+      for (const auto& t : a.tensors())
+        if (!tensor_inside(t, dir)) return false;
+      if (a.has_sparse_tensor() && (!tensor_inside(a.sparse_tensor().values(), dir) ||
+                                    !tensor_inside(a.sparse_tensor().indices(), dir)))
+        return false;
+      for (const auto& st : a.sparse_tensors())
+        if (!tensor_inside(st.values(), dir) || !tensor_inside(st.indices(), dir)) return false;
+      if (a.has_g() && !graph_inside(a.g(), dir, depth + 1)) return false;
+      for (const auto& sub : a.graphs())
+        if (!graph_inside(sub, dir, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth) {
+  if (depth > 64) return false;  // protobuf's own recursion limit stops far deeper nesting
+  for (const auto& t : g.initializer())
+    if (!tensor_inside(t, dir)) return false;
+  for (const auto& st : g.sparse_initializer())
+    if (!tensor_inside(st.values(), dir) || !tensor_inside(st.indices(), dir)) return false;
+  return nodes_inside(g.node(), dir, depth);
+}
+
+}  // namespace
+
+bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir) {
+  fs::path dir(model_dir);
+  if (!graph_inside(model.graph(), dir, 0)) return false;
+  for (const auto& f : model.functions())
+    if (!nodes_inside(f.node(), dir, 0)) return false;
+  for (const auto& ti : model.training_info())
+    if (!graph_inside(ti.initialization(), dir, 0) || !graph_inside(ti.algorithm(), dir, 0))
+      return false;
+  return true;
+}
+
+int check_model_main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], kCheckModelCommand) != 0) return -1;
+  if (argc != 2) {
+    std::cerr << "usage: " << kCheckModelCommand
+              << " (internal: reads {\"model\": PATH} lines on stdin)\n";
+    return 2;
+  }
+  auto reply = [](const json& j) {
+    std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+  };
+  // Step markers go to stderr at once: a crash leaves the step it was in as the last marker.
+  auto mark = [](const char* step) { std::cerr << "convfail-step check " << step << std::endl; };
+  auto fail = [&reply](const char* step, const std::string& error) {
+    reply(json{{"fail", step}, {"error", error.substr(0, 4000)}});
+  };
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json req = json::parse(line, nullptr, false);
+    if (!req.is_object() || !req.contains("model") || !req["model"].is_string()) {
+      reply(json{{"fail", "protocol"}, {"error", "request is not {\"model\": PATH}"}});
+      continue;
+    }
+    onnx::ModelProto model;
+    {
+      std::ifstream in(req["model"].get<std::string>(), std::ios::binary);
+      if (!in) {
+        fail("read", "cannot open the model file");
+        continue;
+      }
+      if (!model.ParseFromIstream(&in)) {
+        fail("checker", "model file does not parse as an ONNX ModelProto");
+        continue;
+      }
+    }
+    // libonnx resolves external data locations against the working folder: the model's.
+    std::error_code ec;
+    fs::current_path(fs::path(req["model"].get<std::string>()).parent_path(), ec);
+    mark("checker");
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      fail("checker", e.what());
+      continue;
+    }
+    mark("shape_inference");
+    try {
+      onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1);
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict);
+    } catch (const std::exception& e) {
+      fail("shape_inference", e.what());
+      continue;
+    }
+    reply(json{{"ok", true}});
+  }
+  return 0;
 }
 
 }  // namespace convfail::repro

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <onnx/onnx_pb.h>
 #include <nlohmann/json.hpp>
 
 #include "repro/compare.h"
@@ -22,19 +23,20 @@ inline constexpr const char* kWrongOutputReproduced = "wrong_output_reproduced";
 inline constexpr const char* kNotReproduced = "not_reproduced";
 inline constexpr const char* kNotRunnable = "not_runnable";
 
+// The reason of a model whose external data would be read from outside its folder.
+inline constexpr const char* kExternalDataOutside = "external data outside the model's directory";
+
+// The default of --max-elements: the largest generated or given input, in elements.
+inline constexpr std::int64_t kDefaultMaxElements = std::int64_t{1} << 28;
+inline constexpr std::int64_t kMaxMaxElements = std::int64_t{1} << 40;
+
 struct ReproOptions {
   Tolerance tolerance;
-  double timeout_seconds = 60;               // per model (runner wall clock)
-  std::map<std::string, std::int64_t> dims;  // symbolic dimension values (default 1)
+  std::int64_t max_elements = kDefaultMaxElements;  // per input tensor (declared or given)
+  double timeout_seconds = 60;                      // per model (runner wall clock)
+  std::map<std::string, std::int64_t> dims;         // symbolic dimension values (default 1)
   std::string inputs_dir;  // input_N.pb (and output_N.pb: reference outputs); empty = generate
   std::uint64_t seed = 1;  // generated inputs
-};
-
-struct OutputCheck {
-  std::string output;
-  std::string against;  // reference | optimized  (all-optimizations vs disabled)
-  std::string level;    // the session compared (disabled | all)
-  CompareResult result;
 };
 
 struct ModelVerdict {
@@ -58,7 +60,22 @@ struct ModelVerdict {
 // The ONNX version convfail's checker implements.
 std::string onnx_library_version();
 
+// Parses the model, checks it (opsets, external data, libonnx checker and strict shape inference
+// in a sandboxed child: `convfail __check-model`), then runs it in `runner`. Texts from the model
+// or the runtime are cut and made printable before they are stored (reason, error, signature).
 ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
                              const ReproOptions& options);
+
+// Whether every tensor with external data (initializers, Constant attributes, subgraphs,
+// functions) names a relative `location` that, with symlinks resolved, lies inside `model_dir`.
+bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir);
+
+// The checker child (OrtRunner::check): when argv[1] is kCheckModelCommand, reads one JSON request
+// {"model": PATH} per stdin line, runs the libonnx checker and strict shape inference and answers
+// one line {"ok": true} or {"fail": "checker"|"shape_inference"|"read", "error": TEXT} (step
+// markers on stderr); returns the exit code at end of input. Else returns -1. Every program that
+// calls reproduce_model calls this first thing in main() (convfail, unit_tests, bench_reproduce):
+// the checker child is the running executable (/proc/self/exe).
+int check_model_main(int argc, char** argv);
 
 }  // namespace convfail::repro

@@ -30,8 +30,6 @@ struct SandboxLimits {
   std::uint64_t cpu_seconds = 120;               // RLIMIT_CPU; 0 = unlimited
   std::uint64_t file_size_bytes = 512ull << 20;  // RLIMIT_FSIZE; 0 = unlimited
   double wall_seconds = 60;                      // run(): whole run; PersistentChild: per request
-  // No effect: the sandbox never has a network (kept for callers that still set it).
-  bool no_network = false;
   // The only writable place, visible at the same path (must exist). When convfail runs as root
   // it is handed to uid 65534 (chown of the directory and everything in it) before each start.
   std::string writable_dir;
@@ -96,15 +94,6 @@ struct SandboxResult {
 // sandbox a child killed by signal N is reported as kSignaled when bwrap's exit status is 128+N
 // for a fatal signal (SIGSEGV, SIGABRT, SIGKILL, SIGXCPU, ...).
 SandboxResult run_sandboxed(const SandboxSpec& spec);
-
-// Runs `fn` in a forked copy of convfail (no exec) under `limits` (memory, CPU, wall clock) and
-// returns what it wrote through `emit` in stdout_text: for in-process library code (libonnx
-// checker, shape inference) that may crash on hostile input. `fn` must not use threads started
-// before the fork. A throw in `fn` ends the child with exit 2 and the message in stderr_text.
-// No namespaces (isolation "fork (rlimits only)"): only for code convfail trusts with hostile data.
-SandboxResult run_in_fork(
-    const std::function<void(const std::function<void(const std::string&)>& emit)>& fn,
-    const SandboxLimits& limits);
 
 // Whether bwrap and the seccomp filter work here (probed once by running `true` in the full
 // sandbox; $CONVFAIL_BWRAP names the bwrap binary, else `bwrap` from PATH). *reason says why not.

@@ -1,8 +1,10 @@
-// Tensors exchanged with the ONNX Runtime runner: ONNX TensorProto <-> raw little-endian bytes
-// in files (string tensors as a JSON array), plus deterministic input generation.
+// Tensors given to the ONNX Runtime runner (input_N.pb, output_N.pb): ONNX TensorProto -> raw
+// little-endian bytes in files (string tensors as a JSON array), and the element-count cap.
+// Generated inputs are made by the runner itself (runner/runner.js), never here.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,11 +18,12 @@ struct Tensor {
   std::vector<std::int64_t> dims;
   std::string bytes;                 // raw little-endian data (not for strings)
   std::vector<std::string> strings;  // for STRING tensors
-
-  std::int64_t element_count() const;
-  // Element i as a double (float16 decoded, bool as 0/1). Not for strings.
-  double value(std::int64_t i) const;
 };
+
+// The element count of `dims` when every dimension is >= 0 and the product is at most
+// `max_elements` (computed without overflow), else nullopt.
+std::optional<std::int64_t> element_count_within(const std::vector<std::int64_t>& dims,
+                                                 std::int64_t max_elements);
 
 // The runner's type name ("float32", "int64", "bool", "string", ...); "" when onnxruntime-node
 // cannot carry the type (bfloat16, complex, float8, ...).
@@ -32,22 +35,14 @@ std::string onnx_type_name(int elem_type);
 std::size_t elem_size(int elem_type);
 
 // From a TensorProto (raw_data or the typed fields). Throws std::runtime_error when the data
-// does not match the dims or the type is not supported. External data is not supported.
-Tensor tensor_from_proto(const onnx::TensorProto& proto);
-// Reads a .pb file holding a TensorProto. Throws std::runtime_error.
-Tensor read_tensor_pb(const std::string& path);
+// does not match the dims, the dims hold more than `max_elements` or the type is not supported.
+// External data is not supported.
+Tensor tensor_from_proto(const onnx::TensorProto& proto, std::int64_t max_elements);
+// Reads a .pb file holding a TensorProto; a file larger than 16 bytes per allowed element (plus
+// 1 MiB) is refused before it is read. Throws std::runtime_error.
+Tensor read_tensor_pb(const std::string& path, std::int64_t max_elements);
 
 // Writes the data the runner reads (raw bytes, or JSON for strings).
 void write_tensor_file(const Tensor& t, const std::string& path);
-// Reads a runner output file of the given ORT type name and dims.
-Tensor read_tensor_file(const std::string& path, const std::string& ort_type,
-                        const std::vector<std::int64_t>& dims);
-
-// Deterministic data for an input of `elem_type` and `dims`: floats in [-1, 1), integers in
-// [0, 4), booleans alternating, strings "s0", "s1", ... The same seed gives the same bytes.
-Tensor generate_tensor(const std::string& name, int elem_type,
-                       const std::vector<std::int64_t>& dims, std::uint64_t seed);
-
-float half_to_float(std::uint16_t h);
 
 }  // namespace convfail::repro

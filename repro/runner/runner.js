@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 // convfail's ONNX Runtime runner. One JSON request per stdin line, one JSON response per stdout
-// line; tensors travel in files (raw little-endian bytes, or a JSON array for string tensors).
+// line. It generates the inputs it is not given, runs the model with graph optimizations disabled
+// and all enabled, and compares the outputs (against reference outputs when given, and optimized
+// against unoptimized) itself, so that tensors live only in this sandboxed process: convfail
+// sends a small request and gets a bounded summary back. Given tensors travel in files (raw
+// little-endian bytes, or a JSON array for string tensors).
 //
 // {"op":"hello"}
 //   -> {"ok":true,"ort_version":"1.20.1"}
-// {"op":"run","model":"m.onnx","inputs":[{"name","type","dims","file"}],"out_dir":"d",
-//  "levels":["disabled","all"],"threads":1}
-//   -> {"ok":true,"levels":{"disabled":{"ms":1.2,"outputs":[{"name","type","dims","file"}]},...}}
-//   -> {"ok":false,"level":"all","step":"session"|"run"|"io","error":"..."}
+// {"op":"run","model":"m.onnx","levels":["disabled","all"],"threads":1,"max_elements":N,
+//  "inputs":[{"name","type","dims","file"} | {"name","type","dims","seed":"7"}],
+//  "refs":[{"type","onnx_type","dims","file"}] (optional, by graph output order),
+//  "atol":1e-5,"rtol":1e-3}
+//   -> {"ok":true,"levels":{"disabled":{"ms":1.2},...},
+//       "checks":[{"output","against":"reference"|"optimized","level","match","problem",
+//                  "max_abs_error","max_rel_error","mismatches"}]}
+//   -> {"ok":false,"level":"all","step":"session"|"run"|"io"|"inputs","error":"..."}
 'use strict';
 const fs = require('fs');
-const path = require('path');
 const readline = require('readline');
 
 let ort = null;
@@ -26,34 +33,186 @@ const ARRAYS = {
   int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
   int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
 };
+// ONNX's names of the runner's types, for messages (compare.h's problem texts).
+const ONNX_NAMES = {
+  float32: 'FLOAT', float64: 'DOUBLE', int8: 'INT8', uint8: 'UINT8', int16: 'INT16',
+  uint16: 'UINT16', int32: 'INT32', uint32: 'UINT32', int64: 'INT64', uint64: 'UINT64',
+  bool: 'BOOL', float16: 'FLOAT16', string: 'STRING',
+};
+const MAX_TEXT = 2000;  // characters of any text from the model or ORT in a reply
+
+function cut(s, max = MAX_TEXT) {
+  s = String(s);
+  return s.length > max ? s.slice(0, max) + '...' : s;
+}
+
+function errorText(e) {
+  return cut(String(e && e.message ? e.message : e).split('\n').slice(0, 8).join('\n'));
+}
+
+// Element count of `dims`, or an Error when a dimension is negative or the count exceeds `max`.
+function elementCount(dims, max) {
+  let n = 1;
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d < 0) throw new Error('bad dimension ' + cut(d, 40));
+    n *= d;
+    if (n > max) throw new Error('shape [' + dims.join(',') + '] has more than ' + max + ' elements');
+  }
+  return n;
+}
 
 function readTensor(spec) {
   if (spec.type === 'string') {
     return new ort.Tensor('string', JSON.parse(fs.readFileSync(spec.file, 'utf8')), spec.dims);
   }
   const Ctor = ARRAYS[spec.type];
-  if (!Ctor) throw new Error('unsupported input type ' + spec.type);
+  if (!Ctor) throw new Error('unsupported tensor type ' + spec.type);
   const buf = fs.readFileSync(spec.file);
+  if (buf.length % Ctor.BYTES_PER_ELEMENT) throw new Error('tensor file size not a multiple');
   // Copy into an aligned buffer: a Buffer's byteOffset may not be a multiple of the element size.
   const ab = new ArrayBuffer(buf.length);
   new Uint8Array(ab).set(buf);
   return new ort.Tensor(spec.type, new Ctor(ab), spec.dims);
 }
 
-function writeTensor(tensor, file) {
-  if (tensor.type === 'string') {
-    fs.writeFileSync(file, JSON.stringify(Array.from(tensor.data)));
-  } else {
-    const d = tensor.data;
-    fs.writeFileSync(file, Buffer.from(d.buffer, d.byteOffset, d.byteLength));
+// Deterministic data (the same seed gives the same values): floats in [-1, 1), integers in
+// [0, 4), booleans alternating, strings "s0".."s3". The generator is a 64-bit LCG
+// (state = state * A + C mod 2^64, value = state >> 33), computed in 32-bit halves.
+const A_HI = 0x5851f42d, A_LO = 0x4c957f2d, C_HI = 0x14057b7e, C_LO = 0xf767814f;
+const TWO32 = 4294967296;
+
+function lcg(seed) {
+  const s = BigInt.asUintN(64, BigInt(seed));
+  let hi = Number(s >> 32n), lo = Number(s & 0xffffffffn);
+  const step = () => {
+    const l1 = lo >>> 16, l0 = lo & 0xffff, a1 = A_LO >>> 16, a0 = A_LO & 0xffff;
+    const mid = l1 * a0 + l0 * a1;
+    const t = l0 * a0 + (mid % 65536) * 65536;
+    const lowWord = t % TWO32;
+    const high = l1 * a1 + Math.floor(mid / 65536) + Math.floor(t / TWO32);
+    const nlo = lowWord + C_LO;
+    hi = (high + (Math.imul(hi, A_LO) >>> 0) + (Math.imul(lo, A_HI) >>> 0) + C_HI +
+          (nlo >= TWO32 ? 1 : 0)) % TWO32;
+    lo = nlo % TWO32;
+  };
+  step();  // the state starts at seed * A + C
+  return () => {
+    step();
+    return hi >>> 1;
+  };
+}
+
+function generateTensor(spec, max) {
+  const n = elementCount(spec.dims, max);
+  const next = lcg(spec.seed);
+  const type = spec.type;
+  if (type === 'string') {
+    const data = new Array(n);
+    for (let i = 0; i < n; ++i) {
+      next();
+      data[i] = 's' + (next() % 4);
+    }
+    return new ort.Tensor('string', data, spec.dims);
   }
+  const Ctor = ARRAYS[type];
+  if (!Ctor) throw new Error('cannot generate data of type ' + type);
+  const data = new Ctor(n);
+  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+  for (let i = 0; i < n; ++i) {
+    const unit = next() / 2147483648.0 * 2 - 1;
+    const small = next() % 4;
+    if (type === 'float32' || type === 'float64') {
+      data[i] = unit;
+    } else if (type === 'float16') {  // a value in [-1, 1) with a 10-bit mantissa
+      f32[0] = unit;
+      const bits = u32[0], exp = (bits >>> 23) & 0xff;
+      data[i] = ((bits >>> 16) & 0x8000) | (exp < 113 ? 0 : ((exp - 112) << 10)) |
+                ((bits >>> 13) & 0x3ff);
+    } else if (type === 'bool') {
+      data[i] = i % 2;
+    } else if (type === 'int64' || type === 'uint64') {
+      data[i] = BigInt(small);
+    } else {
+      data[i] = small;
+    }
+  }
+  return new ort.Tensor(type, data, spec.dims);
 }
 
-function errorText(e) {
-  return String(e && e.message ? e.message : e).split('\n').slice(0, 8).join('\n');
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * Math.pow(2, -24);
+  if (exp === 31) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * Math.pow(2, exp - 15);
 }
 
-async function runLevel(req, level, feeds, index) {
+function valueAt(t, i) {
+  const v = t.data[i];
+  if (t.type === 'float16') return halfToFloat(v);
+  return typeof v === 'bigint' ? Number(v) : Number(v);
+}
+
+function dimsText(dims) {
+  return '[' + Array.from(dims).join(',') + ']';
+}
+
+// `actual` against `expected` ({type, onnx_type, dims, data}): same type and shape, then
+// |a - e| <= atol + rtol * |e| element-wise; NaN equals NaN, infinities must be equal; strings
+// compare exactly.
+function compareTensors(actual, expected, tol) {
+  const r = { match: true, problem: '', max_abs_error: 0, max_rel_error: 0, mismatches: 0 };
+  const at = ONNX_NAMES[actual.type] || actual.type;
+  const et = expected.onnx_type || ONNX_NAMES[expected.type] || expected.type;
+  if (at !== et) {
+    r.match = false;
+    r.problem = 'type ' + at + ' vs expected ' + et;
+    return r;
+  }
+  if (dimsText(actual.dims) !== dimsText(expected.dims)) {
+    r.match = false;
+    r.problem = 'shape ' + dimsText(actual.dims) + ' vs expected ' + dimsText(expected.dims);
+    return r;
+  }
+  const n = expected.data.length;
+  if (expected.type === 'string') {
+    for (let i = 0; i < n; ++i)
+      if (actual.data[i] !== expected.data[i]) ++r.mismatches;
+  } else {
+    for (let i = 0; i < n; ++i) {
+      const a = valueAt(actual, i), e = valueAt(expected, i);
+      if (Number.isNaN(a) || Number.isNaN(e)) {
+        if (Number.isNaN(a) !== Number.isNaN(e)) {
+          ++r.mismatches;
+          r.max_abs_error = Infinity;
+        }
+        continue;
+      }
+      if (!Number.isFinite(a) || !Number.isFinite(e)) {
+        if (a !== e) {
+          ++r.mismatches;
+          r.max_abs_error = Infinity;
+        }
+        continue;
+      }
+      const diff = Math.abs(a - e);
+      r.max_abs_error = Math.max(r.max_abs_error, diff);
+      if (e !== 0) r.max_rel_error = Math.max(r.max_rel_error, diff / Math.abs(e));
+      if (diff > tol.atol + tol.rtol * Math.abs(e)) ++r.mismatches;
+    }
+  }
+  if (r.mismatches) {
+    r.match = false;
+    r.problem = r.mismatches + ' of ' + n + ' elements differ';
+  }
+  return r;
+}
+
+// JSON has no infinity: the reply carries 1e308 instead (reproduce.cpp reads it back).
+function finite(v) {
+  return v === Infinity ? 1e308 : v;
+}
+
+async function runLevel(req, level, feeds) {
   let step = 'session';
   // Step markers on stderr tell convfail where a runner that died (signal, OOM) was.
   const mark = (s) => process.stderr.write(`convfail-step ${level} ${s}\n`);
@@ -70,23 +229,59 @@ async function runLevel(req, level, feeds, index) {
     const t0 = process.hrtime.bigint();
     const results = await session.run(feeds);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    step = 'io';
-    const outputs = [];
-    session.outputNames.forEach((name, i) => {
+    const outputs = session.outputNames.map((name) => {
       const t = results[name];
-      if (t === undefined || t === null) {
-        outputs.push({ name, type: 'none', dims: [], file: '' });
-        return;
-      }
-      const file = path.join(req.out_dir, `${level}_${index}_${i}.bin`);
-      writeTensor(t, file);
-      outputs.push({ name, type: t.type, dims: Array.from(t.dims), file });
+      return { name, tensor: t === undefined || t === null ? null : t };
     });
     if (session.release) await session.release();
     return { ok: true, ms, outputs };
   } catch (e) {
     return { ok: false, level, step, error: errorText(e) };
   }
+}
+
+function compareAll(req, levels) {
+  const tol = { atol: Number(req.atol), rtol: Number(req.rtol) };
+  let refs = null;
+  if (Array.isArray(req.refs)) {
+    refs = req.refs.map((spec) => {
+      // A type the runner cannot hold (bfloat16, ...) still has a name and a shape to compare.
+      const t = spec.type ? readTensor(spec) : { type: '', data: [] };
+      return { type: spec.type, onnx_type: spec.onnx_type, dims: spec.dims, data: t.data };
+    });
+  }
+  const checks = [];
+  const add = (output, against, level, r) => {
+    checks.push(Object.assign({ output: cut(output, 200), against, level }, r, {
+      max_abs_error: finite(r.max_abs_error), max_rel_error: finite(r.max_rel_error),
+    }));
+  };
+  for (const level of ['disabled', 'all']) {
+    const outs = levels[level];
+    if (!outs || !refs) continue;
+    outs.forEach((o, i) => {
+      if (i >= refs.length) return;
+      const r = o.tensor ? compareTensors(o.tensor, refs[i], tol)
+                         : { match: false, problem: 'output missing', max_abs_error: 0,
+                             max_rel_error: 0, mismatches: 0 };
+      add(o.name, 'reference', level, r);
+    });
+  }
+  const d = levels.disabled, a = levels.all;
+  if (d && a) {
+    for (let i = 0; i < d.length && i < a.length; ++i) {
+      if (!d[i].tensor || !a[i].tensor) {
+        if (!d[i].tensor !== !a[i].tensor) {
+          add(d[i].name, 'optimized', 'all', { match: false,
+            problem: 'output present in one session only', max_abs_error: 0, max_rel_error: 0,
+            mismatches: 0 });
+        }
+        continue;
+      }
+      add(d[i].name, 'optimized', 'all', compareTensors(a[i].tensor, d[i].tensor, tol));
+    }
+  }
+  return checks;
 }
 
 async function handle(req) {
@@ -101,21 +296,41 @@ async function handle(req) {
     return { ok: true, ort_version: version };
   }
   if (req.op === 'crash') process.kill(process.pid, 'SIGSEGV');  // protocol test hook
-  if (req.op !== 'run') return { ok: false, step: 'protocol', error: 'unknown op ' + req.op };
-  let feeds = {};
+  if (req.op !== 'run') return { ok: false, step: 'protocol', error: 'unknown op ' + cut(req.op, 100) };
+  const max = Number(req.max_elements) > 0 ? Number(req.max_elements) : 268435456;
+  const feeds = {};
   try {
-    for (const spec of req.inputs || []) feeds[spec.name] = readTensor(spec);
+    for (const spec of req.inputs || []) {
+      if (spec.file) {
+        feeds[spec.name] = readTensor(spec);
+      } else {
+        harnessStep('inputs');
+        feeds[spec.name] = generateTensor(spec, max);
+      }
+    }
+  } catch (e) {
+    return { ok: false, step: 'inputs', error: errorText(e) };
+  }
+  const levels = {}, ms = {};
+  for (const level of req.levels || ['disabled', 'all']) {
+    const r = await runLevel(req, level, feeds);
+    if (!r.ok) return r;
+    levels[level] = r.outputs;
+    ms[level] = { ms: r.ms };
+  }
+  let checks;
+  try {
+    harnessStep('compare');
+    checks = compareAll(req, levels);
   } catch (e) {
     return { ok: false, step: 'io', error: errorText(e) };
   }
-  const levels = {};
-  let index = 0;
-  for (const level of req.levels || ['disabled', 'all']) {
-    const r = await runLevel(req, level, feeds, index++);
-    if (!r.ok) return r;
-    levels[level] = { ms: r.ms, outputs: r.outputs };
-  }
-  return { ok: true, levels };
+  return { ok: true, levels: ms, checks };
+}
+
+// A step of the harness itself (not of ONNX Runtime), for convfail when the runner dies in it.
+function harnessStep(step) {
+  process.stderr.write(`convfail-step harness ${step}\n`);
 }
 
 // Requests are handled one at a time, in order.

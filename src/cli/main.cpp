@@ -9,6 +9,7 @@
 #include "core/resources.h"
 #include "core/text.h"
 #include "crawler/token.h"
+#include "repro/reproduce.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -41,6 +42,8 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   // First: the token leaves the environment before anything could start a child process.
   crawler::take_github_token_from_env();
+  // The internal checker child of `reproduce` (repro/reproduce.h); not a user command.
+  if (int code = repro::check_model_main(argc, argv); code >= 0) return code;
   Context ctx;
   ctx.db_path = env_or("CONVFAIL_DB", "convfail.db");
   ctx.data_dir = default_data_dir();

@@ -17,6 +17,11 @@ void add_model_run_options(CLI::App* cmd, repro::ReproOptions& options) {
   cmd->add_option("--timeout", options.timeout_seconds, "seconds per model (wall clock)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--max-elements", options.max_elements,
+                  "largest input in elements (declared shape or input_N.pb); a model over it is "
+                  "not_runnable")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, repro::kMaxMaxElements));
 }
 
 void add_sandbox_option(CLI::App* cmd, bool* unsafe) {

@@ -7,7 +7,7 @@
 
 namespace convfail::cli {
 
-// --atol, --rtol and --timeout (seconds per model), range-checked, into `options`.
+// --atol, --rtol, --timeout (seconds per model) and --max-elements, range-checked, into `options`.
 void add_model_run_options(CLI::App* cmd, repro::ReproOptions& options);
 
 // --unsafe-no-sandbox into `*unsafe`. Call apply_sandbox_choice(*unsafe) before running anything.

@@ -16,14 +16,6 @@ using namespace convfail::repro;
 
 namespace {
 
-Tensor floats(std::vector<float> v, std::vector<std::int64_t> dims) {
-  Tensor t;
-  t.elem_type = onnx::TensorProto::FLOAT;
-  t.dims = std::move(dims);
-  t.bytes.assign(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  return t;
-}
-
 // y = op(a, b) over float[2].
 onnx::ModelProto binary_model(const std::string& op, const std::string& domain = "") {
   onnx::ModelProto m;
@@ -81,21 +73,61 @@ bool runner_ready(OrtRunner& r) {
 
 }  // namespace
 
-TEST_CASE("compare: tolerances, NaN, infinities, shapes") {
-  Tolerance tol{1e-5, 1e-3};
-  CHECK(compare_tensors(floats({1, 2}, {2}), floats({1, 2.001f}, {2}), tol).match);
-  auto off = compare_tensors(floats({1, 2}, {2}), floats({1, 2.1f}, {2}), tol);
-  CHECK_FALSE(off.match);
-  CHECK(off.mismatches == 1);
-  CHECK(off.max_abs_error == doctest::Approx(0.1).epsilon(1e-3));
-  CHECK(off.problem == "1 of 2 elements differ");
-  CHECK(compare_tensors(floats({NAN, 1}, {2}), floats({NAN, 1}, {2}), tol).match);
-  CHECK_FALSE(compare_tensors(floats({NAN, 1}, {2}), floats({0, 1}, {2}), tol).match);
-  CHECK(compare_tensors(floats({INFINITY}, {1}), floats({INFINITY}, {1}), tol).match);
-  CHECK_FALSE(compare_tensors(floats({-INFINITY}, {1}), floats({INFINITY}, {1}), tol).match);
-  auto shape = compare_tensors(floats({1, 2}, {2, 1}), floats({1, 2}, {1, 2}), tol);
-  CHECK_FALSE(shape.match);
-  CHECK(shape.problem == "shape [2,1] vs expected [1,2]");
+// y = Identity(x) over float[n]: the runner's comparison sees exactly the given input.
+onnx::ModelProto identity_model(int n) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("id");
+  auto* node = g->add_node();
+  node->set_op_type("Identity");
+  node->add_input("x");
+  node->add_output("y");
+  for (auto* vi : {g->add_input(), g->add_output()}) {
+    vi->set_name(vi == &g->input(0) ? "x" : "y");
+    vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    vi->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(n);
+  }
+  return m;
+}
+
+TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
+  OrtRunner runner;
+  if (!runner_ready(runner)) return;
+  convfail::test::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "data");
+  ReproOptions o;
+  o.inputs_dir = (dir.path() / "data").string();
+  auto run = [&](std::vector<float> x, std::vector<float> ref) {
+    save(dir, "data/input_0.pb", proto("x", x));
+    save(dir, "data/output_0.pb", proto("y", ref));
+    return reproduce_model(runner, save(dir, "id.onnx", identity_model(int(x.size()))), o);
+  };
+  auto close = run({1, 2}, {1, 2.001f});  // within atol + rtol * |e|
+  CHECK(close.verdict == kNotReproduced);
+  CHECK(close.max_abs_error == doctest::Approx(0.001).epsilon(0.01));
+  auto off = run({1, 2}, {1, 2.1f});
+  CHECK(off.verdict == kWrongOutputReproduced);
+  CHECK(off.signature == "output y vs reference: 1 of 2 elements differ");
+  CHECK(off.max_abs_error == doctest::Approx(0.1).epsilon(0.01));
+  CHECK(off.max_rel_error == doctest::Approx(0.1 / 2.1).epsilon(0.01));
+  CHECK(run({NAN, 1}, {NAN, 1}).verdict == kNotReproduced);
+  auto nan = run({NAN, 1}, {0, 1});
+  CHECK(nan.verdict == kWrongOutputReproduced);
+  CHECK(nan.max_abs_error == 1e308);  // infinite, stored finite
+  CHECK(run({INFINITY}, {INFINITY}).verdict == kNotReproduced);
+  CHECK(run({-INFINITY}, {INFINITY}).verdict == kWrongOutputReproduced);
+  // A reference of another shape: the problem names both shapes.
+  save(dir, "data/input_0.pb", proto("x", {1, 2}));
+  auto ref = proto("y", {1, 2});
+  ref.clear_dims();
+  ref.add_dims(1);
+  ref.add_dims(2);
+  save(dir, "data/output_0.pb", ref);
+  auto shape = reproduce_model(runner, save(dir, "id.onnx", identity_model(2)), o);
+  CHECK(shape.verdict == kWrongOutputReproduced);
+  CHECK(shape.signature == "output y vs reference: shape [2] vs expected [1,2]");
 }
 
 TEST_CASE("signature: paths, numbers, names and case normalised") {
