@@ -293,29 +293,37 @@ class Crawl {
     // One transaction: issues, comments, timelines, cache rows and the checkpoint.
     Transaction tx(db_);
     std::int64_t stored_count = 0;
-    for (Item& it : items) {
-      std::int64_t id = 0;
-      UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
-      int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
-      auto [slot, fresh] = outcome_.insert({it.number, rank});
-      if (!fresh) slot->second = std::max(slot->second, rank);
-      if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
-        if (!stored_numbers_.insert(it.number).second) shifted_ = true;
-        ++stored_count;
-        *changed = true;
+    const Item* current = nullptr;  // names the object a schema error comes from
+    try {
+      for (Item& it : items) {
+        current = &it;
+        std::int64_t id = 0;
+        UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
+        int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
+        auto [slot, fresh] = outcome_.insert({it.number, rank});
+        if (!fresh) slot->second = std::max(slot->second, rank);
+        if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
+          if (!stored_numbers_.insert(it.number).second) shifted_ = true;
+          ++stored_count;
+          *changed = true;
+        }
+        if (r == UpsertResult::kStale) continue;
+        if (auto u = opt_string(it.issue, "updated_at"))
+          if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
+        if (!it.details) continue;
+        if (it.have_comments && store_.store_comments(id, it.comments)) {
+          comments_changed_.insert(it.number);
+          *changed = true;
+        }
+        if (it.have_timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
+          timelines_changed_.insert(it.number);
+          *changed = true;
+        }
       }
-      if (r == UpsertResult::kStale) continue;
-      if (auto u = opt_string(it.issue, "updated_at"))
-        if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
-      if (!it.details) continue;
-      if (it.have_comments && store_.store_comments(id, it.comments)) {
-        comments_changed_.insert(it.number);
-        *changed = true;
-      }
-      if (it.have_timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
-        timelines_changed_.insert(it.number);
-        *changed = true;
-      }
+    } catch (const UserError& e) {  // the store's schema checks: say which issue, store nothing
+      if (!current) throw;
+      throw UserError(repo_name_ + "#" + std::to_string(current->number) + " as served by " +
+                      api_root_ + ": " + e.what());
     }
     for (const CacheEntry& c : cache_rows) cache_.put(c);
     state_.next_url = *next;

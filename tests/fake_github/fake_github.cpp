@@ -188,8 +188,10 @@ struct FakeGitHub::Impl {
                "https://github.com/" + repo + (pr(n) ? "/pull/" : "/issues/") + std::to_string(n)},
               {"id", 5000000 + n},
               {"number", n},
-              {"title", "Generated issue " + std::to_string(n) + ": converter fails on op " +
-                            std::to_string(h(n, 13) % 300)},
+              {"title", n == opt.bad_title_issue
+                            ? Json(n)
+                            : Json("Generated issue " + std::to_string(n) +
+                                   ": converter fails on op " + std::to_string(h(n, 13) % 300))},
               {"body", "Steps to reproduce " + std::to_string(n) +
                            (r ? " (edited " + std::to_string(r) + " times)" : std::string())},
               {"user", user_json(origin, static_cast<int>(h(n, 17) % 50))},

@@ -39,6 +39,7 @@ struct FakeGitHubOptions {
   int gzip_bomb_mb = 0;        // the listing is a gzip body inflating to this many MB
   bool escape_error = false;   // the listing answers 400 with ESC/OSC sequences in the message
   std::string detail_urls_to;  // an origin: issues' comments_url and timeline_url point there
+  int bad_title_issue = 0;     // this issue's title is served as a number (a schema violation)
 };
 
 struct LoggedRequest {

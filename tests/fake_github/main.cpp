@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
                "hostile: the listing answers 400 with ESC/OSC sequences in its message");
   app.add_option("--detail-urls-to", o.detail_urls_to,
                  "hostile: issues' comments_url and timeline_url point to this origin");
+  app.add_option("--bad-title-issue", o.bad_title_issue,
+                 "hostile: this issue's title is a number, not a string");
   CLI11_PARSE(app, argc, argv);
   if (!rename.empty()) {
     auto eq = rename.find('=');

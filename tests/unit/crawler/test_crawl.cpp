@@ -364,6 +364,39 @@ TEST_CASE("crawl: the token is sent, but never stored in the database (test 5, d
   }
 }
 
+TEST_CASE(
+    "crawl: an object that breaks the schema stops the crawl naming the issue; its page is not "
+    "stored") {
+  test::TempDir dir;
+  fake::FakeGitHubOptions so;
+  so.issues = 30;
+  int plain = 0;  // an issue a clean crawl stores (pull requests and filtered ones are not)
+  {
+    fake::FakeGitHub probe(so);
+    auto probe_db = open_database(dir.file("probe.db"));
+    crawler::crawl(*probe_db, fast_options(probe));
+    plain = static_cast<int>(probe_db->scalar("SELECT max(number) FROM issues"));
+  }
+  REQUIRE(plain > 0);
+  so.bad_title_issue = plain;
+  fake::FakeGitHub server(so);
+  auto db = open_database(dir.file("c.db"));
+  crawler::CrawlOptions o = fast_options(server);
+  try {
+    crawler::crawl(*db, o);
+    FAIL("the crawl accepted a number as a title");
+  } catch (const UserError& e) {
+    std::string what = e.what();
+    CHECK(what.find("#" + std::to_string(plain) + " as served by http://127.0.0.1:") !=
+          std::string::npos);
+    CHECK(what.find("title") != std::string::npos);
+  }
+  Stmt q(*db, "SELECT count(*) FROM issues WHERE number = ?");
+  q.bind(1, static_cast<std::int64_t>(plain));
+  REQUIRE(q.step());
+  CHECK(q.int64(0) == 0);
+}
+
 TEST_CASE("crawl: bad options are usage errors") {
   test::TempDir dir;
   auto db = open_database(dir.file("c.db"));
