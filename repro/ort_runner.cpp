@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_util.h"
 #include "core/resources.h"
 
 namespace convfail::repro {
@@ -197,10 +198,8 @@ OrtRunner::~OrtRunner() {
 CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds) {
   std::error_code ec;
   fs::path path = fs::weakly_canonical(fs::absolute(model), ec);
-  auto reply = checker_.request(
-      path.parent_path().string(),
-      json{{"model", path.string()}}.dump(-1, ' ', false, json::error_handler_t::replace),
-      timeout_seconds);
+  auto reply = checker_.request(path.parent_path().string(),
+                                json_text(json{{"model", path.string()}}), timeout_seconds);
   CheckerReply out;
   out.line = std::move(reply.line);
   out.failure = std::move(reply.failure);
@@ -292,9 +291,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
     }
     req["refs"] = refs;
   }
-  auto reply =
-      runner_.request(model.parent_path().string(),
-                      req.dump(-1, ' ', false, json::error_handler_t::replace), rq.timeout_seconds);
+  auto reply = runner_.request(model.parent_path().string(), json_text(req), rq.timeout_seconds);
   if (!reply.line) {
     out.step = "process";
     out.process = reply.failure;

@@ -9,7 +9,9 @@
 
 #include "core/error.h"
 #include "core/issue_ref.h"
+#include "core/json_util.h"
 #include "core/text.h"
+#include "repro/sandbox.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
 
@@ -46,7 +48,9 @@ std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int
   row.ort_version = v.ort_version;
   row.onnx_version = v.onnx_version;
   row.duration_ms = v.duration_ms;
-  row.details_json = v.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  nlohmann::json details = v.to_json();
+  details["isolation"] = current_isolation();  // which sandbox the run had
+  row.details_json = json_text(details);
   return store_repro_run(db, row);
 }
 

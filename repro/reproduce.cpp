@@ -13,6 +13,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "core/json_util.h"
 #include "core/text.h"
 #include "repro/sandbox.h"
 #include "repro/signature.h"
@@ -429,9 +430,7 @@ int check_model_main(int argc, char** argv) {
               << " (internal: reads {\"model\": PATH} lines on stdin)\n";
     return 2;
   }
-  auto reply = [](const json& j) {
-    std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
-  };
+  auto reply = [](const json& j) { std::cout << json_text(j) << "\n" << std::flush; };
   // Step markers go to stderr at once: a crash leaves the step it was in as the last marker.
   auto mark = [](const char* step) { std::cerr << "convfail-step check " << step << std::endl; };
   auto fail = [&reply](const char* step, const std::string& error) {

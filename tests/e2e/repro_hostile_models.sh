@@ -148,6 +148,9 @@ PY
   done
   [ "$(sqlite3 "$db" "SELECT count(*) FROM repro_runs WHERE verdict = 'not_runnable' AND
     reason = 'external data outside the model''s directory'")" = 5 ] || fail "$as: stored rows"
+  # Every stored run records the isolation it had.
+  [ "$(sqlite3 "$db" "SELECT group_concat(DISTINCT json_extract(details_json, '$.isolation'))
+    FROM repro_runs")" = "bwrap+seccomp" ] || fail "$as: stored isolation"
 
   # A truncated model: one verdict line, exit 0, no crash of convfail.
   cfr cut --model "$dir/models/cut.onnx"
