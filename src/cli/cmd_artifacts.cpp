@@ -122,12 +122,12 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       for (const auto& f : c.failures)
         failures.push_back({{"id", f.id}, {"url", f.url}, {"error", f.error}});
       std::cout << json_text({{"attempted", c.attempted},
-                                    {"ok", c.ok},
-                                    {"failed", c.failed},
-                                    {"unpacked", c.unpacked},
-                                    {"shared", c.shared},
-                                    {"store", store},
-                                    {"failures", failures}})
+                              {"ok", c.ok},
+                              {"failed", c.failed},
+                              {"unpacked", c.unpacked},
+                              {"shared", c.shared},
+                              {"store", store},
+                              {"failures", failures}})
                 << "\n";
     } else {
       std::cout << "fetch: " << c.attempted << " attempted, " << c.ok << " ok (" << c.shared
