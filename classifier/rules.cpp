@@ -194,4 +194,12 @@ RuleSet load_rules(const std::string& dir, const Taxonomy& taxonomy) {
   return set;
 }
 
+std::string fnv1a_hex(const std::vector<std::string>& parts) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const std::string& p : parts) fnv1a(h, p);
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 }  // namespace convfail::classifier

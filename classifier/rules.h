@@ -52,6 +52,10 @@ RuleSet load_rules(const std::string& dir, const Taxonomy& taxonomy);
 void parse_rules_text(const std::string& text, const std::string& file, const Taxonomy& taxonomy,
                       RuleSet& out);
 
+// FNV-1a 64 (hex) over the parts, each followed by a separator: the hash of the rule files and of
+// a trained model's training set.
+std::string fnv1a_hex(const std::vector<std::string>& parts);
+
 // The pattern as compiled: "(?i)" prefixed unless the rule is case-sensitive.
 std::string compiled_pattern(const Rule& rule, const std::string& pattern);
 

@@ -1,5 +1,7 @@
 #include "classifier/run_store.h"
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "classifier/extract.h"
@@ -9,7 +11,8 @@
 namespace convfail::classifier {
 
 RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<std::string>& repos,
-                              const std::function<void(std::int64_t, std::int64_t)>& progress) {
+                              const std::function<void(std::int64_t, std::int64_t)>& progress,
+                              const TrainedModel* model) {
   auto issues = load_issue_texts(db, repos);
   if (issues.empty())
     throw UserError(repos.empty() ? "no stored issues (run import first)"
@@ -22,10 +25,12 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
     params["dimensions"][dim] = {{"min_confidence", s.min_confidence}, {"margin", s.margin}};
   params["rule_count"] = rules.rules.size();
   if (!repos.empty()) params["repos"] = repos;
+  if (model) params["model"] = {{"id", model->id}, {"rules_hash", model->rules_hash}};
 
   RunSummary summary;
   summary.rules_hash = rules.hash;
   summary.rule_count = rules.rules.size();
+  summary.model_id = model ? model->id : 0;
   Transaction tx(db);
   Stmt run(db, "INSERT INTO classifier_runs (rules_hash, rules_dir, params_json) VALUES (?,?,?)");
   run.bind(1, rules.hash).bind(2, rules.dir).bind(3, params.dump()).run();
@@ -45,10 +50,27 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
   for (const IssueText& issue : issues) {
     Segments segments = segment_issue(issue);
     Classification c = engine.classify(issue, segments);
-    for (const Decision& d : c.decisions) {
+    std::set<std::string> features;
+    if (model) features = issue_features(segments, c);
+    for (Decision d : c.decisions) {
       nlohmann::json scores = nlohmann::json::object();
       for (const auto& [l, s] : d.scores) scores[l] = s;
       nlohmann::json sj = {{"scores", scores}, {"abstained", d.abstained}};
+      if (const DimensionModel* dm = model ? model->dimension(d.dimension) : nullptr) {
+        Prediction p = predict(*model, *dm, features);
+        nlohmann::json top = nlohmann::json::array();
+        for (const auto& [f, w] : p.top_features) top.push_back({{"feature", f}, {"weight", w}});
+        nlohmann::json rules_label = d.label ? nlohmann::json(*d.label) : nlohmann::json(nullptr);
+        sj["rules"] = {
+            {"label", rules_label}, {"confidence", d.confidence}, {"abstained", d.abstained}};
+        sj["model"] = {
+            {"id", model->id}, {"probabilities", p.probabilities}, {"top_features", top}};
+        if (d.label != p.label) d.subtype.reset();  // the rules' subtype belongs to their cause
+        d.label = p.label;
+        d.confidence = p.probability;
+        d.abstained = false;
+        sj["abstained"] = false;
+      }
       label.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, d.dimension);
       label.bind(4, d.label).bind(5, d.subtype).bind(6, d.confidence).bind(7, sj.dump());
       label.run();

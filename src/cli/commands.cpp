@@ -15,6 +15,7 @@ const std::vector<CommandSpec>& command_table() {
        add_classify_command},
       {"explain", "Classify", "classify one issue and show the evidence", add_explain_command},
       {"eval", "Classify", "compare a classifier run with gold labels", add_eval_command},
+      {"train", "Classify", "fit a model on top of the rules from gold labels", add_train_command},
       {"label", "Label", "record manual labels for one issue", add_label_command},
       {"labels", "Label", "manual labels: import, export, history", add_labels_command},
       {"annotate", "Label", "label issues interactively", add_annotate_command},

@@ -36,6 +36,7 @@ void add_stats_command(CLI::App* cmd, Context& ctx);
 void add_classify_command(CLI::App* cmd, Context& ctx);
 void add_explain_command(CLI::App* cmd, Context& ctx);
 void add_eval_command(CLI::App* cmd, Context& ctx);
+void add_train_command(CLI::App* cmd, Context& ctx);
 void add_label_command(CLI::App* cmd, Context& ctx);
 void add_labels_command(CLI::App* cmd, Context& ctx);
 void add_annotate_command(CLI::App* cmd, Context& ctx);

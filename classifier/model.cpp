@@ -1,0 +1,459 @@
+#include "classifier/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "classifier/rules.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "labeling/agreement.h"
+
+namespace convfail::classifier {
+
+namespace {
+
+constexpr int kFormat = 1;
+constexpr std::size_t kMaxTokensPerField = 2000;
+
+bool is_rule_feature(const std::string& f) {
+  return starts_with(f, "rule:") || starts_with(f, "rules:");
+}
+
+// Lower-cased ASCII words (letters, digits, '_') of 2..40 bytes; other bytes separate.
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.size() >= 2 && cur.size() <= 40 && out.size() < kMaxTokensPerField) out.push_back(cur);
+    cur.clear();
+  };
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_')
+      cur += static_cast<char>(std::tolower(c));
+    else
+      flush();
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+std::set<std::string> issue_features(const Segments& segments, const Classification& rules) {
+  std::set<std::string> out;
+  for (const Evidence& e : rules.evidence) out.insert("rule:" + e.rule_id);
+  for (const Decision& d : rules.decisions)
+    out.insert("rules:" + d.dimension + "=" + (d.abstained ? "(abstained)" : d.label.value_or("")));
+  for (const Field& f : segments.fields) {
+    std::vector<std::string> w = words(f.text);
+    const char* prefix = f.kind == FieldKind::kTitle       ? "t:"
+                         : f.kind == FieldKind::kErrorLine ? "e:"
+                                                           : nullptr;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      out.insert("w:" + w[i]);
+      if (prefix) out.insert(prefix + w[i]);
+      if (i + 1 < w.size()) out.insert("b:" + w[i] + " " + w[i + 1]);
+    }
+  }
+  return out;
+}
+
+const DimensionModel* TrainedModel::dimension(const std::string& name) const {
+  for (const DimensionModel& d : dimensions)
+    if (d.dimension == name) return &d;
+  return nullptr;
+}
+
+namespace {
+
+using Sparse = std::vector<std::pair<std::size_t, double>>;
+
+// Rule features and text features each scaled to unit norm, so that ||x||^2 <= 2.
+Sparse vectorize(const std::map<std::string, std::size_t>& index,
+                 const std::set<std::string>& features, double rule_scale) {
+  Sparse rules, text;
+  for (const std::string& f : features) {
+    auto it = index.find(f);
+    if (it == index.end()) continue;
+    (is_rule_feature(f) ? rules : text).push_back({it->second, 1.0});
+  }
+  Sparse out;
+  for (Sparse* part : {&rules, &text}) {
+    double v = part->empty() ? 0 : 1.0 / std::sqrt(static_cast<double>(part->size()));
+    if (part == &rules) v *= rule_scale;
+    for (auto& [i, x] : *part) out.push_back({i, x * v});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void softmax(std::vector<double>& z) {
+  double m = *std::max_element(z.begin(), z.end());
+  double sum = 0;
+  for (double& v : z) sum += (v = std::exp(v - m));
+  for (double& v : z) v /= sum;
+}
+
+std::vector<double> probabilities(const std::vector<std::vector<double>>& w,
+                                  const std::vector<double>& b, const Sparse& x) {
+  std::vector<double> z = b;
+  for (std::size_t k = 0; k < z.size(); ++k)
+    for (const auto& [i, v] : x) z[k] += w[k][i] * v;
+  softmax(z);
+  return z;
+}
+
+struct Fit {
+  std::vector<std::vector<double>> w;
+  std::vector<double> b;
+};
+
+// Minimises mean cross-entropy + lambda/2 ||w||^2 (bias not penalised) by Nesterov-accelerated
+// gradient descent with the step 1/L of the bound L = (max ||x||^2 + 1)/2 + lambda.
+Fit fit_softmax(const std::vector<const Sparse*>& xs, const std::vector<std::size_t>& ys,
+                std::size_t labels, std::size_t dims, double lambda, int iterations,
+                bool balanced) {
+  Fit cur{std::vector<std::vector<double>>(labels, std::vector<double>(dims, 0.0)),
+          std::vector<double>(labels, 0.0)};
+  if (xs.empty()) return cur;
+  double max_norm = 0;
+  for (const Sparse* x : xs) {
+    double n = 0;
+    for (const auto& p : *x) n += p.second * p.second;
+    max_norm = std::max(max_norm, n);
+  }
+  const double step = 1.0 / ((max_norm + 1.0) / 2.0 + lambda);
+  Fit look = cur;
+  Fit grad = cur;
+  double t = 1;
+  // Example weights: 1/n, or (balanced) 1/(labels seen * examples of its label).
+  std::vector<double> count(labels, 0.0);
+  for (std::size_t y : ys) count[y] += 1;
+  std::size_t seen = 0;
+  for (double c : count) seen += c > 0;
+  std::vector<double> weight(xs.size());
+  for (std::size_t n = 0; n < xs.size(); ++n)
+    weight[n] = balanced ? 1.0 / (static_cast<double>(seen) * count[ys[n]])
+                         : 1.0 / static_cast<double>(xs.size());
+  for (int it = 0; it < iterations; ++it) {
+    for (std::size_t k = 0; k < labels; ++k) {
+      for (std::size_t j = 0; j < dims; ++j) grad.w[k][j] = lambda * look.w[k][j];
+      grad.b[k] = 0;
+    }
+    for (std::size_t n = 0; n < xs.size(); ++n) {
+      std::vector<double> p = probabilities(look.w, look.b, *xs[n]);
+      p[ys[n]] -= 1.0;
+      for (std::size_t k = 0; k < labels; ++k) {
+        double g = p[k] * weight[n];
+        grad.b[k] += g;
+        for (const auto& [i, v] : *xs[n]) grad.w[k][i] += g * v;
+      }
+    }
+    double t_next = (1 + std::sqrt(1 + 4 * t * t)) / 2;
+    double momentum = (t - 1) / t_next;
+    for (std::size_t k = 0; k < labels; ++k) {
+      for (std::size_t j = 0; j < dims; ++j) {
+        double next = look.w[k][j] - step * grad.w[k][j];
+        look.w[k][j] = next + momentum * (next - cur.w[k][j]);
+        cur.w[k][j] = next;
+      }
+      double next = look.b[k] - step * grad.b[k];
+      look.b[k] = next + momentum * (next - cur.b[k]);
+      cur.b[k] = next;
+    }
+    t = t_next;
+  }
+  return cur;
+}
+
+std::size_t argmax(const std::vector<double>& p) {
+  return static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+}
+
+}  // namespace
+
+TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
+  TrainedModel model;
+  model.rule_scale = options.rule_scale;
+  // Vocabulary: every rule feature seen, text features in >= min_doc_freq examples, the most
+  // frequent first up to the cap (ties by name), stored sorted by name.
+  std::map<std::string, int> df;
+  for (const auto& ex : data.examples)
+    for (const std::string& f : ex) ++df[f];
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& [f, n] : df)
+    if (is_rule_feature(f) || n >= options.min_doc_freq) ranked.push_back({-n, f});
+  std::sort(ranked.begin(), ranked.end());
+  if (ranked.size() > options.max_features) ranked.resize(options.max_features);
+  for (const auto& r : ranked) model.features.push_back(r.second);
+  std::sort(model.features.begin(), model.features.end());
+  for (std::size_t i = 0; i < model.features.size(); ++i) model.index[model.features[i]] = i;
+  std::vector<Sparse> xs;
+  for (const auto& ex : data.examples) xs.push_back(vectorize(model.index, ex, options.rule_scale));
+  const std::size_t dims = model.features.size();
+
+  for (const auto& [dimension, gold] : data.labels) {
+    DimensionModel dm;
+    dm.dimension = dimension;
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < gold.size(); ++i)
+      if (!gold[i].empty()) rows.push_back(i);
+    if (rows.empty()) continue;
+    std::set<std::string> label_set;
+    for (std::size_t i : rows) label_set.insert(gold[i]);
+    dm.labels.assign(label_set.begin(), label_set.end());
+    std::map<std::string, std::size_t> label_index;
+    for (std::size_t k = 0; k < dm.labels.size(); ++k) label_index[dm.labels[k]] = k;
+    dm.n = static_cast<long>(rows.size());
+
+    // Cross-validation groups: the gold folds when there are at least two, else 4 by position.
+    std::vector<int> group(rows.size());
+    std::set<int> groups;
+    for (std::size_t r = 0; r < rows.size(); ++r) groups.insert(data.cv_group[rows[r]]);
+    bool use_folds = groups.size() >= 2 && !groups.count(-1);
+    groups.clear();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      group[r] = use_folds ? data.cv_group[rows[r]] : static_cast<int>(r % 4);
+      groups.insert(group[r]);
+    }
+
+    double best_kappa = -2;
+    double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
+    std::vector<double> lambdas = options.lambdas;
+    std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
+    for (double lambda : lambdas) {
+      labeling::LabelPairs pairs;
+      long correct = 0;
+      if (groups.size() >= 2) {
+        for (int g : groups) {
+          std::vector<const Sparse*> tx;
+          std::vector<std::size_t> ty;
+          for (std::size_t r = 0; r < rows.size(); ++r)
+            if (group[r] != g) {
+              tx.push_back(&xs[rows[r]]);
+              ty.push_back(label_index[gold[rows[r]]]);
+            }
+          Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, lambda, options.iterations, options.balanced);
+          for (std::size_t r = 0; r < rows.size(); ++r)
+            if (group[r] == g) {
+              std::string predicted = dm.labels[argmax(probabilities(f.w, f.b, xs[rows[r]]))];
+              pairs.push_back({gold[rows[r]], predicted});
+              correct += predicted == gold[rows[r]];
+            }
+        }
+      }
+      double kappa = pairs.empty() ? 0 : labeling::cohen_kappa(pairs).kappa;
+      dm.cv_kappa[lambda] = kappa;
+      if (kappa > best_kappa + 1e-9) {
+        best_kappa = kappa;
+        best_lambda = lambda;
+        dm.cv_accuracy = pairs.empty() ? 0 : static_cast<double>(correct) / pairs.size();
+      }
+    }
+    dm.lambda = best_lambda;
+    std::vector<const Sparse*> tx;
+    std::vector<std::size_t> ty;
+    for (std::size_t i : rows) {
+      tx.push_back(&xs[i]);
+      ty.push_back(label_index[gold[i]]);
+    }
+    Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, dm.lambda, options.iterations, options.balanced);
+    dm.weights = std::move(f.w);
+    dm.bias = std::move(f.b);
+
+    auto rl = data.rules_labels.find(dimension);
+    if (rl != data.rules_labels.end()) {
+      labeling::LabelPairs pairs;
+      long correct = 0;
+      for (std::size_t i : rows) {
+        pairs.push_back({gold[i], rl->second[i]});
+        correct += rl->second[i] == gold[i];
+      }
+      dm.rules_kappa = labeling::cohen_kappa(pairs).kappa;
+      dm.rules_accuracy = static_cast<double>(correct) / pairs.size();
+    }
+    model.dimensions.push_back(std::move(dm));
+  }
+  return model;
+}
+
+Prediction predict(const TrainedModel& model, const DimensionModel& dim,
+                   const std::set<std::string>& features, std::size_t top) {
+  Sparse x = vectorize(model.index, features, model.rule_scale);
+  std::vector<double> p = probabilities(dim.weights, dim.bias, x);
+  Prediction out;
+  for (std::size_t k = 0; k < p.size(); ++k) out.probabilities[dim.labels[k]] = p[k];
+  std::size_t best = argmax(p);
+  out.label = dim.labels[best];
+  out.probability = p[best];
+  // A feature's pull toward the chosen label: its value times (its weight for the label minus
+  // its probability-weighted mean weight).
+  std::vector<std::pair<double, std::string>> pulls;
+  for (const auto& [i, v] : x) {
+    double mean = 0;
+    for (std::size_t k = 0; k < p.size(); ++k) mean += p[k] * dim.weights[k][i];
+    double pull = v * (dim.weights[best][i] - mean);
+    if (pull > 0) pulls.push_back({-pull, model.features[i]});
+  }
+  std::sort(pulls.begin(), pulls.end());
+  for (std::size_t j = 0; j < pulls.size() && j < top; ++j)
+    out.top_features.push_back({pulls[j].second, -pulls[j].first});
+  return out;
+}
+
+namespace {
+
+nlohmann::json model_json(const TrainedModel& m) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (const DimensionModel& d : m.dimensions) {
+    nlohmann::json w = nlohmann::json::array();
+    for (const auto& row : d.weights) {
+      nlohmann::json r = nlohmann::json::array();
+      for (double v : row) r.push_back(std::round(v * 1e7) / 1e7);
+      w.push_back(std::move(r));
+    }
+    dims.push_back({{"dimension", d.dimension},
+                    {"labels", d.labels},
+                    {"lambda", d.lambda},
+                    {"bias", d.bias},
+                    {"weights", std::move(w)}});
+  }
+  return {{"format", kFormat},
+          {"rule_scale", m.rule_scale},
+          {"features", m.features},
+          {"dimensions", std::move(dims)}};
+}
+
+TrainedModel model_from_json(std::int64_t id, const std::string& text) {
+  const std::string where = "trained model " + std::to_string(id);
+  TrainedModel m;
+  m.id = id;
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (j.at("format").get<int>() != kFormat)
+      throw UserError(where + ": unknown format " + j.at("format").dump() +
+                      " (train again with this convfail)");
+    m.rule_scale = j.at("rule_scale").get<double>();
+    m.features = j.at("features").get<std::vector<std::string>>();
+    for (std::size_t i = 0; i < m.features.size(); ++i) m.index[m.features[i]] = i;
+    for (const auto& d : j.at("dimensions")) {
+      DimensionModel dm;
+      dm.dimension = d.at("dimension").get<std::string>();
+      dm.labels = d.at("labels").get<std::vector<std::string>>();
+      dm.lambda = d.at("lambda").get<double>();
+      dm.bias = d.at("bias").get<std::vector<double>>();
+      dm.weights = d.at("weights").get<std::vector<std::vector<double>>>();
+      bool ok = !dm.labels.empty() && dm.bias.size() == dm.labels.size() &&
+                dm.weights.size() == dm.labels.size();
+      for (const auto& row : dm.weights) ok = ok && row.size() == m.features.size();
+      if (!ok) throw UserError(where + ": dimension " + dm.dimension + " has inconsistent sizes");
+      m.dimensions.push_back(std::move(dm));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(where + ": malformed: " + e.what());
+  }
+  return m;
+}
+
+}  // namespace
+
+TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
+                             const std::set<int>& folds, const FitOptions& options) {
+  if (!folds.empty() && !gold.has_folds)
+    throw UserError(gold.source + ": --folds needs a gold set with a fold column");
+  TrainSummary s;
+  s.folds.assign(folds.begin(), folds.end());
+  std::vector<const GoldItem*> selected;
+  for (const GoldItem& g : gold.items)
+    if (in_folds(g, folds)) selected.push_back(&g);
+  std::sort(selected.begin(), selected.end(), [](const GoldItem* a, const GoldItem* b) {
+    return issue_key(a->repo, a->number) < issue_key(b->repo, b->number);
+  });
+  s.gold_items = static_cast<long>(selected.size());
+  if (selected.empty())
+    throw UserError(gold.source + ": no gold labels" +
+                    (folds.empty() ? std::string() : " in the selected folds"));
+
+  TrainingData data;
+  std::vector<std::string> hash_parts;
+  std::vector<std::string> keys;
+  std::vector<std::string> dims;
+  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
+  for (const GoldItem* g : selected) {
+    // Only the selected items' issues are read from the store.
+    std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
+    if (!issue) {
+      ++s.missing;
+      continue;
+    }
+    Segments segments = segment_issue(*issue);
+    Classification c = engine.classify(*issue, segments);
+    data.examples.push_back(issue_features(segments, c));
+    data.cv_group.push_back(g->fold.value_or(-1));
+    std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
+    for (const std::string& d : dims) {
+      auto it = g->values.find(d);
+      std::string label = it == g->values.end() ? "" : it->second;
+      data.labels[d].push_back(label);
+      const Decision* dec = c.decision(d);
+      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
+      part += "\t" + d + "=" + label;
+    }
+    hash_parts.push_back(part);
+    keys.push_back(issue->repo + "#" + std::to_string(issue->number));
+  }
+  if (data.examples.empty())
+    throw UserError(gold.source + ": none of the " + std::to_string(s.gold_items) +
+                    " gold issue(s) is stored (run import first)");
+  s.issues = static_cast<long>(data.examples.size());
+  s.training_hash = fnv1a_hex(hash_parts);
+  s.model = fit_model(data, options);
+  if (s.model.dimensions.empty()) throw UserError(gold.source + ": the gold rows have no labels");
+  s.model.rules_hash = engine.rules().hash;
+
+  nlohmann::json params = train_summary_json(s);
+  params.erase("model_id");
+  Transaction tx(db);
+  Stmt ins(db,
+           "INSERT INTO trained_models (format, rules_hash, gold_source, folds_json, "
+           "training_hash, issue_count, issues_json, params_json, model_json) "
+           "VALUES (?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, kFormat).bind(2, s.model.rules_hash).bind(3, gold.source);
+  ins.bind(4, nlohmann::json(s.folds).dump()).bind(5, s.training_hash);
+  ins.bind(6, static_cast<std::int64_t>(s.issues)).bind(7, nlohmann::json(keys).dump());
+  ins.bind(8, params.dump()).bind(9, model_json(s.model).dump());
+  ins.run();
+  s.model_id = s.model.id = db.last_insert_id();
+  tx.commit();
+  return s;
+}
+
+std::optional<TrainedModel> load_latest_model(Db& db) {
+  Stmt q(db, "SELECT id, rules_hash, model_json FROM trained_models ORDER BY id DESC LIMIT 1");
+  if (!q.step()) return std::nullopt;
+  TrainedModel m = model_from_json(q.int64(0), q.text(2));
+  m.rules_hash = q.text(1);
+  return m;
+}
+
+nlohmann::json train_summary_json(const TrainSummary& s) {
+  nlohmann::json dims = nlohmann::json::object();
+  for (const DimensionModel& d : s.model.dimensions) {
+    nlohmann::json cv = nlohmann::json::object();
+    for (const auto& [lambda, kappa] : d.cv_kappa) cv[std::to_string(lambda)] = kappa;
+    dims[d.dimension] = {{"n", d.n},
+                         {"labels", d.labels},
+                         {"lambda", d.lambda},
+                         {"cv_kappa", d.cv_kappa.count(d.lambda) ? d.cv_kappa.at(d.lambda) : 0.0},
+                         {"cv_accuracy", d.cv_accuracy},
+                         {"cv_kappa_by_lambda", cv},
+                         {"rules_kappa", d.rules_kappa},
+                         {"rules_accuracy", d.rules_accuracy}};
+  }
+  return {{"model_id", s.model_id},   {"training_hash", s.training_hash},
+          {"folds", s.folds},         {"gold_items", s.gold_items},
+          {"missing", s.missing},     {"issues", s.issues},
+          {"features", s.model.features.size()}, {"dimensions", dims}};
+}
+
+}  // namespace convfail::classifier

@@ -1,0 +1,103 @@
+// `train` and the trained model `classify` uses on top of the rules: per dimension an L2-regularised
+// multinomial logistic regression over the rules' firings and decisions and the word/bigram
+// features of the segmented fields. Cross-validation over the training folds picks the
+// regularisation; the model is stored as a versioned artefact (table trained_models) with the
+// hash of its training set (issue keys + gold labels) and the folds used.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "classifier/engine.h"
+#include "classifier/evaluation.h"
+#include "core/db.h"
+
+namespace convfail::classifier {
+
+// The feature names of one issue (binary features): "rule:ID" for every fired rule,
+// "rules:DIM=LABEL" for the rules' decisions, "w:" / "t:" / "e:" words of the text, the title and
+// the error lines, "b:" word bigrams.
+std::set<std::string> issue_features(const Segments& segments, const Classification& rules);
+
+struct DimensionModel {
+  std::string dimension;
+  std::vector<std::string> labels;            // labels seen in training
+  double lambda = 0;                          // L2 strength chosen by cross-validation
+  std::vector<double> bias;                   // per label
+  std::vector<std::vector<double>> weights;   // [label][feature]
+  std::map<double, double> cv_kappa;          // lambda -> pooled out-of-fold kappa
+  double cv_accuracy = 0;                     // at the chosen lambda
+  double rules_kappa = 0;                     // the rules alone on the same issues
+  double rules_accuracy = 0;
+  long n = 0;
+};
+
+struct TrainedModel {
+  std::int64_t id = 0;  // the version: trained_models.id
+  std::string rules_hash;
+  double rule_scale = 1;              // norm of the rule features' block (text block: 1)
+  std::vector<std::string> features;  // vocabulary
+  std::map<std::string, std::size_t> index;
+  std::vector<DimensionModel> dimensions;
+  const DimensionModel* dimension(const std::string& name) const;
+};
+
+struct Prediction {
+  std::map<std::string, double> probabilities;
+  std::string label;
+  double probability = 0;
+  std::vector<std::pair<std::string, double>> top_features;  // weight toward `label`, largest first
+};
+
+Prediction predict(const TrainedModel& model, const DimensionModel& dim,
+                   const std::set<std::string>& features, std::size_t top = 5);
+
+// Pure fitting, for tests: examples are feature sets, labels[d][i] the gold label of example i in
+// dimension d ("" = none); cv_group[i] names its cross-validation fold.
+struct TrainingData {
+  std::vector<std::set<std::string>> examples;
+  std::map<std::string, std::vector<std::string>> labels;
+  std::map<std::string, std::vector<std::string>> rules_labels;  // the rules' decisions
+  std::vector<int> cv_group;
+};
+struct FitOptions {
+  // Chosen by cross-validation on folds 0-3 of jajal2024 (never fold 4): rule features' block
+  // scaled to norm 3 against the text block's 1, balanced label weights, this grid.
+  std::vector<double> lambdas = {0.03, 0.01, 0.003, 0.001, 0.0003};
+  int iterations = 600;
+  std::size_t max_features = 5000;
+  int min_doc_freq = 2;
+  double rule_scale = 3;
+  bool balanced = true;  // weigh examples so that every label weighs the same
+};
+TrainedModel fit_model(const TrainingData& data, const FitOptions& options);
+
+struct TrainSummary {
+  std::int64_t model_id = 0;
+  std::string training_hash;
+  std::vector<int> folds;  // empty: every gold row
+  long gold_items = 0;     // gold items in the selected folds
+  long missing = 0;        // of those, not stored
+  long issues = 0;         // used for training
+  TrainedModel model;
+};
+
+// Fits on the gold items of `folds` (all when empty; only those: no other item is read) that
+// are stored, and stores the model. Throws UserError when there are no usable gold items, or
+// folds are asked of a gold set without folds.
+TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
+                             const std::set<int>& folds, const FitOptions& options = {});
+
+// The latest stored model; nullopt when none.
+std::optional<TrainedModel> load_latest_model(Db& db);
+
+nlohmann::json train_summary_json(const TrainSummary& s);
+
+}  // namespace convfail::classifier
