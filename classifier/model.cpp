@@ -233,7 +233,8 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
               tx.push_back(&xs[rows[r]]);
               ty.push_back(label_index[gold[rows[r]]]);
             }
-          Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, lambda, options.iterations, options.balanced);
+          Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, lambda, options.iterations,
+                              options.balanced);
           for (std::size_t r = 0; r < rows.size(); ++r)
             if (group[r] == g) {
               std::string predicted = dm.labels[argmax(probabilities(f.w, f.b, xs[rows[r]]))];
@@ -257,7 +258,8 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
       tx.push_back(&xs[i]);
       ty.push_back(label_index[gold[i]]);
     }
-    Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, dm.lambda, options.iterations, options.balanced);
+    Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, dm.lambda, options.iterations,
+                        options.balanced);
     dm.weights = std::move(f.w);
     dm.bias = std::move(f.b);
 
@@ -450,10 +452,14 @@ nlohmann::json train_summary_json(const TrainSummary& s) {
                          {"rules_kappa", d.rules_kappa},
                          {"rules_accuracy", d.rules_accuracy}};
   }
-  return {{"model_id", s.model_id},   {"training_hash", s.training_hash},
-          {"folds", s.folds},         {"gold_items", s.gold_items},
-          {"missing", s.missing},     {"issues", s.issues},
-          {"features", s.model.features.size()}, {"dimensions", dims}};
+  return {{"model_id", s.model_id},
+          {"training_hash", s.training_hash},
+          {"folds", s.folds},
+          {"gold_items", s.gold_items},
+          {"missing", s.missing},
+          {"issues", s.issues},
+          {"features", s.model.features.size()},
+          {"dimensions", dims}};
 }
 
 }  // namespace convfail::classifier

@@ -1,6 +1,6 @@
-// `train` and the trained model `classify` uses on top of the rules: per dimension an L2-regularised
-// multinomial logistic regression over the rules' firings and decisions and the word/bigram
-// features of the segmented fields. Cross-validation over the training folds picks the
+// `train` and the trained model `classify` uses on top of the rules: per dimension an
+// L2-regularised multinomial logistic regression over the rules' firings and decisions and the
+// word/bigram features of the segmented fields. Cross-validation over the training folds picks the
 // regularisation; the model is stored as a versioned artefact (table trained_models) with the
 // hash of its training set (issue keys + gold labels) and the folds used.
 #pragma once
@@ -28,13 +28,13 @@ std::set<std::string> issue_features(const Segments& segments, const Classificat
 
 struct DimensionModel {
   std::string dimension;
-  std::vector<std::string> labels;            // labels seen in training
-  double lambda = 0;                          // L2 strength chosen by cross-validation
-  std::vector<double> bias;                   // per label
-  std::vector<std::vector<double>> weights;   // [label][feature]
-  std::map<double, double> cv_kappa;          // lambda -> pooled out-of-fold kappa
-  double cv_accuracy = 0;                     // at the chosen lambda
-  double rules_kappa = 0;                     // the rules alone on the same issues
+  std::vector<std::string> labels;           // labels seen in training
+  double lambda = 0;                         // L2 strength chosen by cross-validation
+  std::vector<double> bias;                  // per label
+  std::vector<std::vector<double>> weights;  // [label][feature]
+  std::map<double, double> cv_kappa;         // lambda -> pooled out-of-fold kappa
+  double cv_accuracy = 0;                    // at the chosen lambda
+  double rules_kappa = 0;                    // the rules alone on the same issues
   double rules_accuracy = 0;
   long n = 0;
 };

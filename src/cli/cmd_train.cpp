@@ -16,7 +16,8 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
       "Fit a model on top of the rules from gold labels: per dimension (symptom, cause, stage)\n"
       "an L2-regularised multinomial logistic regression (examples weighed so that every label\n"
-      "weighs the same) over the rules' firings and decisions and the words and word pairs of the segmented fields (title, body, code, tracebacks,\n"
+      "weighs the same) over the rules' firings and decisions and the words and word pairs of the "
+      "segmented fields (title, body, code, tracebacks,\n"
       "error lines, comments). Cross-validation over the training folds (4 parts by position\n"
       "when the gold set has no folds) picks the regularisation; the figures printed are the\n"
       "pooled out-of-fold kappa of the model and the kappa of the rules alone on the same\n"
@@ -41,8 +42,7 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--folds", args->folds,
                   "only gold rows of these folds, e.g. 0-3 (needs a fold column; default: all)");
   cmd->add_option("--rules", args->rules, "rules folder (default: DATA_DIR/rules)");
-  cmd->add_option("--iterations", args->iterations,
-                  "gradient steps per fit (default 600)")
+  cmd->add_option("--iterations", args->iterations, "gradient steps per fit (default 600)")
       ->check(CLI::Range(10, 5000));
   cmd->add_flag("--json", args->json, "print the training summary as JSON");
   cmd->callback([&ctx, args] {
@@ -63,8 +63,8 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
     classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
     classifier::FitOptions options;
     options.iterations = args->iterations;
-    classifier::TrainSummary s = classifier::train_and_store(ctx.db(), engine, gold_set, folds,
-                                                              options);
+    classifier::TrainSummary s =
+        classifier::train_and_store(ctx.db(), engine, gold_set, folds, options);
     if (args->json) {
       std::cout << classifier::train_summary_json(s).dump(2) << "\n";
       return;

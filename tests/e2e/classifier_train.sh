@@ -116,3 +116,13 @@ assert any("mismatch" in f for f in feats), feats
 assert abs(sum(sj["model"]["probabilities"].values()) - 1) < 1e-9
 print("train/classify round trip ok")
 PY
+
+# A damaged stored model: a one-line error naming it, no run stored.
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"update trained_models set model_json='{\\\"format\\\":1}' where id=3\"); c.commit()" "$DB"
+runs() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from classifier_runs').fetchone()[0])" "$DB"; }
+before=$(runs)
+expect_exit 1 cf classify --rules "$T/rules"
+expect_grep "trained model 3: malformed" "$T/err"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "multi-line error: $(cat "$T/err")"
+[ "$(runs)" = "$before" ] || fail "a run was stored with a damaged model"
+cf classify --rules "$T/rules" --no-model >/dev/null
