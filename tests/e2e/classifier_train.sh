@@ -126,3 +126,15 @@ expect_grep "trained model 3: malformed" "$T/err"
 [ "$(wc -l <"$T/err")" = 1 ] || fail "multi-line error: $(cat "$T/err")"
 [ "$(runs)" = "$before" ] || fail "a run was stored with a damaged model"
 cf classify --rules "$T/rules" --no-model >/dev/null
+
+# Gold from an annotator's manual labels: the same issues and labels hash as the file's.
+cf labels import --annotator ann "$T/gold.csv" >/dev/null
+cf train --gold ann --rules "$T/rules" --json >"$T/train_ann.json"
+python3 - "$T/train_ann.json" "$T/train_all.json" <<'PY'
+import json, sys
+a, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["issues"] == 40 and a["folds"] == [], a
+assert a["training_hash"] == f["training_hash"], (a["training_hash"], f["training_hash"])
+PY
+expect_exit 1 cf train --gold ann --folds 0-3 --rules "$T/rules"
+expect_grep "fold column" "$T/err"
