@@ -9,8 +9,9 @@ namespace convfail::classifier {
 
 double Calibration::apply(double raw) const {
   if (blocks.empty()) return raw;
-  auto it = std::upper_bound(blocks.begin(), blocks.end(), raw,
-                             [](double v, const std::pair<double, double>& b) { return v < b.first; });
+  auto it =
+      std::upper_bound(blocks.begin(), blocks.end(), raw,
+                       [](double v, const std::pair<double, double>& b) { return v < b.first; });
   if (it == blocks.begin()) return blocks.front().second;
   return std::prev(it)->second;
 }
@@ -63,7 +64,8 @@ double expected_calibration_error(const std::vector<std::pair<double, bool>>& sa
   }
   double ece = 0;
   for (int b = 0; b < bins; ++b)
-    if (count[b] > 0) ece += count[b] / samples.size() * std::fabs(right[b] / count[b] - conf[b] / count[b]);
+    if (count[b] > 0)
+      ece += count[b] / samples.size() * std::fabs(right[b] / count[b] - conf[b] / count[b]);
   return ece;
 }
 

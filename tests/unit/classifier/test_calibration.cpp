@@ -60,9 +60,9 @@ TEST_CASE("calibration: threshold reaching a target accuracy") {
 }
 
 TEST_CASE("calibration: risk-coverage table, target threshold and hybrid kappa, by hand") {
-  std::vector<ScoredLabel> items = {
-      {"a", "a", 0.9, 0}, {"b", "b", 0.8, 0}, {"a", "b", 0.7, 0}, {"b", "b", 0.6, 0},
-      {"a", "a", 0.5, 0}, {"b", "a", 0.4, 0}, {"a", "b", 0.3, 0}, {"b", "a", 0.2, 0}};
+  std::vector<ScoredLabel> items = {{"a", "a", 0.9, 0}, {"b", "b", 0.8, 0}, {"a", "b", 0.7, 0},
+                                    {"b", "b", 0.6, 0}, {"a", "a", 0.5, 0}, {"b", "a", 0.4, 0},
+                                    {"a", "b", 0.3, 0}, {"b", "a", 0.2, 0}};
   // Given in reverse: the order must come from the confidence.
   std::vector<ScoredLabel> reversed(items.rbegin(), items.rend());
   SelectiveEval s = selective_eval(reversed, 0.9, 0.25);

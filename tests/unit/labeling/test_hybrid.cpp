@@ -62,10 +62,10 @@ TEST_CASE("hybrid source: adjudication, then the annotator, then confident class
   manual(f, 2, "B", "symptom", "hang");
 
   auto a = load_label_set(*f.db, "hybrid:A");
-  CHECK(cells(a) == std::vector<std::string>{
-                        "1:symptom=build_failure(manual)", "3:cause=type_problem(automatic)",
-                        "3:subtype=node(automatic)", "3:symptom=crash(automatic)",
-                        "4:symptom=crash(manual)"});
+  CHECK(cells(a) ==
+        std::vector<std::string>{"1:symptom=build_failure(manual)",
+                                 "3:cause=type_problem(automatic)", "3:subtype=node(automatic)",
+                                 "3:symptom=crash(automatic)", "4:symptom=crash(manual)"});
   OriginCounts n = count_origins(a);
   CHECK(n.manual == 2);
   CHECK(n.automatic == 2);  // the subtype rides with the cause
@@ -77,10 +77,10 @@ TEST_CASE("hybrid source: adjudication, then the annotator, then confident class
 
   // Without an annotator: the consensus (adjudications here; B alone is no consensus).
   auto consensus = load_label_set(*f.db, "hybrid");
-  CHECK(cells(consensus) == std::vector<std::string>{
-                                "1:symptom=build_failure(manual)",
-                                "3:cause=type_problem(automatic)", "3:subtype=node(automatic)",
-                                "3:symptom=crash(automatic)", "4:symptom=crash(manual)"});
+  CHECK(cells(consensus) ==
+        std::vector<std::string>{"1:symptom=build_failure(manual)",
+                                 "3:cause=type_problem(automatic)", "3:subtype=node(automatic)",
+                                 "3:symptom=crash(automatic)", "4:symptom=crash(manual)"});
 
   // A stored calibration: calibrated probabilities against the stored threshold (symptom), raw
   // confidence against the default for dimensions without one (cause).
@@ -88,12 +88,14 @@ TEST_CASE("hybrid source: adjudication, then the annotator, then confident class
       "INSERT INTO classifier_calibrations(run_id, dimension, method, blocks_json, threshold, "
       "target_accuracy, fitted_on, samples) VALUES (1, 'symptom', 'isotonic', '[]', 0.8, 0.9, "
       "'t', 10)");
-  f.db->exec("INSERT INTO classifier_calibrated(run_id, issue_id, dimension, probability) VALUES "
-             "(1, " + std::to_string(f.issues[1]) + ", 'symptom', 0.85), (1, " +
-             std::to_string(f.issues[2]) + ", 'symptom', 0.7)");
+  f.db->exec(
+      "INSERT INTO classifier_calibrated(run_id, issue_id, dimension, probability) VALUES "
+      "(1, " +
+      std::to_string(f.issues[1]) + ", 'symptom', 0.85), (1, " + std::to_string(f.issues[2]) +
+      ", 'symptom', 0.7)");
   auto calibrated = load_label_set(*f.db, "hybrid:A");
-  CHECK(cells(calibrated) == std::vector<std::string>{
-                                 "1:symptom=build_failure(manual)", "2:symptom=hang(automatic)",
+  CHECK(cells(calibrated) ==
+        std::vector<std::string>{"1:symptom=build_failure(manual)", "2:symptom=hang(automatic)",
                                  "3:cause=type_problem(automatic)", "3:subtype=node(automatic)",
                                  "4:symptom=crash(manual)"});
   // A calibration that never reached its target gives no automatic labels of that dimension.
