@@ -122,6 +122,11 @@ every = db.execute("SELECT count(*) FROM classifier_labels WHERE label IS NOT NU
 assert r0["cells"] == {"manual": manual, "automatic": every}, (r0["cells"], every)
 print("hybrid:A cells", r["cells"], "with --min-confidence 0:", r0["cells"])
 PY
+# agreement takes the hybrid source beside annotators: on A's 10 issues it holds A's labels.
+cf agreement --annotators hybrid:A,A --json >"$T/agree.json"
+python3 -c "
+import json,sys; d=json.load(open(sys.argv[1]))['dimensions']
+assert all(d[k]['n'] == 10 and d[k]['agreement'] == 1 for k in ('symptom','cause','stage')), d" "$T/agree.json"
 if cf report --source hybrid: 2>"$T/err"; then fail "hybrid: accepted"; fi
 grep -q "annotator" "$T/err" || fail "hybrid: error does not say what is missing"
 echo ok
