@@ -142,6 +142,12 @@ std::vector<IssueLabels> load_hybrid_labels(Db& db, const std::optional<std::str
   // Manual part.
   std::vector<IssueLabels> manual;
   if (annotator) {
+    Stmt known(db, "SELECT count(*) FROM manual_labels WHERE annotator = ?");
+    known.bind(1, *annotator);
+    known.step();
+    if (known.int64(0) == 0)
+      throw UserError("hybrid:" + *annotator + ": annotator \"" + *annotator +
+                      "\" has no manual labels");
     // Per issue and dimension: the latest adjudication, else the annotator's current label.
     Stmt st(db,
             "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.value, "

@@ -36,7 +36,8 @@ constexpr double kDefaultRawMinConfidence = 0.6;
 // else raw) reaches `min_confidence` (default: the stored threshold of the dimension, else
 // kDefaultRawMinConfidence), else nothing. A stored calibration whose target was not reached gives
 // no automatic labels for that dimension unless `min_confidence` is given. The subtype follows the
-// cause's origin. `origin` says which cells are manual.
+// cause's origin. `origin` says which cells are manual. Throws UserError when ANNOTATOR has never
+// labeled.
 std::vector<IssueLabels> load_hybrid_labels(Db& db, const std::optional<std::string>& annotator,
                                             std::optional<double> min_confidence = {});
 

@@ -103,4 +103,6 @@ TEST_CASE("hybrid source: adjudication, then the annotator, then confident class
   CHECK(cells(load_label_set(*f.db, "hybrid:A")).size() == 4);
 
   CHECK_THROWS_AS(load_label_set(*f.db, "hybrid:"), UsageError);
+  CHECK_THROWS_WITH_AS(load_label_set(*f.db, "hybrid:nobody"),
+                       doctest::Contains("\"nobody\" has no manual labels"), UserError);
 }
