@@ -169,50 +169,195 @@ bool in_folds(const GoldItem& item, const std::set<int>& folds) {
   return folds.empty() || (item.fold && folds.count(*item.fold));
 }
 
-EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
-                        std::optional<std::int64_t> run_id, const std::set<int>& folds) {
-  if (!folds.empty() && !gold.has_folds)
-    throw UsageError("--folds needs gold labels with a fold column (" + gold.source + " has none)");
-  EvalReport report;
-  report.gold_source = gold.source;
-  report.folds.assign(folds.begin(), folds.end());
+namespace {
+
+// One gold issue of one dimension met in the run.
+struct GoldRow {
+  std::optional<int> fold;
+  std::string gold;
+  std::string predicted;  // kAbstained for an abstention of symptom/cause
+  double raw = 0;
+  bool evaluated = false;  // in the selected folds
+};
+
+std::int64_t resolve_run(Db& db, std::optional<std::int64_t> run_id) {
   if (run_id) {
     Stmt st(db, "SELECT count(*) FROM classifier_runs WHERE id = ?");
     st.bind(1, *run_id);
     st.step();
     if (st.int64(0) == 0) throw UserError("no classifier run " + std::to_string(*run_id));
-    report.run_id = *run_id;
-  } else {
-    report.run_id = db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
-    if (report.run_id == 0) throw UserError("no classifier run yet (run classify first)");
+    return *run_id;
   }
-  auto predicted = labeling::load_classifier_labels(db, report.run_id);
+  std::int64_t id = db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  if (id == 0) throw UserError("no classifier run yet (run classify first)");
+  return id;
+}
+
+// Gold rows per dimension for every gold item in the run; counts the selected ones in `report`.
+std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& taxonomy,
+                                                      const GoldSet& gold, std::int64_t run_id,
+                                                      const std::set<int>& folds,
+                                                      EvalReport* report) {
+  auto predicted = labeling::load_classifier_labels(db, run_id);
   std::map<IssueKey, const IssueLabels*> by_issue;
   for (const auto& p : predicted) by_issue[issue_key(p.repo, p.number)] = &p;
-  std::map<std::string, std::vector<std::pair<std::string, std::optional<std::string>>>> pairs;
+  std::map<std::string, std::vector<GoldRow>> rows;
   for (const GoldItem& g : gold.items) {
-    if (!in_folds(g, folds)) continue;
-    ++report.gold_items;
+    bool selected = in_folds(g, folds);
+    if (selected && report) ++report->gold_items;
     auto it = by_issue.find(issue_key(g.repo, g.number));
     if (it == by_issue.end()) {
-      ++report.missing;
+      if (selected && report) ++report->missing;
       continue;
     }
     for (const auto& dim : taxonomy.dimensions()) {
       auto gv = g.values.find(dim.id);
       if (gv == g.values.end()) continue;
+      GoldRow r;
+      r.fold = g.fold;
+      r.gold = gv->second;
       auto pv = it->second->values.find(dim.id);
-      std::optional<std::string> p;
-      if (pv != it->second->values.end()) p = pv->second;
-      pairs[dim.id].emplace_back(gv->second, p);
+      r.predicted = pv != it->second->values.end() ? pv->second : kAbstained;
+      auto cv = it->second->confidence.find(dim.id);
+      r.raw = cv != it->second->confidence.end() ? cv->second : 0;
+      r.evaluated = selected;
+      rows[dim.id].push_back(std::move(r));
     }
   }
+  return rows;
+}
+
+// Calibrated confidence of each row: isotonic fit on the rows of `fit_folds` other than the row's
+// own fold (all of them for a row without fold). Raw confidence when fit_folds is empty.
+std::vector<double> cross_validated(const std::vector<GoldRow>& rows,
+                                    const std::set<int>& fit_folds, bool only_evaluated) {
+  std::vector<double> out(rows.size());
+  std::map<std::optional<int>, Calibration> fitted;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (only_evaluated && !rows[i].evaluated) continue;
+    if (fit_folds.empty()) {
+      out[i] = rows[i].raw;
+      continue;
+    }
+    auto key = rows[i].fold;
+    auto it = fitted.find(key);
+    if (it == fitted.end()) {
+      std::vector<std::pair<double, bool>> samples;
+      for (const auto& r : rows)
+        if (r.fold && fit_folds.count(*r.fold) && r.fold != key)
+          samples.emplace_back(r.raw, r.gold == r.predicted);
+      it = fitted.emplace(key, fit_isotonic(samples)).first;
+    }
+    out[i] = it->second.empty() ? rows[i].raw : it->second.apply(rows[i].raw);
+  }
+  return out;
+}
+
+}  // namespace
+
+EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
+                        std::optional<std::int64_t> run_id, const std::set<int>& folds,
+                        const SelectiveOptions& selective) {
+  if (!folds.empty() && !gold.has_folds)
+    throw UsageError("--folds needs gold labels with a fold column (" + gold.source + " has none)");
+  if (!selective.fit_folds.empty() && !gold.has_folds)
+    throw UsageError("--fit-folds needs gold labels with a fold column (" + gold.source +
+                     " has none)");
+  EvalReport report;
+  report.gold_source = gold.source;
+  report.folds.assign(folds.begin(), folds.end());
+  report.fit_folds.assign(selective.fit_folds.begin(), selective.fit_folds.end());
+  report.calibrated = !selective.fit_folds.empty();
+  report.run_id = resolve_run(db, run_id);
+  auto rows = gold_rows(db, taxonomy, gold, report.run_id, folds, &report);
   if (report.gold_items == report.missing)
     throw UserError("none of the " + std::to_string(report.gold_items) +
                     " gold issues is in classifier run " + std::to_string(report.run_id));
-  for (const auto& dim : taxonomy.dimensions())
-    report.dimensions.push_back(evaluate_dimension(taxonomy, dim.id, pairs[dim.id]));
+  for (const auto& dim : taxonomy.dimensions()) {
+    const auto& dim_rows = rows[dim.id];
+    std::vector<std::pair<std::string, std::optional<std::string>>> pairs;
+    std::vector<ScoredLabel> scored;
+    auto confidence = cross_validated(dim_rows, selective.fit_folds, true);
+    for (std::size_t i = 0; i < dim_rows.size(); ++i) {
+      const GoldRow& r = dim_rows[i];
+      if (!r.evaluated) continue;
+      std::optional<std::string> p;
+      if (r.predicted != kAbstained) p = r.predicted;
+      pairs.emplace_back(r.gold, p);
+      scored.push_back({r.gold, r.predicted, confidence[i], r.raw});
+    }
+    DimensionEval d = evaluate_dimension(taxonomy, dim.id, pairs);
+    d.selective = selective_eval(scored, selective.target_accuracy, selective.human_share);
+    report.dimensions.push_back(std::move(d));
+  }
   return report;
+}
+
+std::vector<FittedCalibration> fit_run_calibration(Db& db, const Taxonomy& taxonomy,
+                                                   const GoldSet& gold, std::int64_t run_id,
+                                                   const std::set<int>& fit_folds,
+                                                   double target_accuracy) {
+  if (fit_folds.empty() || !gold.has_folds)
+    throw UsageError("storing a calibration needs --fit-folds and gold labels with folds");
+  auto rows = gold_rows(db, taxonomy, gold, resolve_run(db, run_id), fit_folds, nullptr);
+  std::vector<FittedCalibration> out;
+  for (const auto& dim : taxonomy.dimensions()) {
+    FittedCalibration f;
+    f.dimension = dim.id;
+    const auto& dim_rows = rows[dim.id];
+    std::vector<std::pair<double, bool>> samples, cv;
+    auto confidence = cross_validated(dim_rows, fit_folds, true);
+    for (std::size_t i = 0; i < dim_rows.size(); ++i) {
+      if (!dim_rows[i].evaluated) continue;
+      bool right = dim_rows[i].gold == dim_rows[i].predicted;
+      samples.emplace_back(dim_rows[i].raw, right);
+      cv.emplace_back(confidence[i], right);
+    }
+    f.samples = static_cast<long>(samples.size());
+    if (samples.empty()) continue;
+    f.calibration = fit_isotonic(samples);
+    f.threshold = threshold_for_accuracy(cv, target_accuracy);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void store_calibration(Db& db, std::int64_t run_id, const std::vector<FittedCalibration>& fitted,
+                       const std::string& fitted_on, double target_accuracy) {
+  auto labels = labeling::load_classifier_labels(db, run_id);
+  Transaction tx(db);
+  for (const char* sql : {"DELETE FROM classifier_calibrations WHERE run_id = ?",
+                          "DELETE FROM classifier_calibrated WHERE run_id = ?"}) {
+    Stmt del(db, sql);
+    del.bind(1, run_id);
+    del.run();
+  }
+  Stmt cal(
+      db,
+      "INSERT INTO classifier_calibrations (run_id, dimension, method, blocks_json, threshold, "
+      "target_accuracy, fitted_on, samples) VALUES (?, ?, 'isotonic', ?, ?, ?, ?, ?)");
+  Stmt prob(db,
+            "INSERT INTO classifier_calibrated (run_id, issue_id, dimension, probability) "
+            "VALUES (?, ?, ?, ?)");
+  for (const auto& f : fitted) {
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& [from, p] : f.calibration.blocks) blocks.push_back({from, p});
+    cal.bind(1, run_id).bind(2, f.dimension).bind(3, blocks.dump());
+    if (f.threshold)
+      cal.bind(4, *f.threshold);
+    else
+      cal.bind_null(4);
+    cal.bind(5, target_accuracy).bind(6, fitted_on).bind(7, static_cast<std::int64_t>(f.samples));
+    cal.run();
+    for (const auto& l : labels) {
+      auto c = l.confidence.find(f.dimension);
+      if (c == l.confidence.end()) continue;
+      prob.bind(1, run_id).bind(2, l.issue_id).bind(3, f.dimension);
+      prob.bind(4, f.calibration.apply(c->second));
+      prob.run();
+    }
+  }
+  tx.commit();
 }
 
 nlohmann::json eval_report_json(const EvalReport& r) {
@@ -242,6 +387,30 @@ nlohmann::json eval_report_json(const EvalReport& r) {
         {"confusion", {{"labels", d.all.matrix.labels}, {"counts", d.all.matrix.counts}}}};
   }
   out["dimensions"] = dims;
+  out["calibration"] = {{"method", r.calibrated ? "isotonic" : "none (raw confidence)"},
+                        {"fit_folds", r.fit_folds},
+                        {"ece_bins", 10}};
+  nlohmann::json selective = nlohmann::json::object();
+  for (const auto& d : r.dimensions) {
+    const SelectiveEval& s = d.selective;
+    nlohmann::json one = nlohmann::json::object();
+    for (const auto& p : s.points)
+      one["coverage_" + std::to_string(p.percent)] = {
+          {"n", p.n}, {"accuracy", p.accuracy}, {"kappa", p.kappa}, {"threshold", p.threshold}};
+    one["ece"] = s.ece;
+    one["target"] = {
+        {"accuracy", s.target_accuracy},
+        {"threshold", s.target_threshold ? nlohmann::json(*s.target_threshold) : nlohmann::json()},
+        {"coverage", s.target_coverage},
+        {"reached", s.target_reached}};
+    if (s.human_share)
+      one["hybrid"] = {{"human_share", *s.human_share},
+                       {"human", s.human_labeled},
+                       {"automatic", s.n - s.human_labeled},
+                       {"kappa", s.hybrid_kappa}};
+    selective[d.dimension] = one;
+  }
+  out["selective"] = selective;
   return out;
 }
 
@@ -254,6 +423,11 @@ std::string eval_report_text(const EvalReport& r) {
     out << ")";
   }
   out << ": " << r.gold_items << " gold issues";
+  if (r.calibrated) {
+    out << "; confidence calibrated (isotonic) on folds ";
+    for (std::size_t i = 0; i < r.fit_folds.size(); ++i) out << (i ? "," : "") << r.fit_folds[i];
+    out << ", each issue's fit leaving out its own fold";
+  }
   if (r.missing) out << ", " << r.missing << " not in the run (left out)";
   out << "\n";
   for (const auto& d : r.dimensions) {
@@ -263,6 +437,24 @@ std::string eval_report_text(const EvalReport& r) {
         << fixed(d.all.kappa.ci_low) << ", " << fixed(d.all.kappa.ci_high) << "]"
         << " coverage=" << fixed(d.coverage) << " covered_accuracy=" << fixed(d.covered_accuracy)
         << " covered_kappa=" << fixed(d.covered_kappa) << "\n";
+    const SelectiveEval& sel = d.selective;
+    out << "  selective: ece=" << fixed(sel.ece) << " ("
+        << (r.calibrated ? "isotonic calibration" : "raw confidence") << ")\n";
+    for (const auto& p : sel.points)
+      out << "  coverage_" << p.percent << ": n=" << p.n << " accuracy=" << fixed(p.accuracy)
+          << " kappa=" << fixed(p.kappa) << " threshold=" << fixed(p.threshold) << "\n";
+    out << "  target accuracy " << fixed(sel.target_accuracy) << ": ";
+    if (sel.target_threshold)
+      out << "threshold=" << fixed(*sel.target_threshold)
+          << " coverage=" << fixed(sel.target_coverage) << " reached=" << fixed(sel.target_reached)
+          << "\n";
+    else
+      out << "not reached at any threshold\n";
+    if (sel.human_share)
+      out << "  hybrid (least confident " << fixed(*sel.human_share * 100, 0)
+          << "% labeled by people): human=" << sel.human_labeled
+          << " automatic=" << (sel.n - sel.human_labeled) << " kappa=" << fixed(sel.hybrid_kappa)
+          << "\n";
     std::size_t w = 12;
     for (const auto& [label, s] : d.all.per_label) w = std::max(w, label.size());
     char buf[256];

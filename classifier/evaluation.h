@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/calibration.h"
 #include "core/db.h"
 #include "core/taxonomy.h"
 #include "labeling/agreement.h"
@@ -58,6 +59,16 @@ struct DimensionEval {
   double covered_kappa = 0;
   double macro_f1 = 0;       // over real labels (gold or predicted), the abstention marker excluded
   labeling::Evaluation all;  // abstentions as kAbstained (stage: its abstain label)
+  SelectiveEval selective;   // risk-coverage figures on the same issues
+};
+
+// Calibration and selective figures asked of evaluate_run.
+struct SelectiveOptions {
+  // Folds whose gold labels fit the calibration; each evaluated issue's calibration is fitted on
+  // these folds minus its own (cross-validation by fold). Empty: raw confidence, no calibration.
+  std::set<int> fit_folds;
+  double target_accuracy = 0.9;
+  std::optional<double> human_share;
 };
 
 struct EvalReport {
@@ -67,17 +78,39 @@ struct EvalReport {
   long gold_items = 0;     // gold items in the selected folds
   long missing = 0;        // of those, not in the run
   std::vector<DimensionEval> dimensions;
+  bool calibrated = false;
+  std::vector<int> fit_folds;
 };
 
 // Throws UserError when there is no run, or folds are asked of a gold set without folds.
 EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
-                        std::optional<std::int64_t> run_id, const std::set<int>& folds);
+                        std::optional<std::int64_t> run_id, const std::set<int>& folds,
+                        const SelectiveOptions& selective = {});
+
+// The calibration of one dimension fitted on every gold issue of `fit_folds` in the run (what
+// `eval --store-calibration` stores), with the threshold reaching `target_accuracy` on the
+// cross-validated calibrated confidences of those issues.
+struct FittedCalibration {
+  std::string dimension;
+  Calibration calibration;
+  std::optional<double> threshold;
+  long samples = 0;
+};
+std::vector<FittedCalibration> fit_run_calibration(Db& db, const Taxonomy& taxonomy,
+                                                   const GoldSet& gold, std::int64_t run_id,
+                                                   const std::set<int>& fit_folds,
+                                                   double target_accuracy);
 
 // Pure part, for tests: gold vs predicted labels per dimension. predicted values missing for
 // symptom/cause mean abstention; for stage the abstain label does.
 DimensionEval evaluate_dimension(
     const Taxonomy& taxonomy, const std::string& dimension,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& gold_and_predicted);
+
+// Replaces the stored calibration of a run: per dimension the fitted function and threshold, and
+// the calibrated probability of every label of the run (table classifier_calibrated).
+void store_calibration(Db& db, std::int64_t run_id, const std::vector<FittedCalibration>& fitted,
+                       const std::string& fitted_on, double target_accuracy);
 
 nlohmann::json eval_report_json(const EvalReport& report);
 std::string eval_report_text(const EvalReport& report);

@@ -31,6 +31,11 @@ AgreementReport compute_agreement(Db& db, const std::vector<std::string>& annota
   std::vector<std::map<std::int64_t, std::map<std::string, std::string>>> labels;
   auto known = manual_annotators(db);
   for (const auto& name : annotators) {
+    if (name == "hybrid" || name.rfind("hybrid:", 0) == 0) {  // a label source, not a person
+      auto& m = labels.emplace_back();
+      for (const IssueLabels& l : load_label_set(db, name)) m[l.issue_id] = l.values;
+      continue;
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;

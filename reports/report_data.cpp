@@ -50,8 +50,8 @@ const std::string* value_of(const labeling::IssueLabels& l, const std::string& d
 }
 
 void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
-                   ReportData& out) {
-  auto other = labeling::load_label_set(db, *out.compare_source);
+                   ReportData& out, std::optional<double> min_confidence) {
+  auto other = labeling::load_label_set(db, *out.compare_source, min_confidence);
   std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
   for (const auto& dim : tax.dimensions()) {
@@ -141,7 +141,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
     throw UsageError("--by must be year or quarter, not " + o.period);
 
   std::vector<labeling::IssueLabels> labels;
-  for (auto& l : labeling::load_label_set(db, o.source))
+  for (auto& l : labeling::load_label_set(db, o.source, o.min_confidence))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
@@ -151,6 +151,8 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   r.compare_source = o.compare;
   r.period = o.period;
   r.issues = static_cast<long>(labels.size());
+  if (o.source == "hybrid" || o.source.rfind("hybrid:", 0) == 0)
+    r.cells = labeling::count_origins(labels);
   r.trend_causes = {"incompatibility", "type_problem"};
   const auto stages = tax.label_ids("stage"), symptoms = tax.label_ids("symptom"),
              causes = tax.label_ids("cause");
@@ -192,7 +194,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
       ++cause_row[conv][*cause];
   }
 
-  if (o.compare) add_agreement(db, tax, labels, r);
+  if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence);
   add_repro(db, tax, labels, r);
   return r;
 }

@@ -9,16 +9,18 @@
 
 #include "core/db.h"
 #include "core/taxonomy.h"
+#include "labeling/label_sets.h"
 
 namespace convfail::reports {
 
 struct ReportOptions {
   std::string source = "jajal2024";
-  std::vector<std::string> repos;      // empty: every repository with labels
-  std::optional<std::string> since;    // YYYY-MM-DD, inclusive, on the issue's created_at
-  std::optional<std::string> until;    // YYYY-MM-DD, inclusive
-  std::string period = "year";         // year | quarter (section 5)
-  std::optional<std::string> compare;  // a second source (section 6)
+  std::vector<std::string> repos;        // empty: every repository with labels
+  std::optional<std::string> since;      // YYYY-MM-DD, inclusive, on the issue's created_at
+  std::optional<std::string> until;      // YYYY-MM-DD, inclusive
+  std::string period = "year";           // year | quarter (section 5)
+  std::optional<std::string> compare;    // a second source (section 6)
+  std::optional<double> min_confidence;  // hybrid sources: confidence an automatic label needs
 };
 
 using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
@@ -45,9 +47,10 @@ struct ReproOutcome {
 struct ReportData {
   std::string source;
   std::optional<std::string> compare_source;
-  std::string period;                   // year | quarter
-  std::vector<std::string> converters;  // sorted
-  long issues = 0;                      // labeled issues in the report
+  std::string period;                           // year | quarter
+  std::vector<std::string> converters;          // sorted
+  long issues = 0;                              // labeled issues in the report
+  std::optional<labeling::OriginCounts> cells;  // hybrid source: manual vs automatic cells
   std::map<std::string, long> issues_by_converter;
   std::map<std::string, Counts> stage_by_converter;    // converter -> stage -> n
   std::map<std::string, Counts> symptom_by_converter;  // converter -> symptom -> n

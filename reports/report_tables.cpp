@@ -286,7 +286,11 @@ std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, st
 
 PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
   PrintedReport out;
-  out.title = "Converter failures by " + d.source + " (" + std::to_string(d.issues) + " issues)";
+  out.title = "Converter failures by " + d.source + " (" + std::to_string(d.issues) + " issues";
+  if (d.cells)
+    out.title += "; " + std::to_string(d.cells->manual) + " labels manual, " +
+                 std::to_string(d.cells->automatic) + " automatic";
+  out.title += ")";
   label_by_converter(d, tax, "stage", d.stage_by_converter, "stage_by_converter",
                      "Stage by converter", out);
   label_by_converter(d, tax, "symptom", d.symptom_by_converter, "symptom_by_converter",

@@ -18,7 +18,9 @@ void add_agreement_command(CLI::App* cmd, Context& ctx) {
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("--annotators", args->annotators, "annotators to compare, e.g. R1,R2")
+  cmd->add_option("--annotators", args->annotators,
+                  "annotators to compare, e.g. R1,R2; hybrid[:ANNOTATOR] compares\n"
+                  "the hybrid label source (manual, else confident classifier labels)")
       ->required()
       ->delimiter(',');
   cmd->add_option("--dimension", args->dimension, "only this dimension")

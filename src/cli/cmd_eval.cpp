@@ -14,7 +14,14 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
       "Compare a classifier run (the latest unless --run) with gold labels, per dimension:\n"
       "n, accuracy, macro-F1, Cohen's kappa (95% CI), coverage (share not abstained), accuracy\n"
       "and kappa on covered issues, per-label precision/recall/F1 and a confusion matrix.\n"
-      "Abstentions count as wrong in accuracy and kappa (their own column in the matrix).");
+      "Abstentions count as wrong in accuracy and kappa (their own column in the matrix).\n"
+      "Selective figures per dimension: issues ranked by confidence (calibrated with --fit-folds,\n"
+      "else the raw rule confidence); accuracy, kappa and the lowest confidence kept on the most\n"
+      "confident 25/50/75/100%; the threshold reaching --target-accuracy; expected calibration\n"
+      "error (ECE: 10 equal-width confidence bins, sum of bin share x |accuracy - mean\n"
+      "confidence|). Calibration is isotonic regression of \"label right\" on the raw confidence,\n"
+      "per dimension, fitted on the gold issues of --fit-folds minus the evaluated issue's own\n"
+      "fold: --folds 0-3 --fit-folds 0-3 cross-validates; --folds 4 --fit-folds 0-3 holds 4 out.");
   struct Args {
     std::string gold;
     std::string gold_file;
@@ -22,6 +29,10 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     std::string folds;
     bool json = false;
     bool by_rule = false;
+    std::string fit_folds;
+    double target_accuracy = 0.9;
+    double human_share = -1;
+    bool store = false;
   };
   auto args = std::make_shared<Args>();
   auto* gold = cmd->add_option("--gold", args->gold, "annotator whose manual labels are gold");
@@ -39,6 +50,20 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
                 "also per rule: gold issues it fired on, precision (gold label is the rule's\n"
                 "label), the label's base rate and lift (precision / base rate); rules firing\n"
                 "on one issue or below chance are marked (JSON: \"rules\")");
+  cmd->add_option("--fit-folds", args->fit_folds,
+                  "fit the confidence calibration on gold rows of these folds (needs a fold\n"
+                  "column); default: no calibration, raw confidence");
+  cmd->add_option("--target-accuracy", args->target_accuracy,
+                  "accuracy whose confidence threshold is reported (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--human-share", args->human_share,
+                  "also the kappa against gold of hybrid labels where people label this share of\n"
+                  "the least confident issues (0-1, e.g. 0.3)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--store-calibration", args->store,
+                "store the calibration fitted on all of --fit-folds with the run, and the\n"
+                "threshold reaching --target-accuracy there (cross-validated); the hybrid label\n"
+                "source then uses calibrated confidence and that threshold");
   cmd->callback([&ctx, args] {
     if (args->gold.empty() && args->gold_file.empty())
       throw UsageError("eval: give --gold ANNOTATOR or --gold-file FILE");
@@ -55,8 +80,23 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     }
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
-    classifier::EvalReport report =
-        classifier::evaluate_run(ctx.read_db(), taxonomy, gold_set, run, folds);
+    classifier::SelectiveOptions selective;
+    if (!args->fit_folds.empty())
+      selective.fit_folds = classifier::parse_fold_list(args->fit_folds);
+    selective.target_accuracy = args->target_accuracy;
+    if (args->human_share >= 0) selective.human_share = args->human_share;
+    if (args->store && selective.fit_folds.empty())
+      throw UsageError("--store-calibration needs --fit-folds");
+    classifier::EvalReport report = classifier::evaluate_run(
+        args->store ? ctx.db() : ctx.read_db(), taxonomy, gold_set, run, folds, selective);
+    if (args->store) {
+      auto fitted = classifier::fit_run_calibration(ctx.db(), taxonomy, gold_set, report.run_id,
+                                                    selective.fit_folds, args->target_accuracy);
+      classifier::store_calibration(ctx.db(), report.run_id, fitted,
+                                    gold_set.source + " folds " + args->fit_folds,
+                                    args->target_accuracy);
+      std::cerr << "stored the calibration of run " << report.run_id << "\n";
+    }
     std::vector<classifier::RuleEval> rules;
     if (args->by_rule)
       rules = classifier::evaluate_rules(

@@ -25,13 +25,20 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     std::string since, until;
     bool json = false;
     bool raw_csv = false;
+    double min_confidence = -1;
   };
   auto args = std::make_shared<Args>();
   args->options.source = "classifier";
   cmd->add_option("--source", args->options.source,
                   "label source: an annotator name, classifier (latest run), classifier:RUN_ID, "
-                  "or consensus")
+                  "consensus, or hybrid[:ANNOTATOR] (manual labels where they exist, else the "
+                  "classifier's confident ones)")
       ->capture_default_str();
+  cmd->add_option(
+         "--min-confidence", args->min_confidence,
+         "hybrid sources: the confidence a classifier label needs (default: the threshold\n"
+         "stored by eval --store-calibration, else raw confidence 0.6)")
+      ->check(CLI::Range(0.0, 1.0));
   auto* format_option = cmd->add_option("--format", args->format,
                                         "md, csv (table,row,column,value), latex, html or json")
                             ->capture_default_str();
@@ -52,6 +59,7 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     if (!args->since.empty()) options.since = args->since;
     if (!args->until.empty()) options.until = args->until;
     if (!args->compare.empty()) options.compare = args->compare;
+    if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
     reports::ReportFormat format = reports::parse_report_format(args->json ? "json" : args->format);
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
