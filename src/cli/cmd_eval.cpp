@@ -4,8 +4,8 @@
 #include "classifier/evaluation.h"
 #include "classifier/rule_eval.h"
 #include "cli/commands.h"
+#include "cli/gold_options.h"
 #include "core/error.h"
-#include "labeling/label_sets.h"
 
 namespace convfail::cli {
 
@@ -23,8 +23,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
       "per dimension, fitted on the gold issues of --fit-folds minus the evaluated issue's own\n"
       "fold: --folds 0-3 --fit-folds 0-3 cross-validates; --folds 4 --fit-folds 0-3 holds 4 out.");
   struct Args {
-    std::string gold;
-    std::string gold_file;
+    GoldOptions gold;
     std::int64_t run = 0;
     std::string folds;
     bool json = false;
@@ -35,12 +34,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     bool store = false;
   };
   auto args = std::make_shared<Args>();
-  auto* gold = cmd->add_option("--gold", args->gold, "annotator whose manual labels are gold");
-  auto* file = cmd->add_option("--gold-file", args->gold_file,
-                               "CSV with columns repo, number, symptom, cause, stage (subtype, "
-                               "fold optional), e.g. ../shared/datasets/jajal2024/labels.csv")
-                   ->check(CLI::ExistingFile);
-  gold->excludes(file);
+  add_gold_options(cmd, &args->gold);
   cmd->add_option("--run", args->run, "classifier run id (default: the latest)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 53));
   cmd->add_option("--folds", args->folds,
@@ -65,19 +59,11 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
                 "threshold reaching --target-accuracy there (cross-validated); the hybrid label\n"
                 "source then uses calibrated confidence and that threshold");
   cmd->callback([&ctx, args] {
-    if (args->gold.empty() && args->gold_file.empty())
-      throw UsageError("eval: give --gold ANNOTATOR or --gold-file FILE");
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::set<int> folds;
     if (!args->folds.empty()) folds = classifier::parse_fold_list(args->folds);
-    classifier::GoldSet gold_set;
-    if (!args->gold_file.empty()) {
-      gold_set = classifier::load_gold_file(args->gold_file, taxonomy);
-    } else {
-      auto labels = labeling::load_annotator_labels(ctx.read_db(), args->gold);
-      if (labels.empty()) throw UserError("annotator \"" + args->gold + "\" has no labels");
-      gold_set = classifier::gold_from_labels(args->gold, labels);
-    }
+    classifier::GoldSet gold_set = load_gold(
+        args->gold, "eval", [&ctx]() -> Db& { return ctx.read_db(); }, taxonomy);
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
     classifier::SelectiveOptions selective;

@@ -7,8 +7,8 @@
 #include "classifier/evaluation.h"
 #include "classifier/model.h"
 #include "cli/commands.h"
+#include "cli/gold_options.h"
 #include "core/error.h"
-#include "labeling/label_sets.h"
 
 namespace convfail::cli {
 
@@ -25,20 +25,14 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
       "fold 4 held out. The model is stored with the hash of its training set (issue keys and\n"
       "labels) and its folds; `classify` uses the latest one. Deterministic.");
   struct Args {
-    std::string gold;
-    std::string gold_file;
+    GoldOptions gold;
     std::string folds;
     std::string rules;
     int iterations = 600;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  auto* gold = cmd->add_option("--gold", args->gold, "annotator whose manual labels are gold");
-  auto* file = cmd->add_option("--gold-file", args->gold_file,
-                               "CSV with columns repo, number, symptom, cause, stage (subtype, "
-                               "fold optional), e.g. ../shared/datasets/jajal2024/labels.csv")
-                   ->check(CLI::ExistingFile);
-  gold->excludes(file);
+  add_gold_options(cmd, &args->gold);
   cmd->add_option("--folds", args->folds,
                   "only gold rows of these folds, e.g. 0-3 (needs a fold column; default: all)");
   cmd->add_option("--rules", args->rules, "rules folder (default: DATA_DIR/rules)");
@@ -46,19 +40,11 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
       ->check(CLI::Range(10, 5000));
   cmd->add_flag("--json", args->json, "print the training summary as JSON");
   cmd->callback([&ctx, args] {
-    if (args->gold.empty() && args->gold_file.empty())
-      throw UsageError("train: give --gold ANNOTATOR or --gold-file FILE");
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
     std::set<int> folds;
     if (!args->folds.empty()) folds = classifier::parse_fold_list(args->folds);
-    classifier::GoldSet gold_set;
-    if (!args->gold_file.empty()) {
-      gold_set = classifier::load_gold_file(args->gold_file, taxonomy);
-    } else {
-      auto labels = labeling::load_annotator_labels(ctx.db(), args->gold);
-      if (labels.empty()) throw UserError("annotator \"" + args->gold + "\" has no labels");
-      gold_set = classifier::gold_from_labels(args->gold, labels);
-    }
+    classifier::GoldSet gold_set = load_gold(
+        args->gold, "train", [&ctx]() -> Db& { return ctx.db(); }, taxonomy);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
     classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
     classifier::FitOptions options;
