@@ -2,7 +2,7 @@
 
 #include <re2/re2.h>
 
-#include <cctype>
+#include "core/text.h"
 
 namespace convfail::repro {
 namespace {
@@ -46,15 +46,10 @@ std::string error_signature(const std::string& error_text) {
   s = replace_quoted(s);
   RE2::GlobalReplace(&s, kNumber, R"(\1N)");
   RE2::GlobalReplace(&s, kSpaces, " ");
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  s = lower(s);
   std::size_t b = s.find_first_not_of(' ');
   s = b == std::string::npos ? std::string() : s.substr(b, s.find_last_not_of(' ') - b + 1);
-  if (s.size() > kMaxSignatureBytes) {
-    std::size_t cut = kMaxSignatureBytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s.resize(cut);
-  }
-  return s;
+  return truncate_utf8(s, kMaxSignatureBytes);
 }
 
 std::string exception_signature(const std::string& type, const std::string& message) {

@@ -102,11 +102,7 @@ std::string stored_text(const std::string& text, std::size_t max_bytes) {
   static const RE2 token(R"((gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))");
   RE2::GlobalReplace(&s, token, "<token>");
   bool cut_off = s.size() > max_bytes || text.size() > max_bytes + 256;
-  std::size_t cut = std::min(max_bytes, s.size());
-  while (cut > 0 && cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-    --cut;  // not inside a UTF-8 sequence
-  s.resize(cut);
-  return convfail::terminal_safe(s) + (cut_off ? "..." : "");
+  return convfail::terminal_safe(convfail::truncate_utf8(s, max_bytes)) + (cut_off ? "..." : "");
 }
 
 ScratchDir::ScratchDir() {
