@@ -512,6 +512,15 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
         setresuid(kNobody, kNobody, kNobody) != 0)
       fail(errno);
   }
+  // The report pipe moves to descriptor `at` (close-on-exec); every descriptor above it closes.
+  auto park_report = [&report](int at) {
+    if (fcntl(report, F_DUPFD_CLOEXEC, at) != at) {
+      dup2(report, at);
+      fcntl(at, F_SETFD, FD_CLOEXEC);
+    }
+    report = at;
+    close_fds_from(at + 1);
+  };
   if (p.sandboxed) {
     // fds 3 and 4 for bwrap; first out of the way of each other, then into place.
     int seccomp_fd = fcntl(p.seccomp_fd, F_DUPFD, 10);
@@ -519,22 +528,10 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
     if (seccomp_fd < 0 || status_fd < 0) fail(errno);
     dup2(seccomp_fd, 3);
     dup2(status_fd, 4);
-    int moved = fcntl(report, F_DUPFD_CLOEXEC, 5);
-    if (moved != 5) {
-      dup2(report, 5);
-      fcntl(5, F_SETFD, FD_CLOEXEC);
-    }
-    report = 5;
-    close_fds_from(6);
+    park_report(5);
     if (chdir("/") != 0) fail(errno);
   } else {
-    int moved = fcntl(report, F_DUPFD_CLOEXEC, 3);
-    if (moved != 3) {
-      dup2(report, 3);
-      fcntl(3, F_SETFD, FD_CLOEXEC);
-    }
-    report = 3;
-    close_fds_from(4);
+    park_report(3);
     if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) fail(errno);
   }
   execve(p.program.c_str(), c_argv, c_env);
