@@ -11,6 +11,7 @@
 #include "core/issue_store.h"
 #include "core/text.h"
 #include "crawler/crawl_state.h"
+#include "crawler/graphql_crawl.h"
 #include "crawler/http_cache.h"
 
 namespace convfail::crawler {
@@ -391,6 +392,9 @@ void validate(const CrawlOptions& o) {
     throw UsageError("--max-retries, --rate-floor and --backoff-base must not be negative");
   if (o.api.max_response_bytes < 1) throw UsageError("--max-response-mb must be at least 1");
   if (o.max_issues < 0) throw UsageError("--max-issues must not be negative");
+  if (o.graphql_page_size < 1 || o.graphql_page_size > 100)
+    throw UsageError("--graphql-page-size must be between 1 and 100");
+  resolve_api_kind(o);
 }
 
 }  // namespace
@@ -410,8 +414,22 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
                    const std::function<void(const std::string&)>& notice,
                    const CrawlProgress& progress) {
   validate(options);
+  if (resolve_api_kind(options) == "graphql") return crawl_graphql(db, options, notice, progress);
   Crawl c(db, options, notice, progress);
   return c.run();
+}
+
+std::string resolve_api_kind(const CrawlOptions& o) {
+  if (o.api_kind == "rest") return "rest";
+  if (o.api_kind == "graphql") {
+    if (!o.api.token)
+      throw UsageError(
+          "--api graphql needs a token ($GITHUB_TOKEN or --token-file): GitHub's GraphQL API "
+          "does not answer anonymous requests");
+    return "graphql";
+  }
+  if (o.api_kind == "auto") return o.api.token ? "graphql" : "rest";
+  throw UsageError("--api must be rest, graphql or auto, got '" + o.api_kind + "'");
 }
 
 std::vector<CrawlOptions> preset_crawls(const std::string& name, const CrawlOptions& base) {
