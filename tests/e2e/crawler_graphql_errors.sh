@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Issue #16: GraphQL answers that are errors. HTTP-200 "errors" (NOT_FOUND, partial data) stop
+# the crawl with a one-line message and leave the stored rows as they were; RATE_LIMITED waits
+# for the reset; faults (5xx, cut connections, truncated JSON, secondary limits) are retried to
+# the same rows; a redirect of the POST to another origin is refused and that origin receives
+# nothing (no token).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_crawler.sh"
+CF="$BUILD/convfail"
+REPO=onnx/tensorflow-onnx
+TOKEN="ghp_gqlerr$RANDOM$RANDOM"
+
+gql() {  # gql DB ARGS...: a GraphQL crawl with the token; rc in $rc, output in $T/out, $T/err
+  local db=$1
+  shift
+  rc=0
+  GITHUB_TOKEN=$TOKEN "$CF" --db "$db" crawl $REPO --api graphql "$@" >"$T/out" 2>"$T/err" || rc=$?
+}
+failed_once() {  # PATTERN: exit 1, one line on stderr matching PATTERN, no token printed
+  [ "$rc" = 1 ] || fail "expected exit 1, got $rc: $(head -c 600 "$T/err")"
+  [ "$(wc -l <"$T/err")" = 1 ] || fail "expected a one-line error: $(head -c 600 "$T/err")"
+  expect_grep "$1" "$T/err"
+  if grep -aq "$TOKEN" "$T/err" "$T/out"; then fail "token printed"; fi
+}
+
+start_fake REF --issues 300
+gql "$T/ref.db" --api-url "$REF"
+[ $rc = 0 ] || fail "reference crawl: $(cat "$T/err")"
+
+# NOT_FOUND with HTTP 200: a clear error; an existing database keeps its rows.
+start_fake MISSING --issues 300 --missing-repo $REPO
+cp "$T/ref.db" "$T/nf.db"
+curl -s -X POST -d '' "$MISSING/_admin/change?issues=2,4" >/dev/null
+gql "$T/nf.db" --api-url "$MISSING"
+failed_once "NOT_FOUND: Could not resolve to a Repository with the name '$REPO'"
+same_rows "$T/ref.db" "$T/nf.db" "after NOT_FOUND"
+echo "ok: NOT_FOUND"
+
+# Partial data (an error inside one issue's timeline): the page holding it is refused whole;
+# the pages before it were stored with their checkpoint, and a clean run ends as the reference.
+start_fake PARTIAL --issues 300 --graphql-partial-issue 251
+gql "$T/partial.db" --api-url "$PARTIAL" --graphql-page-size 50
+failed_once "partial data was refused; nothing of it was stored"
+[ "$(sqlite3 "$T/partial.db" "SELECT count(*) FROM issues WHERE number=251")" = 0 ] ||
+  fail "the issue with the error was stored"
+stored=$(sqlite3 "$T/partial.db" "SELECT count(*) FROM issues")
+[ $((stored % 50)) = 0 ] || fail "$stored issues stored: a page was half-written"
+sqlite3 "$T/partial.db" "SELECT last_error FROM crawl_state" | grep -q "GraphQL" ||
+  fail "the failed run's error was not recorded"
+gql "$T/partial.db" --api-url "$REF"
+[ $rc = 0 ] || fail "resume after partial data: $(cat "$T/err")"
+same_rows "$T/ref.db" "$T/partial.db" "resumed after partial data"
+echo "ok: partial data refused ($stored issues stored before it), resumed"
+
+# RATE_LIMITED (HTTP 200) when the points of the window are spent: wait for the reset, finish.
+# (7 points: two pages of 3 leave 1, above the floor of 0; the third page costs 3.)
+start_fake LIMITED --issues 300 --rate-limit 7 --rate-window 2
+gql "$T/limited.db" --api-url "$LIMITED" --json --rate-floor 0
+[ $rc = 0 ] || fail "rate-limited crawl: $(cat "$T/err")"
+[ "$(jq '.repos[0].rate_limit_waits' "$T/out")" -ge 1 ] || fail "no rate-limit wait recorded"
+expect_grep "waiting .*GraphQL RATE_LIMITED (HTTP 200), until the reset" "$T/err"
+same_rows "$T/ref.db" "$T/limited.db" "after rate-limit waits"
+echo "ok: RATE_LIMITED waits for the reset"
+
+# Faults on every request's first two attempts: retried to the same rows.
+start_fake FAULTY --issues 300 --fault-rate 0.5 --retry-after 0
+gql "$T/faulty.db" --api-url "$FAULTY" --backoff-base 0.01 --json
+[ $rc = 0 ] || fail "faulty crawl: $(cat "$T/err")"
+[ "$(jq .retries "$T/out")" -ge 1 ] || fail "no retries"
+same_rows "$T/ref.db" "$T/faulty.db" "after faults"
+echo "ok: faults retried"
+
+# A 307 to another origin: refused; the other origin never sees a request or the token.
+start_fake OTHER --issues 10
+start_fake REDIR --issues 10 --redirect-to "$OTHER"
+gql "$T/redir.db" --api-url "$REDIR"
+failed_once "HTTP 307"
+[ "$(curl -s "$OTHER/_admin/log")" = "[]" ] || fail "the other origin got a request"
+echo "ok: redirect refused, token not sent elsewhere"
+
+echo "PASS: GraphQL errors handled"
