@@ -154,7 +154,8 @@ std::optional<Json> event_from_graphql(const Json& n) {
     const Json& s = at(n, {"source"});
     std::string st = opt_string(s, "__typename").value_or("");
     if (st == "Issue" || st == "PullRequest") {
-      std::string state = lower_or_empty(at(s, {"state"}));
+      // A pull request's state is aliased (its type, PullRequestState, differs from IssueState).
+      std::string state = lower_or_empty(at(s, {st == "Issue" ? "state" : "pullState"}));
       if (state == "merged") state = "closed";  // REST's state of a merged pull request
       Json issue = {{"number", at(s, {"number"})},
                     {"state", state.empty() ? Json() : Json(state)},

@@ -36,4 +36,10 @@ if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f repro/runner/package.json ] &&
   echo "install-deps: npm install (onnxruntime-node) in repro/runner"
   (cd repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
+# GitHub's GraphQL schema and validator for tests/e2e/crawler_graphql_schema.sh.
+if command -v npm >/dev/null 2>&1 && [ -f tests/graphql_schema/package.json ] &&
+   [ ! -d tests/graphql_schema/node_modules/@octokit/graphql-schema ]; then
+  echo "install-deps: npm install (@octokit/graphql-schema, graphql) in tests/graphql_schema"
+  (cd tests/graphql_schema && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
 echo "install-deps: ok"
