@@ -24,7 +24,7 @@ namespace {
   "  ... on CrossReferencedEvent { actor { login } createdAt\n"                                    \
   "    source { __typename\n"                                                                      \
   "      ... on Issue { number state url repository { nameWithOwner } }\n"                         \
-  "      ... on PullRequest { number pullState: state url repository { nameWithOwner } } } }\n"               \
+  "      ... on PullRequest { number pullState: state url repository { nameWithOwner } } } }\n"    \
   "  ... on LabeledEvent { actor { login } createdAt label { name } }\n"                           \
   "  ... on UnlabeledEvent { actor { login } createdAt label { name } }\n"                         \
   "  ... on MentionedEvent { actor { login } createdAt }\n"                                        \
