@@ -286,8 +286,12 @@ std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
         if (posting && graphql_rate_limited(data)) {  // GitHub's RATE_LIMITED with HTTP 200
           if (++s.limit_waits > 50)
             throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
-          double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05
-                                     : opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits);
+          // Until the reset the headers gave; without one (or a stale one), back off as for a
+          // rate-limit 403 without Retry-After.
+          double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
+          if (wait <= 0)
+            wait = std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
           if (wait >= told_wait) {
             told_wait = std::max(0.0, wait);
             told_why = "GraphQL RATE_LIMITED (HTTP 200), until the reset";
