@@ -1,9 +1,11 @@
 #include "crawler/graphql_crawl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "core/error.h"
 #include "core/issue_store.h"
@@ -255,12 +257,27 @@ class GraphQLCrawl {
   std::optional<Json> query(const char* document, const Json& variables, const std::string& what,
                             bool may_shrink) {
     Json body = {{"query", document}, {"variables", variables}};
-    Fetched f = api_.post(endpoint_, body.dump());
+    Fetched f;
+    for (int attempt = 1;; ++attempt) {
+      f = api_.post(endpoint_, body.dump());
+      const Json& errors = at(f.data, {"errors"});
+      bool failed = f.status != 200 || (!errors.is_null() && is_timeout_error(errors) &&
+                                        at(f.data, {"data"}).is_null());
+      if (!failed || !is_timeout_error(errors)) break;
+      if (may_shrink) return std::nullopt;
+      // Nothing smaller to ask for: retry the same request a bounded number of times.
+      if (attempt > o_.api.max_retries) break;
+      double wait =
+          std::min(o_.api.backoff_max_s, o_.api.backoff_base_s * std::pow(2, attempt - 1));
+      if (notice_)
+        notice_("GitHub's GraphQL API timed out (" + what + "); retrying in " +
+                std::to_string(static_cast<int>(std::ceil(wait))) + " s");
+      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
     const Json& errors = at(f.data, {"errors"});
     bool has_errors = !errors.is_null();
     if (f.status != 200 ||
         (has_errors && is_timeout_error(errors) && at(f.data, {"data"}).is_null())) {
-      if (may_shrink && is_timeout_error(errors)) return std::nullopt;
       throw UserError("POST " + endpoint_ + " (" + what + "): HTTP " + std::to_string(f.status) +
                       ": GraphQL " + describe_errors(errors) +
                       "; nothing of it was stored, the next run resumes here");
