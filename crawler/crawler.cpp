@@ -125,19 +125,6 @@ class Crawl {
     return url;
   }
 
-  // The since= of a fresh walk: the largest stored updated_at minus the overlap, never before
-  // the user's --since.
-  std::optional<std::string> walk_since() const {
-    std::optional<std::string> since = o_.since;
-    if (state_.max_updated_at) {
-      if (auto t = parse_iso8601(*state_.max_updated_at)) {
-        std::string s = format_iso8601(*t - o_.overlap_s);
-        if (!since || s > *since) since = s;
-      }
-    }
-    return since;
-  }
-
   // Walks the listing until a walk stores no change (so issues updated during the crawl are
   // caught, and the last walk's URL is cached for the next run's conditional request).
   //
@@ -155,7 +142,8 @@ class Crawl {
         url = *state_.next_url;  // resume an interrupted walk, whose since= is not known
         if (walk == 0) first_since = o_.since;
       } else {
-        std::optional<std::string> since = repeat ? first_since : walk_since();
+        std::optional<std::string> since =
+            repeat ? first_since : crawler::walk_since(o_, state_.max_updated_at);
         if (walk == 0) first_since = since;
         url = list_url(since);
       }
@@ -417,6 +405,18 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
   if (resolve_api_kind(options) == "graphql") return crawl_graphql(db, options, notice, progress);
   Crawl c(db, options, notice, progress);
   return c.run();
+}
+
+std::optional<std::string> walk_since(const CrawlOptions& o,
+                                      const std::optional<std::string>& max_updated_at) {
+  std::optional<std::string> since = o.since;
+  if (max_updated_at) {
+    if (auto t = parse_iso8601(*max_updated_at)) {
+      std::string s = format_iso8601(*t - o.overlap_s);
+      if (!since || s > *since) since = s;
+    }
+  }
+  return since;
 }
 
 std::string resolve_api_kind(const CrawlOptions& o) {

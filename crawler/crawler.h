@@ -68,6 +68,11 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
                    const std::function<void(const std::string&)>& notice = {},
                    const CrawlProgress& progress = {});
 
+// The lower bound of a fresh walk of the listing: the largest stored updated_at minus the
+// overlap, never before the user's --since (REST's since=, GraphQL's filterBy.since).
+std::optional<std::string> walk_since(const CrawlOptions& options,
+                                      const std::optional<std::string>& max_updated_at);
+
 // The API a crawl with these options uses ("rest" or "graphql"); UsageError for --api graphql
 // without a token or an unknown name.
 std::string resolve_api_kind(const CrawlOptions& options);

@@ -241,16 +241,7 @@ class GraphQLCrawl {
     progress_(summary_);
   }
 
-  std::optional<std::string> walk_since() const {
-    std::optional<std::string> since = o_.since;
-    if (state_.max_updated_at) {
-      if (auto t = parse_iso8601(*state_.max_updated_at)) {
-        std::string s = format_iso8601(*t - o_.overlap_s);
-        if (!since || s > *since) since = s;
-      }
-    }
-    return since;
-  }
+  std::optional<std::string> since() const { return walk_since(o_, state_.max_updated_at); }
 
   // One GraphQL request; returns "data" after the checks. `what` names the request in errors.
   // A timeout answer returns nullopt when `may_shrink` (the caller asks for fewer issues).
@@ -271,7 +262,7 @@ class GraphQLCrawl {
           std::min(o_.api.backoff_max_s, o_.api.backoff_base_s * std::pow(2, attempt - 1));
       if (notice_)
         notice_("GitHub's GraphQL API timed out (" + what + "); retrying in " +
-                std::to_string(static_cast<int>(std::ceil(wait))) + " s");
+                std::to_string(static_cast<int>(std::ceil(wait * 10))) + "00 ms");
       std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     }
     const Json& errors = at(f.data, {"errors"});
@@ -366,8 +357,8 @@ class GraphQLCrawl {
 
   void walk_all() {
     for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
-      Checkpoint at_ = walk == 0 ? decode(state_.next_url).value_or(Checkpoint{walk_since(), {}})
-                                 : Checkpoint{walk_since(), {}};
+      Checkpoint at_ = walk == 0 ? decode(state_.next_url).value_or(Checkpoint{since(), {}})
+                                 : Checkpoint{since(), {}};
       bool changed = false;
       std::set<std::string> seen;
       for (int page = 0;; ++page) {

@@ -55,7 +55,9 @@ echo "ok: partial data refused ($stored issues stored before it), resumed"
 
 # RATE_LIMITED (HTTP 200) when the points of the window are spent: wait for the reset, finish.
 # (7 points: two pages of 3 leave 1, above the floor of 0; the third page costs 3.)
-start_fake LIMITED --issues 300 --rate-limit 7 --rate-window 2
+# Windows are aligned to multiples of 3 s: start just after a boundary, so the first pages share one.
+start_fake LIMITED --issues 300 --rate-limit 7 --rate-window 3
+sleep "$(python3 -c 'import time; print(3.05 - time.time() % 3)')"
 gql "$T/limited.db" --api-url "$LIMITED" --json --rate-floor 0
 [ $rc = 0 ] || fail "rate-limited crawl: $(cat "$T/err")"
 [ "$(jq '.repos[0].rate_limit_waits' "$T/out")" -ge 1 ] || fail "no rate-limit wait recorded"
@@ -63,13 +65,17 @@ expect_grep "waiting .*GraphQL RATE_LIMITED (HTTP 200), until the reset" "$T/err
 same_rows "$T/ref.db" "$T/limited.db" "after rate-limit waits"
 echo "ok: RATE_LIMITED waits for the reset"
 
-# Faults on every request's first two attempts: retried to the same rows.
-start_fake FAULTY --issues 300 --fault-rate 0.5 --retry-after 0
+# Faults on a request's first two attempts (500, 502, cut connections, truncated JSON, 403 with
+# Retry-After, GitHub's 502 timeout answer): retried, or the page made smaller, to the same rows.
+# (Seed 5 times out an issue page, which is halved, and a follow-up page, which is retried.)
+start_fake FAULTY --issues 300 --fault-rate 0.6 --retry-after 0 --seed 5
 gql "$T/faulty.db" --api-url "$FAULTY" --backoff-base 0.01 --json
 [ $rc = 0 ] || fail "faulty crawl: $(cat "$T/err")"
 [ "$(jq .retries "$T/out")" -ge 1 ] || fail "no retries"
+expect_grep "timed out on 100 issues per request; asking for 50" "$T/err"
+expect_grep "timed out (comments of #[0-9]* after .*); retrying in" "$T/err"
 same_rows "$T/ref.db" "$T/faulty.db" "after faults"
-echo "ok: faults retried"
+echo "ok: faults retried ($(grep -c "timed out" "$T/err") timeout answers handled)"
 
 # A 307 to another origin: refused; the other origin never sees a request or the token.
 start_fake OTHER --issues 10

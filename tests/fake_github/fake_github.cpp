@@ -898,6 +898,16 @@ struct FakeGitHub::Impl {
               {"endCursor", end.empty() ? Json() : Json(end)}}}};
   }
 
+  // GitHub's answer to a query that ran out of time (HTTP 502).
+  static Json gql_timeout() {
+    return {{"data", nullptr},
+            {"errors",
+             Json::array({{{"message",
+                            "Something went wrong while executing your query. This may be the "
+                            "result of a timeout, or it could be a GitHub bug. Please include "
+                            "`0000:FAKE:1:2:3` when reporting this issue."}}})}};
+  }
+
   void gql_answer(const httplib::Request& req, httplib::Response& res, int status,
                   const Json& body) {
     res.status = status;
@@ -938,7 +948,7 @@ struct FakeGitHub::Impl {
       if (opt.fault_rate > 0 && attempt < 2) {
         std::uint64_t x = mix(opt.seed ^ fnv(key) ^ mix(static_cast<std::uint64_t>(attempt)));
         if (static_cast<double>(x % 1000000) / 1e6 < opt.fault_rate)
-          fault = static_cast<int>((x >> 32) % 5);
+          fault = static_cast<int>((x >> 32) % 6);  // 5: GitHub's timeout answer
       }
     }
     GqlDocument doc;
@@ -1002,6 +1012,8 @@ struct FakeGitHub::Impl {
             "application/json");
         log(req, 403);
         return;
+      case 5:
+        return gql_answer(req, res, 502, gql_timeout());
       default:
         break;
     }
@@ -1071,14 +1083,7 @@ struct FakeGitHub::Impl {
         for (const Selection& r : top.sub)
           if (top.name == "repository" && r.name == "issues" &&
               r.args.value("first", 0) > opt.graphql_timeout_above)
-            return gql_answer(
-                req, res, 502,
-                {{"data", nullptr},
-                 {"errors",
-                  Json::array({{{"message",
-                                 "Something went wrong while executing your query. This may be "
-                                 "the result of a timeout, or it could be a GitHub bug. Please "
-                                 "include `0000:FAKE:1:2:3` when reporting this issue."}}})}});
+            return gql_answer(req, res, 502, gql_timeout());
     }
     Json data;
     try {

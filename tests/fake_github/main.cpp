@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   app.add_option("--latency-ms", o.latency_ms, "delay per request")->capture_default_str();
   app.add_option("--fault-rate", o.fault_rate,
                  "probability of a fault (500, 502, cut connection, truncated JSON, 403 "
-                 "Retry-After) on a URL's first two requests")
+                 "Retry-After; on /graphql also GitHub's 502 timeout answer) on a URL's (a "
+                 "GraphQL body's) first two requests")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "fault seed (data does not depend on it)")
