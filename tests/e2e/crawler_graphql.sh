@@ -83,4 +83,12 @@ GITHUB_TOKEN=$TOKEN "$CF" --db "$T/ghes.db" crawl $REPO --api-url "$GHES/api/v3"
 curl -s "$GHES/_admin/log" | jq -r '.[].path' | sort -u >"$T/paths"
 [ "$(cat "$T/paths")" = /api/graphql ] || fail "GHES requests went to $(cat "$T/paths")"
 [ "$(sqlite3 "$T/ghes.db" "SELECT count(*) FROM issues")" -gt 20 ] || fail "GHES crawl stored too little"
+# A renamed repository: GraphQL answers under the new name; stored there, as REST does.
+start_fake RENAMED --issues 80 --rename old/name=$REPO
+GITHUB_TOKEN=$TOKEN "$CF" --db "$T/ren.db" crawl old/name --api-url "$RENAMED" >"$T/out" 2>"$T/err"
+expect_grep "repository old/name was renamed to $REPO" "$T/err"
+"$CF" --db "$T/ren_rest.db" crawl old/name --api rest --api-url "$RENAMED" >/dev/null 2>&1
+[ "$(sqlite3 "$T/ren.db" "SELECT full_name FROM repositories r JOIN issues i ON i.repo_id=r.id LIMIT 1")" = $REPO ] ||
+  fail "renamed repository not stored under its new name"
+same_rows "$T/ren_rest.db" "$T/ren.db" "renamed repository"
 echo "PASS: GraphQL crawl stores the REST crawl's rows"

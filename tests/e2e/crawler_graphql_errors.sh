@@ -85,4 +85,10 @@ failed_once "HTTP 307"
 [ "$(curl -s "$OTHER/_admin/log")" = "[]" ] || fail "the other origin got a request"
 echo "ok: redirect refused, token not sent elsewhere"
 
+# A node that breaks the store's schema (a number as title): one line naming the issue, and
+# nothing of its page stored.
+start_fake BADTITLE --issues 60 --bad-title-issue 6
+gql "$T/bad.db" --api-url "$BADTITLE"
+failed_once "$REPO#6 as served by .*/graphql: title"
+[ "$(sqlite3 "$T/bad.db" "SELECT count(*) FROM issues")" = 0 ] || fail "part of the page was stored"
 echo "PASS: GraphQL errors handled"
