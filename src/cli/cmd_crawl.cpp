@@ -97,7 +97,9 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--graphql-queries", args->graphql_queries,
                 "print the GraphQL documents convfail sends, as JSON, and exit")
       ->group("");
-  cmd->add_option("--api-url", args->o.api_url, "GitHub REST API root (e.g. a fake server)")
+  cmd->add_option("--api-url", args->o.api_url,
+                  "GitHub REST API root (e.g. a fake server); GraphQL is at ROOT/graphql, or "
+                  "https://HOST/api/graphql for a https://HOST/api/v3 root")
       ->capture_default_str();
   cmd->add_option("--token-file", args->token_file,
                   "file holding the GitHub token (default: $GITHUB_TOKEN; none: anonymous)");
@@ -123,7 +125,8 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   cmd->add_option("--rate-floor", args->o.api.rate_floor,
-                  "wait for the rate-limit reset when this many requests are left")
+                  "wait for the rate-limit reset when this many requests (GraphQL: points) are "
+                  "left")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--backoff-base", args->o.api.backoff_base_s,
