@@ -56,6 +56,15 @@ GITHUB_TOKEN=$TOKEN "$CF" --db "$T/gql.db" crawl $REPO --api-url "$URL" --state 
 "$CF" --db "$T/rest.db" crawl $REPO --api-url "$URL" --state all >/dev/null
 [ "$(jq .updated_issues "$T/changed.json")" = 3 ] || fail "expected 3 updated issues (178 is a pull request)"
 same_rows "$T/rest.db" "$T/gql.db" "REST vs GraphQL after changes"
+# The APIs share the crawl state: a database crawled by REST refreshes through GraphQL in one
+# request, and back.
+GITHUB_TOKEN=$TOKEN "$CF" --db "$T/rest.db" crawl $REPO --api-url "$URL" --state all --json \
+  >"$T/mixed.json"
+[ "$(jq .requests "$T/mixed.json")" = 1 ] || fail "GraphQL refresh of a REST database: $(jq .requests "$T/mixed.json") requests"
+"$CF" --db "$T/gql.db" crawl $REPO --api-url "$URL" --state all --json >"$T/mixed2.json"
+[ "$(jq .new_issues "$T/mixed2.json")" = 0 ] && [ "$(jq .updated_issues "$T/mixed2.json")" = 0 ] ||
+  fail "REST refresh of a GraphQL database stored something"
+same_rows "$T/rest.db" "$T/gql.db" "after crossing APIs"
 echo "ok: incremental refresh"
 
 # Label filters: REST's labels= (all of them) and the exclusions give the same rows.

@@ -77,13 +77,29 @@ expect_grep "timed out (comments of #[0-9]* after .*); retrying in" "$T/err"
 same_rows "$T/ref.db" "$T/faulty.db" "after faults"
 echo "ok: faults retried ($(grep -c "timed out" "$T/err") timeout answers handled)"
 
-# A 307 to another origin: refused; the other origin never sees a request or the token.
+# A redirect to another origin: not followed; the other origin never sees a request or the token.
 start_fake OTHER --issues 10
 start_fake REDIR --issues 10 --redirect-to "$OTHER"
 gql "$T/redir.db" --api-url "$REDIR"
-failed_once "HTTP 307"
+failed_once "HTTP 302"
 [ "$(curl -s "$OTHER/_admin/log")" = "[]" ] || fail "the other origin got a request"
 echo "ok: redirect refused, token not sent elsewhere"
+
+# A 2 GB body and a gzip bomb, under an 800 MB address-space limit; ESC in an error message.
+start_fake HUGE --huge-body-mb 2048
+start_fake BOMB --gzip-bomb-mb 1024
+for kind in HUGE BOMB; do
+  rc=0
+  ( ulimit -v 800000
+    GITHUB_TOKEN=$TOKEN exec "$CF" --db "$T/$kind.db" crawl $REPO --api graphql \
+      --api-url "${!kind}" ) >"$T/out" 2>"$T/err" || rc=$?
+  failed_once "larger than the cap of 100 MB (--max-response-mb)"
+done
+start_fake ESC --escape-error
+gql "$T/esc.db" --api-url "$ESC"
+failed_once 'HTTP 400: Bad request'
+if grep -q $'\x1b' "$T/err"; then fail "raw ESC printed"; fi
+echo "ok: huge body, gzip bomb and escape sequences"
 
 # A node that breaks the store's schema (a number as title): one line naming the issue, and
 # nothing of its page stored.

@@ -927,12 +927,7 @@ struct FakeGitHub::Impl {
                          {"documentation_url",
                           "https://docs.github.com/graphql/guides/"
                           "forming-calls-with-graphql#authenticating-with-graphql"}});
-    if (!opt.redirect_to.empty()) {  // hostile: send the POST (and its token) elsewhere
-      res.status = 307;
-      res.set_header("Location", opt.redirect_to + req.path);
-      log(req, 307);
-      return;
-    }
+    if (hostile(req, res)) return;  // the listing's hostile answers, on /graphql too
     Json in = Json::parse(req.body, nullptr, false);
     if (!in.is_object() || !in.contains("query") || !in["query"].is_string())
       return gql_answer(req, res, 400, {{"message", "Problems parsing JSON"}});
