@@ -254,14 +254,18 @@ class GraphQLCrawl {
       const Json& errors = at(f.data, {"errors"});
       bool failed = f.status != 200 || (!errors.is_null() && is_timeout_error(errors) &&
                                         at(f.data, {"data"}).is_null());
-      if (!failed || !is_timeout_error(errors)) break;
-      if (may_shrink) return std::nullopt;
-      // Nothing smaller to ask for: retry the same request a bounded number of times.
+      if (!failed) break;
+      bool timeout = is_timeout_error(errors);
+      if (timeout && may_shrink) return std::nullopt;
+      // Nothing smaller to ask for, or another server error: retry the same request a bounded
+      // number of times.
       if (attempt > o_.api.max_retries) break;
       double wait =
           std::min(o_.api.backoff_max_s, o_.api.backoff_base_s * std::pow(2, attempt - 1));
       if (notice_)
-        notice_("GitHub's GraphQL API timed out (" + what + "); retrying in " +
+        notice_("GitHub's GraphQL API " +
+                (timeout ? std::string("timed out") : "answered HTTP " + std::to_string(f.status)) +
+                " (" + what + "); retrying in " +
                 std::to_string(static_cast<int>(std::ceil(wait * 10))) + "00 ms");
       std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     }
