@@ -2,7 +2,11 @@
 // (a) convfail defaults (concurrency 4), (b) convfail --concurrency 1, (c) the naive baseline the
 // study used (every page, comment list and timeline fetched again, sequentially, no ETags, no
 // since=), each followed by a second, unchanged refresh. Prints requests, full (200) responses,
-// 304s and wall time, and the ratios. Usage: bench_crawl [--issues N] [--latency-ms L]
+// 304s and wall time, and the ratios; then (d) the GraphQL crawl (`--api graphql`) on the same
+// repository beside (a): requests, rate-limit units (REST: requests answered in full, as 304s
+// are free; GraphQL: points), wall time, and its unchanged refresh.
+// Usage: bench_crawl [--issues N] [--latency-ms L] [--skip-slow 1] (skips (b) and (c))
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +29,7 @@ namespace {
 const char* kRepo = "onnx/tensorflow-onnx";
 
 struct Figures {
-  long long requests = 0, full = 0, not_modified = 0, issues = 0;
+  long long requests = 0, full = 0, not_modified = 0, issues = 0, points = 0;
   double seconds = 0;
 };
 
@@ -46,18 +50,20 @@ Figures from_server(const fake::FakeGitHub& server, std::size_t log_from) {
   return f;
 }
 
-Figures run_convfail(fake::FakeGitHub& server, Db& db, int concurrency) {
+Figures run_convfail(fake::FakeGitHub& server, Db& db, int concurrency, const char* api = "rest") {
   crawler::CrawlOptions o;
   o.repo = kRepo;
   o.state = "all";
   o.api_url = server.url();
   o.api.concurrency = concurrency;
+  o.api_kind = api;
+  if (std::strcmp(api, "graphql") == 0) o.api.token = "bench-token";
   std::size_t from = server.log().size();
   crawler::CrawlSummary s;
   double t = timed([&] { s = crawler::crawl(db, o); });
   Figures f = from_server(server, from);
   f.seconds = t;
-  (void)s;
+  f.points = s.points_used;
   f.issues = db.scalar("SELECT count(*) FROM issues");
   return f;
 }
@@ -129,7 +135,9 @@ void print(const char* name, const Figures& f) {
 
 int main(int argc, char** argv) {
   int issues = 5000, latency = 20;
+  bool skip_slow = false;
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--skip-slow")) skip_slow = std::atoi(argv[i + 1]) != 0;
     if (!std::strcmp(argv[i], "--issues")) issues = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--latency-ms")) latency = std::atoi(argv[i + 1]);
   }
@@ -148,6 +156,28 @@ int main(int argc, char** argv) {
   print("(a) convfail, defaults", a);
   Figures a2 = run_convfail(server, *db_a, 4);
   print("(a) refresh, unchanged", a2);
+
+  auto db_d = open_database(dir.file("d.db"));
+  Figures d = run_convfail(server, *db_d, 4, "graphql");
+  print("(d) convfail --api graphql", d);
+  Figures d2 = run_convfail(server, *db_d, 4, "graphql");
+  print("(d) refresh, unchanged", d2);
+  long long rest_units = a.requests - a.not_modified;
+  std::printf(
+      "GraphQL (d) vs REST (a) first crawl: %lld vs %lld requests; rate-limit units %lld points "
+      "vs %lld REST requests = %.1fx fewer (goal: >= 20x); wall %.2f s vs %.2f s = %.1fx less "
+      "(goal: >= 5x)\n",
+      d.requests, a.requests, d.points, rest_units,
+      static_cast<double>(rest_units) / static_cast<double>(std::max(1LL, d.points)), d.seconds,
+      a.seconds, a.seconds / d.seconds);
+  std::printf("GraphQL refresh, unchanged: %lld request(s), %lld point(s), %.3f s (goal: 1)\n",
+              d2.requests, d2.points, d2.seconds);
+  std::printf(
+      "same issue count in (a) and (d): %s\n",
+      db_a->scalar("SELECT count(*) FROM issues") == db_d->scalar("SELECT count(*) FROM issues")
+          ? "yes"
+          : "NO");
+  if (skip_slow) return 0;
 
   auto db_b = open_database(dir.file("b.db"));
   Figures b = run_convfail(server, *db_b, 1);

@@ -11,6 +11,7 @@
 #include "core/issue_store.h"
 #include "core/text.h"
 #include "crawler/crawl_state.h"
+#include "crawler/graphql_crawl.h"
 #include "crawler/http_cache.h"
 
 namespace convfail::crawler {
@@ -124,19 +125,6 @@ class Crawl {
     return url;
   }
 
-  // The since= of a fresh walk: the largest stored updated_at minus the overlap, never before
-  // the user's --since.
-  std::optional<std::string> walk_since() const {
-    std::optional<std::string> since = o_.since;
-    if (state_.max_updated_at) {
-      if (auto t = parse_iso8601(*state_.max_updated_at)) {
-        std::string s = format_iso8601(*t - o_.overlap_s);
-        if (!since || s > *since) since = s;
-      }
-    }
-    return since;
-  }
-
   // Walks the listing until a walk stores no change (so issues updated during the crawl are
   // caught, and the last walk's URL is cached for the next run's conditional request).
   //
@@ -154,7 +142,8 @@ class Crawl {
         url = *state_.next_url;  // resume an interrupted walk, whose since= is not known
         if (walk == 0) first_since = o_.since;
       } else {
-        std::optional<std::string> since = repeat ? first_since : walk_since();
+        std::optional<std::string> since =
+            repeat ? first_since : crawler::walk_since(o_, state_.max_updated_at);
         if (walk == 0) first_since = since;
         url = list_url(since);
       }
@@ -391,6 +380,9 @@ void validate(const CrawlOptions& o) {
     throw UsageError("--max-retries, --rate-floor and --backoff-base must not be negative");
   if (o.api.max_response_bytes < 1) throw UsageError("--max-response-mb must be at least 1");
   if (o.max_issues < 0) throw UsageError("--max-issues must not be negative");
+  if (o.graphql_page_size < 1 || o.graphql_page_size > 100)
+    throw UsageError("--graphql-page-size must be between 1 and 100");
+  resolve_api_kind(o);
 }
 
 }  // namespace
@@ -410,8 +402,34 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
                    const std::function<void(const std::string&)>& notice,
                    const CrawlProgress& progress) {
   validate(options);
+  if (resolve_api_kind(options) == "graphql") return crawl_graphql(db, options, notice, progress);
   Crawl c(db, options, notice, progress);
   return c.run();
+}
+
+std::optional<std::string> walk_since(const CrawlOptions& o,
+                                      const std::optional<std::string>& max_updated_at) {
+  std::optional<std::string> since = o.since;
+  if (max_updated_at) {
+    if (auto t = parse_iso8601(*max_updated_at)) {
+      std::string s = format_iso8601(*t - o.overlap_s);
+      if (!since || s > *since) since = s;
+    }
+  }
+  return since;
+}
+
+std::string resolve_api_kind(const CrawlOptions& o) {
+  if (o.api_kind == "rest") return "rest";
+  if (o.api_kind == "graphql") {
+    if (!o.api.token)
+      throw UsageError(
+          "--api graphql needs a token ($GITHUB_TOKEN or --token-file): GitHub's GraphQL API "
+          "does not answer anonymous requests");
+    return "graphql";
+  }
+  if (o.api_kind == "auto") return o.api.token ? "graphql" : "rest";
+  throw UsageError("--api must be rest, graphql or auto, got '" + o.api_kind + "'");
 }
 
 std::vector<CrawlOptions> preset_crawls(const std::string& name, const CrawlOptions& base) {

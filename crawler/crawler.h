@@ -29,6 +29,10 @@ struct CrawlOptions {
   int max_walks = 4;            // listing passes per run until one sees no change
   int max_pages = 10000;        // pages per walk of one listing, comment or timeline list;
                                 // more is an error (a server that never ends)
+  // rest | graphql | auto (GraphQL when a token is given, since GitHub's GraphQL API needs one;
+  // REST otherwise).
+  std::string api_kind = "auto";
+  int graphql_page_size = 100;  // issues per GraphQL request (halved when GitHub times out)
   ApiOptions api;
 };
 
@@ -45,8 +49,11 @@ struct CrawlSummary {
   std::int64_t excluded = 0;
   std::int64_t comment_sets_changed = 0;
   std::int64_t timelines_changed = 0;
-  bool complete = false;  // false: stopped at --max-issues; the next run resumes
-  ApiStats api;           // requests, 304s, retries, waits
+  bool complete = false;          // false: stopped at --max-issues; the next run resumes
+  ApiStats api;                   // requests, 304s, retries, waits
+  std::string api_kind = "rest";  // the API the crawl used: rest | graphql
+  std::int64_t points_used = 0;   // GraphQL: the sum of rateLimit.cost
+  std::optional<std::int64_t> points_remaining;  // GraphQL: the last rateLimit.remaining
 };
 
 // Progress snapshots for a progress line; called after every request round.
@@ -60,6 +67,15 @@ std::string crawl_filter_key(const CrawlOptions& options);
 CrawlSummary crawl(Db& db, const CrawlOptions& options,
                    const std::function<void(const std::string&)>& notice = {},
                    const CrawlProgress& progress = {});
+
+// The lower bound of a fresh walk of the listing: the largest stored updated_at minus the
+// overlap, never before the user's --since (REST's since=, GraphQL's filterBy.since).
+std::optional<std::string> walk_since(const CrawlOptions& options,
+                                      const std::optional<std::string>& max_updated_at);
+
+// The API a crawl with these options uses ("rest" or "graphql"); UsageError for --api graphql
+// without a token or an unknown name.
+std::string resolve_api_kind(const CrawlOptions& options);
 
 // The crawls of a named preset ("jajal2024": what the study crawled), with `base` supplying the
 // API, token and tuning. Throws UsageError for an unknown preset.

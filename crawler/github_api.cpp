@@ -49,14 +49,24 @@ std::string error_message(const http::Response& r) {
 }
 
 // "GET <url>" for messages; URLs come from the server (Link headers, issue objects).
-std::string get_of(const std::string& url) {
-  return "GET " + url;
+std::string get_of(const std::string& url, bool post = false) {
+  return (post ? "POST " : "GET ") + url;
 }
 
 std::string host_of(const std::string& origin) {  // "scheme://host:port" -> "host"
   std::size_t a = origin.find("://");
   std::size_t b = origin.rfind(':');
   return a == std::string::npos || b <= a ? origin : origin.substr(a + 3, b - a - 3);
+}
+
+// Whether a GraphQL answer is GitHub's rate-limit error (HTTP 200, errors[].type RATE_LIMITED).
+bool graphql_rate_limited(const Json& data) {
+  if (!data.is_object()) return false;
+  auto e = data.find("errors");
+  if (e == data.end() || !e->is_array()) return false;
+  for (const Json& x : *e)
+    if (x.is_object() && opt_string(x, "type").value_or("") == "RATE_LIMITED") return true;
+  return false;
 }
 
 // Attempt state of one URL inside get_all().
@@ -105,7 +115,8 @@ void GitHubApi::check_origin(const std::string& url, const std::string& what) {
                   "; refusing to follow it (the token and the database stay with the API)");
 }
 
-http::Request GitHubApi::make_request(const std::string& url) {
+http::Request GitHubApi::make_request(const std::string& url,
+                                      const std::optional<std::string>& body) {
   check_origin(url, "URL");
   http::Request req;
   req.url = url;
@@ -115,6 +126,11 @@ http::Request GitHubApi::make_request(const std::string& url) {
                  {"X-GitHub-Api-Version", "2022-11-28"},
                  {"User-Agent", std::string("convfail/") + CONVFAIL_VERSION}};
   if (opt_.token) req.headers.push_back({"Authorization", "Bearer " + *opt_.token});
+  if (body) {
+    req.post_body = body;
+    req.headers.push_back({"Content-Type", "application/json"});
+    return req;
+  }
   if (opt_.conditional && cache_) {
     if (auto c = cache_->get(url)) {
       if (c->etag) req.headers.push_back({"If-None-Match", *c->etag});
@@ -135,6 +151,12 @@ void GitHubApi::note_rate(const http::Response& r) {
   else
     stats_.rate_remaining = remaining;
   if (reset) reset_epoch_ = reset;
+}
+
+void GitHubApi::note_budget(std::int64_t remaining, std::int64_t reset_epoch) {
+  if (stats_.rate_remaining && reset_epoch_) return;  // the headers said it already
+  stats_.rate_remaining = remaining;
+  reset_epoch_ = reset_epoch;
 }
 
 void GitHubApi::sleep_for(double seconds, const std::string& why, bool rate_limit) {
@@ -168,6 +190,16 @@ Fetched GitHubApi::get(const std::string& url) {
 }
 
 std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
+  return fetch_all(urls, std::nullopt);
+}
+
+Fetched GitHubApi::post(const std::string& url, const std::string& body) {
+  return std::move(fetch_all({url}, body)[0]);
+}
+
+std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
+                                          const std::optional<std::string>& post_body) {
+  const bool posting = post_body.has_value();
   std::vector<std::optional<Fetched>> done(urls.size());
   std::vector<Slot> pending;
   for (std::size_t i = 0; i < urls.size(); ++i) pending.push_back(Slot{i, 0, 0, {}});
@@ -188,7 +220,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
     pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
 
     std::vector<http::Request> requests;
-    for (const Slot& s : round) requests.push_back(make_request(urls[s.index]));
+    for (const Slot& s : round) requests.push_back(make_request(urls[s.index], post_body));
     std::vector<http::Response> responses = multi_.perform_all(requests);
 
     std::vector<Slot> retry;  // faults: count an attempt, back off
@@ -208,10 +240,10 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
       };
       if (!r.transport_ok()) {
         if (r.failure == http::Failure::kTooLarge)
-          throw UserError(get_of(url) + ": the response is larger than the cap of " +
+          throw UserError(get_of(url, posting) + ": the response is larger than the cap of " +
                           std::to_string(opt_.max_response_bytes >> 20) +
                           " MB (--max-response-mb)");
-        if (!http::should_retry(r)) throw UserError(get_of(url) + ": " + r.error);
+        if (!http::should_retry(r)) throw UserError(get_of(url, posting) + ": " + r.error);
       }
       if (r.redirects > 0 && !on_api_origin(r.effective_url)) {
         // A redirect may move the API from http to https on the same host; any other origin
@@ -221,7 +253,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
             host_of(*to) == host_of(origins_.front()))
           origins_.push_back(*to);
         else
-          throw UserError(get_of(url) + ": redirected to " + r.effective_url +
+          throw UserError(get_of(url, posting) + ": redirected to " + r.effective_url +
                           ", which is not on the API origin; refusing its answer");
       }
       if (!r.transport_ok()) {
@@ -230,7 +262,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
       }
       if (r.status == 304) {
         std::optional<CacheEntry> c = cache_ ? cache_->get(url) : std::nullopt;
-        if (!c) throw UserError(get_of(url) + ": 304 Not Modified without a cached copy");
+        if (!c) throw UserError(get_of(url, posting) + ": 304 Not Modified without a cached copy");
         Fetched f{url,          Json::parse(c->body, nullptr, false),
                   std::nullopt, true,
                   std::nullopt, std::nullopt};
@@ -240,7 +272,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
           f.next_url = link_with_rel(*link, "next");
         else
           f.next_url = c->next_url;
-        if (f.next_url) check_origin(*f.next_url, get_of(url) + ": Link rel=\"next\"");
+        if (f.next_url) check_origin(*f.next_url, get_of(url, posting) + ": Link rel=\"next\"");
         ++stats_.not_modified;
         done[s.index] = std::move(f);
         continue;
@@ -251,10 +283,30 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
           fault("truncated or unparsable JSON body");
           continue;
         }
+        if (posting && graphql_rate_limited(data)) {  // GitHub's RATE_LIMITED with HTTP 200
+          if (++s.limit_waits > 50)
+            throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
+          // Until the reset the headers gave; without one (or a stale one), back off as for a
+          // rate-limit 403 without Retry-After.
+          double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
+          if (wait <= 0)
+            wait = std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
+          if (wait >= told_wait) {
+            told_wait = std::max(0.0, wait);
+            told_why = "GraphQL RATE_LIMITED (HTTP 200), until the reset";
+          }
+          pending.push_back(s);
+          continue;
+        }
         Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
+        if (posting) {
+          done[s.index] = std::move(f);
+          continue;
+        }
         if (r.redirects > 0) f.redirected_to = r.effective_url;
         if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
-        if (f.next_url) check_origin(*f.next_url, get_of(url) + ": Link rel=\"next\"");
+        if (f.next_url) check_origin(*f.next_url, get_of(url, posting) + ": Link rel=\"next\"");
         auto etag = r.header("etag");
         auto last_modified = r.header("last-modified");
         if (cache_ && (etag || last_modified))
@@ -274,7 +326,7 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
         }
         if (retry_after || (remaining && *remaining == 0) || secondary || r.status == 429) {
           if (++s.limit_waits > 50)
-            throw UserError(get_of(url) + ": still rate limited after 50 waits");
+            throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
           double wait;
           std::string why;
           if (retry_after) {
@@ -300,24 +352,35 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
           pending.push_back(s);
           continue;
         }
-        throw UserError(get_of(url) + ": HTTP " + std::to_string(r.status) + ": " + msg);
+        throw UserError(get_of(url, posting) + ": HTTP " + std::to_string(r.status) + ": " + msg);
+      }
+      if (posting && r.status >= 500) {  // GraphQL's timeout answer: the caller asks for less
+        Json data = Json::parse(r.body, nullptr, false);
+        if (data.is_object() && data.contains("errors")) {
+          Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
+          f.status = r.status;
+          done[s.index] = std::move(f);
+          continue;
+        }
       }
       if (http::should_retry(r)) {  // 5xx (429 was a rate limit above)
         fault("HTTP " + std::to_string(r.status));
         continue;
       }
       if (r.status == 401)
-        throw UserError(get_of(url) + ": HTTP 401: bad credentials (check the token)");
+        throw UserError(get_of(url, posting) + ": HTTP 401: bad credentials (check the token)");
       if (r.status == 404)
-        throw UserError(get_of(url) + ": HTTP 404: not found (repository name, or access?)");
-      throw UserError(get_of(url) + ": HTTP " + std::to_string(r.status) + ": " + error_message(r));
+        throw UserError(get_of(url, posting) +
+                        ": HTTP 404: not found (repository name, or access?)");
+      throw UserError(get_of(url, posting) + ": HTTP " + std::to_string(r.status) + ": " +
+                      error_message(r));
     }
     if (!retry.empty()) {
       http::RetryPolicy policy{opt_.max_retries, opt_.backoff_base_s, opt_.backoff_max_s};
       int worst = 0;
       for (Slot& s : retry) {
         if (policy.gives_up_after(s.attempts))
-          throw UserError(get_of(urls[s.index]) + " failed " + std::to_string(s.attempts) +
+          throw UserError(get_of(urls[s.index], posting) + " failed " + std::to_string(s.attempts) +
                           " times, last: " + s.last_error);
         worst = std::max(worst, s.attempts);
         ++stats_.retries;

@@ -54,6 +54,7 @@ struct Fetched {
   bool not_modified = false;
   std::optional<CacheEntry> cache_update;    // set for a 200 that carried a validator
   std::optional<std::string> redirected_to;  // the URL that answered, when redirected
+  long status = 200;  // a POST's 5xx carrying GraphQL "errors" (a timeout) is given back as is
 };
 
 // The concurrency `options` asks for, with 0 resolved (see ApiOptions::concurrency).
@@ -68,8 +69,16 @@ class GitHubApi {
   Fetched get(const std::string& url);
   // Fetches all URLs, up to `concurrency` at once; results in the order of `urls`.
   std::vector<Fetched> get_all(const std::vector<std::string>& urls);
+  // POSTs a JSON body (a GraphQL request) with the same manners: no conditional request, no
+  // redirect followed. An HTTP 200 whose "errors" say RATE_LIMITED waits for the reset like a
+  // rate-limit 403; a 5xx whose body is JSON with "errors" (GitHub's "Something went wrong" on
+  // a query that timed out) is returned with its status, so the caller can ask for less.
+  Fetched post(const std::string& url, const std::string& body);
 
   const ApiStats& stats() const { return stats_; }
+  // A budget read from a response body (GraphQL's rateLimit{remaining resetAt}) when the
+  // headers gave none: the next request waits for the reset at the floor, as with headers.
+  void note_budget(std::int64_t remaining, std::int64_t reset_epoch);
   // Whether `url` is on the API origin (after any same-host redirect that moved it).
   bool on_api_origin(const std::string& url) const;
   // True once a secondary rate limit made the rest of the run serial.
@@ -78,7 +87,9 @@ class GitHubApi {
   std::function<void()> on_progress;
 
  private:
-  http::Request make_request(const std::string& url);
+  std::vector<Fetched> fetch_all(const std::vector<std::string>& urls,
+                                 const std::optional<std::string>& post_body);
+  http::Request make_request(const std::string& url, const std::optional<std::string>& body);
   void note_rate(const http::Response& r);
   void check_origin(const std::string& url, const std::string& what);
   void wait_for_budget();

@@ -19,6 +19,10 @@ void CrawlProgressLine::update(const CrawlSummary& s) {
                 s.api.rate_remaining ? std::to_string(*s.api.rate_remaining).c_str() : "?",
                 s.api.rate_limit_wait_s);
   std::string line = buf;
+  if (s.api_kind == "graphql")
+    line += ", " + std::to_string(s.points_used) + " points used, " +
+            (s.points_remaining ? std::to_string(*s.points_remaining) : std::string("?")) +
+            " points left";
   if (line == last_) return;
   clear();
   out_ << line << std::flush;
@@ -51,13 +55,16 @@ std::string describe_summary(const CrawlSummary& s) {
   std::snprintf(buf, sizeof buf,
                 "%s: %lld issue(s) seen: %lld new, %lld updated, %lld unchanged; %lld pull "
                 "request(s) and %lld excluded skipped; %lld request(s), %lld answered 304, %lld "
-                "retried, %.1f s waiting for rate limits%s",
+                "retried, %.1f s waiting for rate limits%s%s",
                 s.repo.c_str(), static_cast<long long>(s.issues_seen),
                 static_cast<long long>(s.new_issues), static_cast<long long>(s.updated_issues),
                 static_cast<long long>(s.unchanged_issues),
                 static_cast<long long>(s.pull_requests_skipped), static_cast<long long>(s.excluded),
                 static_cast<long long>(s.api.requests), static_cast<long long>(s.api.not_modified),
                 static_cast<long long>(s.api.retries), s.api.rate_limit_wait_s,
+                s.api_kind == "graphql"
+                    ? ("; GraphQL: " + std::to_string(s.points_used) + " point(s)").c_str()
+                    : "",
                 s.complete ? "" : " (stopped at --max-issues; the next run continues)");
   return buf;
 }

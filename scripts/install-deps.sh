@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache clang-format pkg-config git ca-certificates
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libssl-dev
+  curl jq  # the crawler e2e tests read the fake server's log
   bubblewrap libseccomp-dev  # the sandbox of repro/ (and core_install.sh hides the checkout)
 )
 if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then
@@ -34,5 +35,11 @@ if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f repro/runner/package.json ] &&
    [ ! -d repro/runner/node_modules/onnxruntime-node ]; then
   echo "install-deps: npm install (onnxruntime-node) in repro/runner"
   (cd repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+# GitHub's GraphQL schema and validator for tests/e2e/crawler_graphql_schema.sh.
+if command -v npm >/dev/null 2>&1 && [ -f tests/graphql_schema/package.json ] &&
+   [ ! -d tests/graphql_schema/node_modules/@octokit/graphql-schema ]; then
+  echo "install-deps: npm install (@octokit/graphql-schema, graphql) in tests/graphql_schema"
+  (cd tests/graphql_schema && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 echo "install-deps: ok"

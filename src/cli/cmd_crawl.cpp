@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "crawler/crawler.h"
+#include "crawler/graphql_query.h"
 #include "crawler/progress.h"
 #include "crawler/token.h"
 
@@ -13,22 +14,28 @@ namespace convfail::cli {
 namespace {
 
 nlohmann::json summary_json(const crawler::CrawlSummary& s) {
-  return {{"repo", s.repo},
-          {"complete", s.complete},
-          {"pages", s.pages},
-          {"issues_seen", s.issues_seen},
-          {"new_issues", s.new_issues},
-          {"updated_issues", s.updated_issues},
-          {"unchanged_issues", s.unchanged_issues},
-          {"pull_requests_skipped", s.pull_requests_skipped},
-          {"excluded", s.excluded},
-          {"comment_sets_changed", s.comment_sets_changed},
-          {"timelines_changed", s.timelines_changed},
-          {"requests", s.api.requests},
-          {"not_modified", s.api.not_modified},
-          {"retries", s.api.retries},
-          {"rate_limit_waits", s.api.rate_limit_waits},
-          {"rate_limit_wait_s", s.api.rate_limit_wait_s}};
+  nlohmann::json j = {{"repo", s.repo},
+                      {"api", s.api_kind},
+                      {"complete", s.complete},
+                      {"pages", s.pages},
+                      {"issues_seen", s.issues_seen},
+                      {"new_issues", s.new_issues},
+                      {"updated_issues", s.updated_issues},
+                      {"unchanged_issues", s.unchanged_issues},
+                      {"pull_requests_skipped", s.pull_requests_skipped},
+                      {"excluded", s.excluded},
+                      {"comment_sets_changed", s.comment_sets_changed},
+                      {"timelines_changed", s.timelines_changed},
+                      {"requests", s.api.requests},
+                      {"not_modified", s.api.not_modified},
+                      {"retries", s.api.retries},
+                      {"rate_limit_waits", s.api.rate_limit_waits},
+                      {"rate_limit_wait_s", s.api.rate_limit_wait_s}};
+  if (s.api_kind == "graphql") {
+    j["points_used"] = s.points_used;
+    j["points_remaining"] = s.points_remaining ? nlohmann::json(*s.points_remaining) : nullptr;
+  }
+  return j;
 }
 
 }  // namespace
@@ -41,7 +48,11 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       "where it stopped). Pull requests are skipped. The token comes from $GITHUB_TOKEN or\n"
       "--token-file and is never stored or printed; without one the anonymous limit applies.\n"
       "It is sent only to the --api-url origin: Link URLs, issue URLs and redirects elsewhere\n"
-      "stop the crawl with an error. A renamed repository (301) is stored under its new name.");
+      "stop the crawl with an error. A renamed repository (301) is stored under its new name.\n"
+      "--api graphql fetches 100 issues with their labels, comments and timeline items per\n"
+      "request from the GraphQL endpoint (API origin + /graphql; /api/v3 roots use /api/graphql)\n"
+      "for about a hundredth of the REST rate-limit budget, into the same rows; GitHub's GraphQL\n"
+      "API needs a token, so `auto` (the default) uses GraphQL with a token and REST without.");
   struct Args {
     std::string repo;
     std::string preset;
@@ -50,6 +61,7 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
     bool no_comments = false, no_timeline = false, json = false;
     std::string token_file;
     int max_response_mb = 100;
+    bool graphql_queries = false;
   };
   auto args = std::make_shared<Args>();
   auto* repo = cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
@@ -72,7 +84,22 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--no-comments", args->no_comments, "do not fetch comments");
   cmd->add_flag("--no-timeline", args->no_timeline,
                 "do not fetch timelines (has_fix_link then stays unset)");
-  cmd->add_option("--api-url", args->o.api_url, "GitHub REST API root (e.g. a fake server)")
+  cmd->add_option("--api", args->o.api_kind,
+                  "API to crawl through: rest, graphql (needs a token) or auto (graphql with a "
+                  "token, rest without)")
+      ->check(CLI::IsMember({"rest", "graphql", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--graphql-page-size", args->o.graphql_page_size,
+                  "issues per GraphQL request (1-100); halved when GitHub answers that the "
+                  "query timed out")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  cmd->add_flag("--graphql-queries", args->graphql_queries,
+                "print the GraphQL documents convfail sends, as JSON, and exit")
+      ->group("");
+  cmd->add_option("--api-url", args->o.api_url,
+                  "GitHub REST API root (e.g. a fake server); GraphQL is at ROOT/graphql, or "
+                  "https://HOST/api/graphql for a https://HOST/api/v3 root")
       ->capture_default_str();
   cmd->add_option("--token-file", args->token_file,
                   "file holding the GitHub token (default: $GITHUB_TOKEN; none: anonymous)");
@@ -98,7 +125,8 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   cmd->add_option("--rate-floor", args->o.api.rate_floor,
-                  "wait for the rate-limit reset when this many requests are left")
+                  "wait for the rate-limit reset when this many requests (GraphQL: points) are "
+                  "left")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--backoff-base", args->o.api.backoff_base_s,
@@ -118,6 +146,12 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--json", args->json, "print the summary as one JSON object on stdout");
   cmd->callback([&ctx, args] {
     Args& a = *args;
+    if (a.graphql_queries) {
+      nlohmann::json docs = nlohmann::json::object();
+      for (const auto& [name, text] : crawler::graphql_documents()) docs[name] = text;
+      std::cout << docs.dump(2) << "\n";
+      return;
+    }
     if (a.repo.empty() == a.preset.empty())
       throw UsageError("crawl: give either REPO (OWNER/NAME) or --preset NAME");
     crawler::CrawlOptions base = a.o;
@@ -136,8 +170,9 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
     }
     crawler::CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
     nlohmann::json repos = nlohmann::json::array();
-    nlohmann::json total = {{"requests", 0},       {"not_modified", 0}, {"new_issues", 0},
-                            {"updated_issues", 0}, {"retries", 0},      {"rate_limit_wait_s", 0.0}};
+    nlohmann::json total = {{"requests", 0},           {"not_modified", 0},   {"new_issues", 0},
+                            {"points_used", 0},        {"updated_issues", 0}, {"retries", 0},
+                            {"rate_limit_wait_s", 0.0}};
     for (const crawler::CrawlOptions& o : crawls) {
       crawler::CrawlSummary s = crawler::crawl(
           ctx.db(), o, [&line](const std::string& m) { line.notice(m); },
@@ -149,6 +184,8 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       total["new_issues"] = total["new_issues"].get<std::int64_t>() + s.new_issues;
       total["updated_issues"] = total["updated_issues"].get<std::int64_t>() + s.updated_issues;
       total["retries"] = total["retries"].get<std::int64_t>() + s.api.retries;
+      total["points_used"] = total["points_used"].get<std::int64_t>() + s.points_used;
+      total["api"] = s.api_kind;
       total["rate_limit_wait_s"] =
           total["rate_limit_wait_s"].get<double>() + s.api.rate_limit_wait_s;
       if (!a.json) std::cout << crawler::describe_summary(s) << "\n";

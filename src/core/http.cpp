@@ -133,7 +133,12 @@ void prepare(CURL* easy, const Request& req, Transfer* t) {
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   if (req.accept_compressed)
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // any encoding curl can decode
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, req.post_body ? 0L : 1L);
+  if (req.post_body) {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(req.post_body->size()));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, req.post_body->data());
+  }
   curl_easy_setopt(easy, CURLOPT_MAXREDIRS, static_cast<long>(req.max_redirects));
   if (req.low_speed_seconds > 0) {
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, req.low_speed_bytes);

@@ -45,6 +45,9 @@ struct Request {
   // a public name resolving to 127.0.0.1 is refused as well; Failure::kPrivateAddress, before any
   // byte is sent. Proxies from the environment are not used then (they would connect for us).
   bool refuse_private_addresses = false;
+  // When set, the request is a POST of this body (redirects are then not followed: a 3xx is
+  // returned as it came, since curl would turn the POST into a GET).
+  std::optional<std::string> post_body = std::nullopt;
 };
 
 // Why a transfer failed; kOther covers timeouts, resets, refused connections, DNS failures.

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -17,6 +18,7 @@
 #include <zlib.h>
 
 #include "core/text.h"
+#include "tests/fake_github/fake_graphql.h"
 
 namespace convfail::fake {
 namespace {
@@ -133,6 +135,8 @@ struct FakeGitHub::Impl {
   int used = 0;
   std::map<std::int64_t, std::string> repos_by_id;  // /repositories/<id> -> full name
   std::string bomb;                                 // the gzip body, made on first use
+  std::int64_t gql_window = -1;  // GraphQL points: their own budget, as on GitHub
+  int gql_used = 0;
 
   static std::string origin(const httplib::Request& req) {
     return "http://" + req.get_header_value("Host");
@@ -684,6 +688,409 @@ struct FakeGitHub::Impl {
     log(req, 200);
   }
 
+  // ---- POST /graphql ----
+
+  static std::string b64(const std::string& in) {
+    static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+      unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
+                   (static_cast<unsigned char>(in[i + 1]) << 8) |
+                   static_cast<unsigned char>(in[i + 2]);
+      for (int s = 18; s >= 0; s -= 6) out += k[(v >> s) & 63];
+    }
+    if (i < in.size()) {
+      unsigned v = static_cast<unsigned char>(in[i]) << 16;
+      if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+      out += k[(v >> 18) & 63];
+      out += k[(v >> 12) & 63];
+      out += i + 1 < in.size() ? k[(v >> 6) & 63] : '=';
+      out += '=';
+    }
+    return out;
+  }
+  static std::string unb64(const std::string& in) {
+    static const std::string k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    unsigned v = 0;
+    int bits = 0;
+    for (char c : in) {
+      std::size_t p = k.find(c);
+      if (c == '=' || p == std::string::npos) break;
+      v = (v << 6) | static_cast<unsigned>(p);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out += static_cast<char>((v >> bits) & 0xFF);
+      }
+    }
+    return out;
+  }
+
+  // "LabeledEvent" -> "LABELED_EVENT" (the itemTypes enum of a timeline item's type).
+  static std::string item_type(const std::string& t) {
+    std::string out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (i > 0 && std::isupper(static_cast<unsigned char>(t[i]))) out += '_';
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(t[i])));
+    }
+    return out;
+  }
+
+  static Json gql_user(const Json& rest_user) {
+    if (!rest_user.is_object()) return nullptr;
+    return {{"__typename", rest_user.value("type", "User") == "Bot" ? "Bot" : "User"},
+            {"login", rest_user["login"]}};
+  }
+
+  // An issue as GitHub's GraphQL API has it, from the REST generator's objects (the same data);
+  // nested connections under "@labels", "@comments", "@timeline".
+  Json gql_issue(const std::string& origin, const std::string& repo, int n) const {
+    Json r = issue(origin, repo, n);
+    Json labels = Json::array();
+    for (const Json& l : r["labels"])
+      labels.push_back({{"__typename", "Label"}, {"name", l["name"]}, {"color", l["color"]}});
+    Json cs = Json::array();
+    for (const Json& c : comments(origin, n))
+      cs.push_back({{"__typename", "IssueComment"},
+                    {"id", "IC_kwDO" + std::to_string(c["id"].get<std::int64_t>())},
+                    {"databaseId", c["id"]},
+                    {"author", gql_user(c["user"])},
+                    {"authorAssociation", c["author_association"]},
+                    {"createdAt", c["created_at"]},
+                    {"updatedAt", c["updated_at"]},
+                    {"body", c["body"]}});
+    Json tl = Json::array();
+    int k = 0;
+    for (const Json& e : timeline(origin, repo, n)) {
+      std::string ev = e.value("event", "");
+      static const std::map<std::string, std::string> types = {
+          {"labeled", "LabeledEvent"},       {"subscribed", "SubscribedEvent"},
+          {"mentioned", "MentionedEvent"},   {"assigned", "AssignedEvent"},
+          {"referenced", "ReferencedEvent"}, {"cross-referenced", "CrossReferencedEvent"},
+          {"connected", "ConnectedEvent"},   {"closed", "ClosedEvent"}};
+      auto t = types.find(ev);
+      if (t == types.end()) continue;  // committed, reviewed, ...: pull-request-only items
+      Json g = {{"__typename", t->second},
+                {"id", "TE_" + std::to_string(n) + "_" + std::to_string(k++)},
+                {"actor", gql_user(e["actor"])},
+                {"createdAt", e["created_at"]}};
+      if (ev == "labeled") g["label"] = {{"__typename", "Label"}, {"name", e["label"]["name"]}};
+      if (ev == "assigned") g["assignee"] = gql_user(e["assignee"]);
+      auto commit = [](const Json& id) {
+        return id.is_string() ? Json{{"__typename", "Commit"}, {"oid", id}} : Json(nullptr);
+      };
+      if (ev == "referenced") g["commit"] = commit(e["commit_id"]);
+      if (ev == "closed") g["closer"] = commit(e["commit_id"]);
+      if (ev == "cross-referenced") {
+        const Json& si = e["source"]["issue"];
+        bool is_pr = si.contains("pull_request");
+        std::string state = si["state"] == "closed" ? (is_pr ? "MERGED" : "CLOSED") : "OPEN";
+        g["source"] = {
+            {"__typename", is_pr ? "PullRequest" : "Issue"},
+            {"number", si["number"]},
+            {"state", state},
+            {"url", si["html_url"]},
+            {"repository",
+             {{"__typename", "Repository"}, {"nameWithOwner", si["repository"]["full_name"]}}}};
+      }
+      tl.push_back(g);
+    }
+    std::string state = r["state"] == "closed" ? "CLOSED" : "OPEN";
+    return {{"__typename", "Issue"},
+            {"id", r["node_id"]},
+            {"databaseId", r["id"]},
+            {"number", n},
+            {"title", r["title"]},
+            {"body", r["body"]},
+            {"state", state},
+            {"createdAt", r["created_at"]},
+            {"updatedAt", r["updated_at"]},
+            {"closedAt", r["closed_at"]},
+            {"url", r["html_url"]},
+            {"authorAssociation", r["author_association"]},
+            {"author", gql_user(r["user"])},
+            {"@labels", labels},
+            {"@comments", cs},
+            {"@timeline", tl}};
+  }
+
+  // A connection over `all` (nested ones: the cursor is the position, base64 as GitHub's are).
+  static Json slice(const Json& all, const Json& args) {
+    std::size_t from = 0;
+    if (args.contains("after") && args["after"].is_string()) {
+      std::string c = unb64(args["after"].get<std::string>());
+      if (c.rfind("cursor:v2:", 0) != 0)
+        throw GqlError("`" + args["after"].get<std::string>() +
+                       "` does not appear to be a valid cursor.");
+      from = static_cast<std::size_t>(std::stoll(c.substr(10)));
+    }
+    std::size_t first = args.value("first", 100);
+    Json nodes = Json::array();
+    for (std::size_t i = from; i < all.size() && nodes.size() < first; ++i) nodes.push_back(all[i]);
+    std::size_t end = from + nodes.size();
+    return {
+        {"__typename", "Connection"},
+        {"totalCount", all.size()},
+        {"nodes", nodes},
+        {"pageInfo",
+         {{"__typename", "PageInfo"},
+          {"hasNextPage", end < all.size()},
+          {"hasPreviousPage", from > 0},
+          {"startCursor",
+           nodes.empty() ? Json() : Json(b64("cursor:v2:" + std::to_string(from + 1)))},
+          {"endCursor", nodes.empty() ? Json() : Json(b64("cursor:v2:" + std::to_string(end)))}}}};
+  }
+
+  // repository.issues: state/labels (any of them, as GitHub's filterBy)/since filters, sorted by
+  // (updatedAt, number), keyset cursors, pull requests never included.
+  Json gql_issues(const std::string& origin, const std::string& repo, const Json& args) const {
+    const Json& f = args.contains("filterBy") && args["filterBy"].is_object() ? args["filterBy"]
+                                                                              : Json::object();
+    std::int64_t since = -1;
+    if (f.contains("since") && f["since"].is_string())
+      since = parse_iso8601(f["since"].get<std::string>()).value_or(-1);
+    std::set<std::string> states;
+    if (f.contains("states") && f["states"].is_array())
+      for (const Json& s : f["states"]) states.insert(s.get<std::string>());
+    std::vector<std::string> want;
+    if (f.contains("labels") && f["labels"].is_array())
+      for (const Json& l : f["labels"]) want.push_back(l.get<std::string>());
+    std::vector<std::pair<std::int64_t, int>> keys;
+    for (int n = 1; n <= opt.issues; ++n) {
+      if (pr(n)) continue;
+      if (!states.empty() && !states.count(closed(n) ? "CLOSED" : "OPEN")) continue;
+      if (since >= 0 && updated(n) < since) continue;
+      auto labs = labels(n);
+      if (!want.empty() && std::none_of(want.begin(), want.end(), [&](const std::string& w) {
+            return std::find(labs.begin(), labs.end(), w) != labs.end();
+          }))
+        continue;
+      keys.push_back({updated(n), n});
+    }
+    std::sort(keys.begin(), keys.end());
+    std::pair<std::int64_t, int> after{-1, 0};
+    if (args.contains("after") && args["after"].is_string()) {
+      std::string c = unb64(args["after"].get<std::string>());
+      std::size_t colon = c.rfind(':');
+      if (c.rfind("cursor:v2:", 0) != 0 || colon < 10)
+        throw GqlError("`" + args["after"].get<std::string>() +
+                       "` does not appear to be a valid cursor.");
+      after = {std::stoll(c.substr(10, colon - 10)), std::stoi(c.substr(colon + 1))};
+    }
+    std::size_t first = args.value("first", 100);
+    Json nodes = Json::array();
+    std::size_t i =
+        static_cast<std::size_t>(std::upper_bound(keys.begin(), keys.end(), after) - keys.begin());
+    std::string end;
+    for (; i < keys.size() && nodes.size() < first; ++i) {
+      nodes.push_back(gql_issue(origin, repo, keys[i].second));
+      end =
+          b64("cursor:v2:" + std::to_string(keys[i].first) + ":" + std::to_string(keys[i].second));
+    }
+    return {{"__typename", "IssueConnection"},
+            {"totalCount", keys.size()},
+            {"nodes", nodes},
+            {"pageInfo",
+             {{"__typename", "PageInfo"},
+              {"hasNextPage", i < keys.size()},
+              {"endCursor", end.empty() ? Json() : Json(end)}}}};
+  }
+
+  // GitHub's answer to a query that ran out of time (HTTP 502).
+  static Json gql_timeout() {
+    return {{"data", nullptr},
+            {"errors",
+             Json::array({{{"message",
+                            "Something went wrong while executing your query. This may be the "
+                            "result of a timeout, or it could be a GitHub bug. Please include "
+                            "`0000:FAKE:1:2:3` when reporting this issue."}}})}};
+  }
+
+  void gql_answer(const httplib::Request& req, httplib::Response& res, int status,
+                  const Json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json; charset=utf-8");
+    log(req, status);
+  }
+
+  void graphql(const httplib::Request& req, httplib::Response& res) {
+    if (opt.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(opt.latency_ms));
+    std::string auth = req.get_header_value("Authorization");
+    std::string token = auth.rfind("Bearer ", 0) == 0  ? auth.substr(7)
+                        : auth.rfind("token ", 0) == 0 ? auth.substr(6)
+                                                       : std::string();
+    if (token.empty())
+      return gql_answer(req, res, 401,
+                        {{"message", "This endpoint requires you to be authenticated."},
+                         {"documentation_url",
+                          "https://docs.github.com/graphql/guides/"
+                          "forming-calls-with-graphql#authenticating-with-graphql"}});
+    if (hostile(req, res)) return;  // the listing's hostile answers, on /graphql too
+    Json in = Json::parse(req.body, nullptr, false);
+    if (!in.is_object() || !in.contains("query") || !in["query"].is_string())
+      return gql_answer(req, res, 400, {{"message", "Problems parsing JSON"}});
+    Json vars = in.value("variables", Json::object());
+    if (vars.is_null()) vars = Json::object();
+
+    // Faults, as on the REST routes: keyed by the request body, on its first two requests.
+    int fault = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      std::string key = "/graphql?" + std::to_string(fnv(req.body));
+      int attempt = hits[key]++;
+      if (opt.fault_rate > 0 && attempt < 2) {
+        std::uint64_t x = mix(opt.seed ^ fnv(key) ^ mix(static_cast<std::uint64_t>(attempt)));
+        if (static_cast<double>(x % 1000000) / 1e6 < opt.fault_rate)
+          fault = static_cast<int>((x >> 32) % 6);  // 5: GitHub's timeout answer
+      }
+    }
+    GqlDocument doc;
+    GqlCost cost;
+    try {
+      doc = parse_graphql(in["query"].get<std::string>(), vars);
+      cost = graphql_cost(doc);
+    } catch (const GqlError& e) {
+      return gql_answer(req, res, 200, {{"errors", Json::array({{{"message", e.what()}}})}});
+    }
+
+    // Points: the cost of every query that runs, per window.
+    std::int64_t now = std::time(nullptr);
+    int window_s = std::max(1, opt.rate_window_s);
+    std::int64_t reset = (now / window_s + 1) * window_s;
+    int limit = opt.rate_limit > 0 ? opt.rate_limit : 5000;
+    int remaining;
+    bool limited = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (now / window_s != gql_window) {
+        gql_window = now / window_s;
+        gql_used = 0;
+      }
+      if (opt.rate_limit > 0 && gql_used + cost.cost() > limit) limited = true;
+      if (!limited && fault < 0) gql_used += static_cast<int>(cost.cost());
+      remaining = std::max(0, limit - (opt.rate_limit > 0 ? gql_used : 0));
+    }
+    set_rate_headers(res, reset, remaining);
+    res.set_header("X-RateLimit-Resource", "graphql");
+    if (limited)
+      return gql_answer(
+          req, res, 200,
+          {{"errors", Json::array({{{"type", "RATE_LIMITED"},
+                                    {"message", "API rate limit exceeded for user ID 1."}}})}});
+    switch (fault) {
+      case 0:
+      case 1:
+        return gql_answer(req, res, fault == 0 ? 500 : 502, {{"message", "Server Error"}});
+      case 2: {
+        auto body =
+            std::make_shared<std::string>(Json{{"data", nullptr}}.dump() + std::string(200, ' '));
+        res.set_content_provider(body->size(), "application/json",
+                                 [body](std::size_t, std::size_t, httplib::DataSink& sink) {
+                                   sink.write(body->data(), body->size() / 2);
+                                   return false;
+                                 });
+        log(req, 0);
+        return;
+      }
+      case 3:
+        res.status = 200;
+        res.set_content(R"({"data":{"rateLimit":{"cost":)", "application/json");
+        log(req, 200);
+        return;
+      case 4:
+        res.status = 403;
+        if (!opt.bare_rate_limit) res.set_header("Retry-After", std::to_string(opt.retry_after_s));
+        res.set_content(
+            R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})",
+            "application/json");
+        log(req, 403);
+        return;
+      case 5:
+        return gql_answer(req, res, 502, gql_timeout());
+      default:
+        break;
+    }
+
+    std::string origin_ = origin(req);
+    Json errors = Json::array();
+    std::vector<Json> path;  // of the field being resolved, for errors
+    GqlResolver resolve = [&](const Json& obj, const Selection& s) -> Json {
+      std::string type = obj.value("__typename", "");
+      if (type == "Query" && s.name == "rateLimit")
+        return {{"__typename", "RateLimit"},
+                {"cost", cost.cost()},
+                {"limit", limit},
+                {"remaining", remaining},
+                {"used", limit - remaining},
+                {"nodeCount", cost.nodes},
+                {"resetAt", format_iso8601(reset)}};
+      if (type == "Query" && s.name == "repository") {
+        std::string repo = s.args.value("owner", "") + "/" + s.args.value("name", "");
+        if (!opt.missing_repo.empty() && iequals(repo, opt.missing_repo)) {
+          errors.push_back(
+              {{"type", "NOT_FOUND"},
+               {"path", Json::array({s.alias})},
+               {"locations", Json::array({{{"line", 1}, {"column", 1}}})},
+               {"message", "Could not resolve to a Repository with the name '" + repo + "'."}});
+          return nullptr;
+        }
+        if (!opt.rename_from.empty() && iequals(repo, opt.rename_from)) repo = opt.rename_to;
+        return {{"__typename", "Repository"}, {"nameWithOwner", repo}, {"@repo", repo}};
+      }
+      if (type == "Repository" && s.name == "issues")
+        return gql_issues(origin_, obj["@repo"], s.args);
+      if (type == "Repository" && s.name == "issue") {
+        int n = s.args.value("number", 0);
+        if (n < 1 || n > opt.issues || pr(n)) {
+          errors.push_back({{"type", "NOT_FOUND"},
+                            {"path", Json::array({"repository", s.alias})},
+                            {"message", "Could not resolve to an Issue with the number of " +
+                                            std::to_string(n) + "."}});
+          return nullptr;
+        }
+        return gql_issue(origin_, obj["@repo"], n);
+      }
+      if (type == "Issue" && (s.name == "labels" || s.name == "comments")) {
+        return slice(obj[s.name == "labels" ? "@labels" : "@comments"], s.args);
+      }
+      if (type == "Issue" && s.name == "timelineItems") {
+        if (obj["number"] == opt.graphql_partial_issue) {
+          errors.push_back(
+              {{"path", Json::array({"repository", "issues", "nodes", "timelineItems"})},
+               {"message", "Something went wrong while resolving this issue's timeline."}});
+          return nullptr;
+        }
+        Json items = Json::array();
+        std::set<std::string> wanted;
+        if (s.args.contains("itemTypes") && s.args["itemTypes"].is_array())
+          for (const Json& t : s.args["itemTypes"]) wanted.insert(t.get<std::string>());
+        for (const Json& e : obj["@timeline"])
+          if (wanted.empty() || wanted.count(item_type(e["__typename"]))) items.push_back(e);
+        return slice(items, s.args);
+      }
+      if (obj.contains(s.name)) return obj[s.name];
+      throw GqlError("Field '" + s.name + "' doesn't exist on type '" + type + "'");
+    };
+    if (opt.graphql_timeout_above > 0) {
+      for (const Selection& top : doc.selections)
+        for (const Selection& r : top.sub)
+          if (top.name == "repository" && r.name == "issues" &&
+              r.args.value("first", 0) > opt.graphql_timeout_above)
+            return gql_answer(req, res, 502, gql_timeout());
+    }
+    Json data;
+    try {
+      data = graphql_execute(doc, Json{{"__typename", "Query"}}, doc.selections, resolve);
+    } catch (const GqlError& e) {
+      return gql_answer(req, res, 200, {{"errors", Json::array({{{"message", e.what()}}})}});
+    }
+    Json out = {{"data", data}};
+    if (!errors.empty()) out["errors"] = errors;
+    gql_answer(req, res, 200, out);
+  }
+
   void change(const std::vector<int>& numbers) {
     std::lock_guard<std::mutex> lock(mu);
     for (int n : numbers) {
@@ -762,6 +1169,10 @@ FakeGitHub::FakeGitHub(FakeGitHubOptions options) : impl_(std::make_unique<Impl>
     }
     r.set_content(out.dump() + "\n", "application/json");
   });
+  m.server.Post("/graphql",
+                [&m](const httplib::Request& q, httplib::Response& r) { m.graphql(q, r); });
+  m.server.Post("/api/graphql",  // GitHub Enterprise Server's endpoint
+                [&m](const httplib::Request& q, httplib::Response& r) { m.graphql(q, r); });
   m.server.Post("/_admin/change", [&m](const httplib::Request& q, httplib::Response& r) {
     std::vector<int> numbers;
     std::stringstream ss(q.get_param_value("issues"));

@@ -40,6 +40,13 @@ struct FakeGitHubOptions {
   bool escape_error = false;   // the listing answers 400 with ESC/OSC sequences in the message
   std::string detail_urls_to;  // an origin: issues' comments_url and timeline_url point there
   int bad_title_issue = 0;     // this issue's title is served as a number (a schema violation)
+
+  // POST /graphql (any non-empty token): the same issues, with GitHub's cost accounting (points
+  // per window: rate_limit, 0 = 5000 and never exhausted), node limit and nested pagination.
+  int graphql_timeout_above = 0;  // issues(first: N) with N above this answers GitHub's 502
+                                  // "Something went wrong ... timeout" (0: never)
+  int graphql_partial_issue = 0;  // this issue's timelineItems resolve to an error (partial data)
+  std::string missing_repo;       // OWNER/NAME answered with NOT_FOUND (HTTP 200 + errors)
 };
 
 struct LoggedRequest {

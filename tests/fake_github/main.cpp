@@ -11,8 +11,9 @@
 int main(int argc, char** argv) {
   convfail::fake::FakeGitHubOptions o;
   CLI::App app{
-      "A fake GitHub REST API (issues, comments, timelines) on 127.0.0.1 for trying\n"
-      "and testing `convfail crawl`. POST /_admin/change?issues=1,2 edits issues;\n"
+      "A fake GitHub REST and GraphQL API (issues, comments, timelines) on 127.0.0.1 for\n"
+      "trying and testing `convfail crawl`; POST /graphql wants any non-empty token.\n"
+      "POST /_admin/change?issues=1,2 edits issues;\n"
       "GET /_admin/log lists the requests received (with their Authorization header).",
       "fake-github"};
   app.add_option("--port", o.port, "port on 127.0.0.1 (0: a free one)")->capture_default_str();
@@ -20,7 +21,8 @@ int main(int argc, char** argv) {
   app.add_option("--latency-ms", o.latency_ms, "delay per request")->capture_default_str();
   app.add_option("--fault-rate", o.fault_rate,
                  "probability of a fault (500, 502, cut connection, truncated JSON, 403 "
-                 "Retry-After) on a URL's first two requests")
+                 "Retry-After; on /graphql also GitHub's 502 timeout answer) on a URL's (a "
+                 "GraphQL body's) first two requests")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "fault seed (data does not depend on it)")
@@ -58,6 +60,14 @@ int main(int argc, char** argv) {
                  "hostile: issues' comments_url and timeline_url point to this origin");
   app.add_option("--bad-title-issue", o.bad_title_issue,
                  "hostile: this issue's title is a number, not a string");
+  app.add_option("--graphql-timeout-above", o.graphql_timeout_above,
+                 "GraphQL: issue pages larger than this answer 502 'Something went wrong' (a "
+                 "timeout); 0: never")
+      ->check(CLI::Range(0, 100));
+  app.add_option("--graphql-partial-issue", o.graphql_partial_issue,
+                 "GraphQL: this issue's timeline items resolve to an error (partial data)");
+  app.add_option("--missing-repo", o.missing_repo,
+                 "GraphQL: this OWNER/NAME answers NOT_FOUND (HTTP 200 with errors)");
   CLI11_PARSE(app, argc, argv);
   if (!rename.empty()) {
     auto eq = rename.find('=');

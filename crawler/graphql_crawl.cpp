@@ -1,0 +1,560 @@
+#include "crawler/graphql_crawl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "core/error.h"
+#include "core/issue_store.h"
+#include "core/text.h"
+#include "crawler/crawl_state.h"
+#include "crawler/github_api.h"
+#include "crawler/graphql_query.h"
+
+namespace convfail::crawler {
+namespace {
+
+const char* const kCheckpointPrefix = "graphql:";
+
+// A nested member or null.
+const Json& at(const Json& j, std::initializer_list<const char*> path) {
+  static const Json null;
+  const Json* p = &j;
+  for (const char* k : path) {
+    if (!p->is_object()) return null;
+    auto it = p->find(k);
+    if (it == p->end()) return null;
+    p = &*it;
+  }
+  return *p;
+}
+
+Json login_of(const Json& actor) {
+  const Json& l = at(actor, {"login"});
+  return l.is_string() ? Json{{"login", l}} : Json(nullptr);
+}
+
+Json str_or_null(const Json& v) {
+  return v.is_string() ? v : Json(nullptr);
+}
+
+std::string lower_or_empty(const Json& v) {
+  return v.is_string() ? lower(v.get<std::string>()) : std::string();
+}
+
+// GraphQL's "errors": one line naming the first error (type, message, path).
+std::string describe_errors(const Json& errors) {
+  if (!errors.is_array() || errors.empty()) return "an unreadable \"errors\" member";
+  const Json& e = errors[0];
+  std::string out;
+  if (auto t = opt_string(e, "type")) out += *t + ": ";
+  out += opt_string(e, "message").value_or("(no message)").substr(0, 300);
+  const Json& path = at(e, {"path"});
+  if (path.is_array() && !path.empty()) {
+    std::string p;
+    for (const Json& x : path)
+      p += (p.empty() ? "" : ".") + (x.is_string() ? x.get<std::string>() : x.dump());
+    out += " (at " + p + ")";
+  }
+  if (errors.size() > 1) out += " and " + std::to_string(errors.size() - 1) + " more error(s)";
+  return out;
+}
+
+bool is_timeout_error(const Json& errors) {
+  if (!errors.is_array()) return false;
+  for (const Json& e : errors) {
+    std::string m = lower(opt_string(e, "message").value_or(""));
+    if (m.find("something went wrong") != std::string::npos ||
+        m.find("timeout") != std::string::npos || m.find("timed out") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+const std::map<std::string, std::string>& event_names() {
+  static const std::map<std::string, std::string> m = {
+      {"AssignedEvent", "assigned"},
+      {"UnassignedEvent", "unassigned"},
+      {"ClosedEvent", "closed"},
+      {"ReopenedEvent", "reopened"},
+      {"ConnectedEvent", "connected"},
+      {"DisconnectedEvent", "disconnected"},
+      {"CrossReferencedEvent", "cross-referenced"},
+      {"LabeledEvent", "labeled"},
+      {"UnlabeledEvent", "unlabeled"},
+      {"MentionedEvent", "mentioned"},
+      {"ReferencedEvent", "referenced"},
+      {"RenamedTitleEvent", "renamed"},
+      {"SubscribedEvent", "subscribed"},
+      {"UnsubscribedEvent", "unsubscribed"},
+      {"MarkedAsDuplicateEvent", "marked_as_duplicate"},
+      {"IssueComment", "commented"}};
+  return m;
+}
+
+}  // namespace
+
+Json issue_from_graphql(const Json& n) {
+  Json labels = Json::array();
+  const Json& ln = at(n, {"labels", "nodes"});
+  if (ln.is_array())
+    for (const Json& l : ln)
+      if (at(l, {"name"}).is_string()) labels.push_back({{"name", l["name"]}});
+  Json j = {{"number", at(n, {"number"})},
+            {"id", at(n, {"databaseId"})},
+            {"node_id", str_or_null(at(n, {"id"}))},
+            {"title", at(n, {"title"})},
+            {"body", at(n, {"body"})},
+            {"state", at(n, {"state"}).is_string() ? Json(lower_or_empty(n["state"])) : Json()},
+            {"user", login_of(at(n, {"author"}))},
+            {"author_association", str_or_null(at(n, {"authorAssociation"}))},
+            {"created_at", at(n, {"createdAt"})},
+            {"updated_at", at(n, {"updatedAt"})},
+            {"closed_at", at(n, {"closedAt"})},
+            {"html_url", str_or_null(at(n, {"url"}))},
+            {"labels", labels},
+            {"via", "graphql"}};
+  const Json& count = at(n, {"comments", "totalCount"});
+  if (count.is_number_integer()) j["comments"] = count;
+  return j;
+}
+
+Json comment_from_graphql(const Json& n) {
+  return {{"id", at(n, {"databaseId"})},
+          {"user", login_of(at(n, {"author"}))},
+          {"author_association", str_or_null(at(n, {"authorAssociation"}))},
+          {"created_at", at(n, {"createdAt"})},
+          {"updated_at", at(n, {"updatedAt"})},
+          {"body", at(n, {"body"})},
+          {"via", "graphql"}};
+}
+
+std::optional<Json> event_from_graphql(const Json& n) {
+  std::string type = opt_string(n, "__typename").value_or("");
+  auto name = event_names().find(type);
+  if (name == event_names().end()) return std::nullopt;
+  Json e = {{"event", name->second},
+            {"actor", login_of(at(n, {type == "IssueComment" ? "author" : "actor"}))},
+            {"created_at", at(n, {"createdAt"})},
+            {"via", "graphql"}};
+  if (type == "IssueComment") e["id"] = at(n, {"databaseId"});
+  if (type == "ClosedEvent") {
+    const Json& oid = at(n, {"closer", "oid"});
+    const Json& merge = at(n, {"closer", "mergeCommit", "oid"});
+    e["commit_id"] = oid.is_string() ? oid : merge.is_string() ? merge : Json(nullptr);
+  }
+  if (type == "ReferencedEvent") e["commit_id"] = str_or_null(at(n, {"commit", "oid"}));
+  if (type == "LabeledEvent" || type == "UnlabeledEvent")
+    e["label"] = {{"name", at(n, {"label", "name"})}};
+  if (type == "AssignedEvent") e["assignee"] = login_of(at(n, {"assignee"}));
+  if (type == "RenamedTitleEvent")
+    e["rename"] = {{"from", at(n, {"previousTitle"})}, {"to", at(n, {"currentTitle"})}};
+  if (type == "CrossReferencedEvent") {
+    const Json& s = at(n, {"source"});
+    std::string st = opt_string(s, "__typename").value_or("");
+    if (st == "Issue" || st == "PullRequest") {
+      // A pull request's state is aliased (its type, PullRequestState, differs from IssueState).
+      std::string state = lower_or_empty(at(s, {st == "Issue" ? "state" : "pullState"}));
+      if (state == "merged") state = "closed";  // REST's state of a merged pull request
+      Json issue = {{"number", at(s, {"number"})},
+                    {"state", state.empty() ? Json() : Json(state)},
+                    {"html_url", str_or_null(at(s, {"url"}))},
+                    {"repository", {{"full_name", at(s, {"repository", "nameWithOwner"})}}}};
+      if (st == "PullRequest") issue["pull_request"] = {{"html_url", str_or_null(at(s, {"url"}))}};
+      e["source"] = {{"type", "issue"}, {"issue", issue}};
+    }
+  }
+  return e;
+}
+
+namespace {
+
+class GraphQLCrawl {
+ public:
+  GraphQLCrawl(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
+               const CrawlProgress& progress)
+      : db_(db),
+        o_(o),
+        store_(db),
+        api_(api_options(o), nullptr, notice),
+        notice_(notice),
+        progress_(progress),
+        endpoint_(graphql_endpoint(o.api_url)) {
+    api_.on_progress = [this] { report(); };
+    summary_.repo = o.repo;
+    summary_.api_kind = "graphql";
+    page_size_ = std::max(1, std::min(100, o.graphql_page_size));
+  }
+
+  CrawlSummary run() {
+    repo_name_ = current_repository_name(db_, o_.repo);
+    summary_.repo = repo_name_;
+    std::int64_t repo_id = store_.repository_id(repo_name_);
+    state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
+    mark_run_started(db_, state_.id);
+    try {
+      walk_all();
+    } catch (const std::exception& e) {
+      tally();
+      mark_run_failed(db_, state_.id, e.what());
+      throw;
+    }
+    mark_run_finished(db_, state_.id, summary_.complete);
+    tally();
+    summary_.api = api_.stats();
+    return summary_;
+  }
+
+ private:
+  static ApiOptions api_options(const CrawlOptions& o) {
+    ApiOptions a = o.api;
+    a.api_root = o.api_url;
+    while (!a.api_root.empty() && a.api_root.back() == '/') a.api_root.pop_back();
+    a.conditional = false;
+    return a;
+  }
+
+  std::string owner() const { return repo_name_.substr(0, repo_name_.find('/')); }
+  std::string name() const { return repo_name_.substr(repo_name_.find('/') + 1); }
+
+  void tally() {
+    summary_.repo = repo_name_;
+    summary_.issues_seen = static_cast<std::int64_t>(outcome_.size());
+    summary_.new_issues = summary_.updated_issues = summary_.unchanged_issues = 0;
+    for (const auto& [number, o] : outcome_) {
+      if (o == 2) ++summary_.new_issues;
+      if (o == 1) ++summary_.updated_issues;
+      if (o == 0) ++summary_.unchanged_issues;
+    }
+    summary_.excluded = static_cast<std::int64_t>(excluded_.size());
+    summary_.comment_sets_changed = static_cast<std::int64_t>(comments_changed_.size());
+    summary_.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
+  }
+
+  void report() {
+    if (!progress_) return;
+    tally();
+    summary_.api = api_.stats();
+    progress_(summary_);
+  }
+
+  std::optional<std::string> since() const { return walk_since(o_, state_.max_updated_at); }
+
+  // One GraphQL request; returns "data" after the checks. `what` names the request in errors.
+  // A timeout answer returns nullopt when `may_shrink` (the caller asks for fewer issues).
+  std::optional<Json> query(const char* document, const Json& variables, const std::string& what,
+                            bool may_shrink) {
+    Json body = {{"query", document}, {"variables", variables}};
+    Fetched f;
+    for (int attempt = 1;; ++attempt) {
+      f = api_.post(endpoint_, body.dump());
+      const Json& errors = at(f.data, {"errors"});
+      bool failed = f.status != 200 || (!errors.is_null() && is_timeout_error(errors) &&
+                                        at(f.data, {"data"}).is_null());
+      if (!failed) break;
+      bool timeout = is_timeout_error(errors);
+      if (timeout && may_shrink) return std::nullopt;
+      // Nothing smaller to ask for, or another server error: retry the same request a bounded
+      // number of times.
+      if (attempt > o_.api.max_retries) break;
+      double wait =
+          std::min(o_.api.backoff_max_s, o_.api.backoff_base_s * std::pow(2, attempt - 1));
+      if (notice_)
+        notice_("GitHub's GraphQL API " +
+                (timeout ? std::string("timed out") : "answered HTTP " + std::to_string(f.status)) +
+                " (" + what + "); retrying in " +
+                std::to_string(static_cast<int>(std::ceil(wait * 10))) + "00 ms");
+      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
+    const Json& errors = at(f.data, {"errors"});
+    bool has_errors = !errors.is_null();
+    if (f.status != 200 ||
+        (has_errors && is_timeout_error(errors) && at(f.data, {"data"}).is_null())) {
+      throw UserError("POST " + endpoint_ + " (" + what + "): HTTP " + std::to_string(f.status) +
+                      ": GraphQL " + describe_errors(errors) +
+                      "; nothing of it was stored, the next run resumes here");
+    }
+    if (!f.data.is_object())
+      throw UserError("POST " + endpoint_ + " (" + what + "): expected a JSON object, got " +
+                      std::string(f.data.type_name()));
+    if (has_errors) {
+      bool partial = at(f.data, {"data"}).is_object();
+      throw UserError("POST " + endpoint_ + " (" + what + "): GraphQL " + describe_errors(errors) +
+                      (partial ? "; the partial data was refused" : "") +
+                      "; nothing of it was stored");
+    }
+    const Json& data = at(f.data, {"data"});
+    if (!data.is_object())
+      throw UserError("POST " + endpoint_ + " (" + what + "): no \"data\" object in the answer");
+    const Json& rl = at(data, {"rateLimit"});
+    if (auto cost = opt_int(rl, "cost")) summary_.points_used += *cost;
+    if (auto left = opt_int(rl, "remaining")) {
+      summary_.points_remaining = left;
+      if (auto reset = opt_string(rl, "resetAt"))
+        if (auto t = parse_iso8601(*reset)) api_.note_budget(*left, *t);
+    }
+    const Json& repo = at(data, {"repository"});
+    if (!repo.is_object())
+      throw UserError("POST " + endpoint_ + " (" + what + "): repository " + repo_name_ +
+                      " not found (no \"repository\" in the answer)");
+    return repo;
+  }
+
+  // Follows a connection of one issue from `after` to its end; nodes appended to `out`.
+  void follow(std::int64_t number, const char* document, const char* field, std::string after,
+              Json* out) {
+    std::set<std::string> seen{after};
+    for (int page = 1;; ++page) {
+      if (page > o_.max_pages)
+        throw UserError(repo_name_ + "#" + std::to_string(number) + ": more than " +
+                        std::to_string(o_.max_pages) + " pages of " + field + " (--max-pages)");
+      Json vars = {{"owner", owner()}, {"name", name()}, {"number", number}, {"after", after}};
+      std::string what = std::string(field) + " of #" + std::to_string(number) + " after " + after;
+      Json repo = *query(document, vars, what, false);
+      const Json& conn = at(repo, {"issue", field});
+      if (!conn.is_object() || !at(conn, {"nodes"}).is_array())
+        throw UserError("POST " + endpoint_ + " (" + what + "): no " + field + " connection");
+      for (const Json& n : conn["nodes"]) out->push_back(n);
+      if (at(conn, {"pageInfo", "hasNextPage"}) != true) return;
+      auto next = opt_string(at(conn, {"pageInfo"}), "endCursor");
+      if (!next || !seen.insert(*next).second)
+        throw UserError("POST " + endpoint_ + " (" + what + "): endCursor " +
+                        next.value_or("(none)") + " repeats or is missing (pagination cycle)");
+      after = *next;
+    }
+  }
+
+  // All nodes of an issue's nested connection: the first page's, then follow-up pages.
+  Json all_nodes(std::int64_t number, const Json& node, const char* field, const char* document) {
+    Json out = Json::array();
+    const Json& conn = at(node, {field});
+    const Json& nodes = at(conn, {"nodes"});
+    if (nodes.is_array())
+      for (const Json& n : nodes) out.push_back(n);
+    if (at(conn, {"pageInfo", "hasNextPage"}) == true) {
+      auto cursor = opt_string(at(conn, {"pageInfo"}), "endCursor");
+      if (!cursor)
+        throw UserError(repo_name_ + "#" + std::to_string(number) + ": " + field +
+                        " has a next page but no endCursor");
+      follow(number, document, field, *cursor, &out);
+    }
+    return out;
+  }
+
+  struct Checkpoint {
+    std::optional<std::string> since, after;
+  };
+  static std::string encode(const Checkpoint& c) {
+    Json j = {{"since", c.since ? Json(*c.since) : Json()},
+              {"after", c.after ? Json(*c.after) : Json()}};
+    return kCheckpointPrefix + j.dump();
+  }
+  static std::optional<Checkpoint> decode(const std::optional<std::string>& s) {
+    if (!s || !starts_with(*s, kCheckpointPrefix)) return std::nullopt;
+    Json j = Json::parse(s->substr(std::string(kCheckpointPrefix).size()), nullptr, false);
+    if (!j.is_object()) return std::nullopt;
+    return Checkpoint{opt_string(j, "since"), opt_string(j, "after")};
+  }
+
+  void walk_all() {
+    for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
+      Checkpoint at_ = walk == 0 ? decode(state_.next_url).value_or(Checkpoint{since(), {}})
+                                 : Checkpoint{since(), {}};
+      bool changed = false;
+      std::set<std::string> seen;
+      for (int page = 0;; ++page) {
+        if (page >= o_.max_pages)
+          throw UserError("more than " + std::to_string(o_.max_pages) +
+                          " pages of the issue listing (--max-pages)");
+        std::optional<std::string> next;
+        if (this->page(at_, &changed, &next)) return;  // --max-issues
+        if (!next) break;
+        if (!seen.insert(*next).second)
+          throw UserError("POST " + endpoint_ + ": the issues' endCursor " + *next +
+                          " came back (pagination cycle); nothing more was stored");
+        at_.after = next;
+      }
+      if (!changed) break;
+    }
+    summary_.complete = true;
+  }
+
+  struct Item {
+    Json issue;
+    std::int64_t number;
+    bool details;
+    Json comments = Json::array(), timeline = Json::array();
+  };
+
+  // One page of issues: fetch (shrinking the page on timeouts), map, store with the checkpoint.
+  bool page(const Checkpoint& cp, bool* changed, std::optional<std::string>* next) {
+    Json repo;
+    for (;;) {
+      int first = page_size_;
+      if (o_.max_issues > 0)
+        first = static_cast<int>(
+            std::min<std::int64_t>(first, std::max<std::int64_t>(1, o_.max_issues - stored_)));
+      Json states =
+          o_.state == "all" ? Json() : Json::array({o_.state == "open" ? "OPEN" : "CLOSED"});
+      Json vars = {{"owner", owner()},
+                   {"name", name()},
+                   {"first", first},
+                   {"after", cp.after ? Json(*cp.after) : Json()},
+                   {"since", cp.since ? Json(*cp.since) : Json()},
+                   {"labels", o_.labels.empty() ? Json() : Json(o_.labels)},
+                   {"states", states},
+                   {"comments", o_.comments ? 100 : 1},
+                   {"withTimeline", o_.timeline}};
+      std::string what = "issues of " + repo_name_ + (cp.after ? " after " + *cp.after : "");
+      std::optional<Json> r = query(kIssuesQuery, vars, what, first > 1);
+      if (r) {
+        repo = std::move(*r);
+        break;
+      }
+      page_size_ = std::max(1, first / 2);
+      if (notice_)
+        notice_("GitHub's GraphQL API timed out on " + std::to_string(first) +
+                " issues per request; asking for " + std::to_string(page_size_));
+    }
+    check_rename(repo);
+    const Json& conn = at(repo, {"issues"});
+    if (!at(conn, {"nodes"}).is_array())
+      throw UserError("POST " + endpoint_ + ": no issues connection in the answer");
+    if (at(conn, {"pageInfo", "hasNextPage"}) == true) {
+      *next = opt_string(at(conn, {"pageInfo"}), "endCursor");
+      if (!*next) throw UserError("POST " + endpoint_ + ": hasNextPage without an endCursor");
+    }
+
+    bool stop = false;
+    std::vector<Item> items;
+    Stmt stored(db_,
+                "SELECT i.updated_at FROM issues i JOIN repositories r ON r.id=i.repo_id "
+                "WHERE r.full_name=? AND i.number=?");
+    for (const Json& node : conn["nodes"]) {
+      auto number = opt_int(node, "number");
+      if (!node.is_object() || !number)
+        throw UserError("POST " + endpoint_ + ": an issue without a number");
+      Json issue = issue_from_graphql(node);
+      if (at(node, {"labels", "pageInfo", "hasNextPage"}) == true) {
+        Json more = all_nodes(*number, node, "labels", kIssueLabelsQuery);
+        issue["labels"] = Json::array();
+        for (const Json& l : more)
+          if (at(l, {"name"}).is_string()) issue["labels"].push_back({{"name", l["name"]}});
+      }
+      std::vector<std::string> labels = issue_label_names(issue);
+      auto has = [&](const std::string& l) {
+        return std::find(labels.begin(), labels.end(), l) != labels.end();
+      };
+      // REST's labels= asks for issues carrying all of them; filter client-side too.
+      if (!std::all_of(o_.labels.begin(), o_.labels.end(), has)) continue;
+      if (std::any_of(o_.exclude_labels.begin(), o_.exclude_labels.end(), has)) {
+        excluded_.insert(*number);
+        continue;
+      }
+      stored.bind(1, repo_name_).bind(2, *number);
+      bool known = stored.step();
+      std::optional<std::string> old = known ? stored.opt_text(0) : std::nullopt;
+      stored.reset();
+      Item it{issue, *number, !known || old != opt_string(issue, "updated_at")};
+      if (it.details && o_.max_issues > 0 && stored_ >= o_.max_issues) {
+        stop = true;
+        *next = cp.after;  // revisit this page next run
+        break;
+      }
+      if (it.details) {
+        ++stored_;
+        if (o_.comments)
+          for (const Json& c : all_nodes(*number, node, "comments", kIssueCommentsQuery))
+            it.comments.push_back(comment_from_graphql(c));
+        if (o_.timeline)
+          for (const Json& t : all_nodes(*number, node, "timelineItems", kIssueTimelineQuery))
+            if (auto e = event_from_graphql(t)) it.timeline.push_back(std::move(*e));
+      }
+      items.push_back(std::move(it));
+    }
+
+    Transaction tx(db_);
+    std::int64_t stored_count = 0;
+    const Item* current = nullptr;
+    try {
+      for (Item& it : items) {
+        current = &it;
+        std::int64_t id = 0;
+        UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
+        int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
+        auto [slot, fresh] = outcome_.insert({it.number, rank});
+        if (!fresh) slot->second = std::max(slot->second, rank);
+        if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
+          ++stored_count;
+          *changed = true;
+        }
+        if (r == UpsertResult::kStale) continue;
+        if (auto u = opt_string(it.issue, "updated_at"))
+          if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
+        if (!it.details) continue;
+        if (o_.comments && store_.store_comments(id, it.comments)) {
+          comments_changed_.insert(it.number);
+          *changed = true;
+        }
+        if (o_.timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
+          timelines_changed_.insert(it.number);
+          *changed = true;
+        }
+      }
+    } catch (const UserError& e) {
+      if (!current) throw;
+      throw UserError(repo_name_ + "#" + std::to_string(current->number) + " as served by " +
+                      endpoint_ + ": " + e.what());
+    }
+    if (stop || *next)
+      state_.next_url = encode(Checkpoint{cp.since, stop ? cp.after : *next});
+    else
+      state_.next_url.reset();
+    save_checkpoint(db_, state_, stored_count);
+    tx.commit();
+    ++summary_.pages;
+    report();
+    return stop;
+  }
+
+  // GraphQL answers a renamed repository under its new name: store it under that name.
+  void check_rename(const Json& repo) {
+    auto now = opt_string(repo, "nameWithOwner");
+    if (!now || *now == repo_name_) return;
+    if (iequals(*now, repo_name_)) return;  // the same repository, spelled otherwise
+    record_rename(db_, repo_name_, *now, std::nullopt);
+    if (notice_)
+      notice_("repository " + repo_name_ + " was renamed to " + *now +
+              "; stored under the new name, later runs ask for it directly");
+    repo_name_ = *now;
+  }
+
+  Db& db_;
+  const CrawlOptions& o_;
+  IssueStore store_;
+  GitHubApi api_;
+  std::function<void(const std::string&)> notice_;
+  CrawlProgress progress_;
+  std::string endpoint_;
+  std::string repo_name_;
+  CrawlSummary summary_;
+  CrawlState state_;
+  int page_size_ = 100;
+  std::int64_t stored_ = 0;
+  std::map<std::int64_t, int> outcome_;
+  std::set<std::int64_t> excluded_, comments_changed_, timelines_changed_;
+};
+
+}  // namespace
+
+CrawlSummary crawl_graphql(Db& db, const CrawlOptions& options,
+                           const std::function<void(const std::string&)>& notice,
+                           const CrawlProgress& progress) {
+  GraphQLCrawl c(db, options, notice, progress);
+  return c.run();
+}
+
+}  // namespace convfail::crawler
