@@ -221,6 +221,8 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
     double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
     std::vector<double> lambdas = options.lambdas;
     std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
+    // One candidate: nothing to choose, no cross-validation (cv_kappa stays empty).
+    if (lambdas.size() == 1) lambdas.clear();
     for (double lambda : lambdas) {
       labeling::LabelPairs pairs;
       long correct = 0;
@@ -359,6 +361,39 @@ TrainedModel model_from_json(std::int64_t id, const std::string& text) {
 
 }  // namespace
 
+LabeledExamples labeled_examples(Db& db, const Engine& engine,
+                                 const std::vector<const GoldItem*>& items) {
+  LabeledExamples out;
+  TrainingData& data = out.data;
+  std::vector<std::string> dims;
+  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
+  for (const GoldItem* g : items) {
+    // Only the given items' issues are read from the store.
+    std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
+    if (!issue) {
+      ++out.missing;
+      continue;
+    }
+    Segments segments = segment_issue(*issue);
+    Classification c = engine.classify(*issue, segments);
+    data.examples.push_back(issue_features(segments, c));
+    data.cv_group.push_back(g->fold.value_or(-1));
+    std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
+    for (const std::string& d : dims) {
+      auto it = g->values.find(d);
+      std::string label = it == g->values.end() ? "" : it->second;
+      data.labels[d].push_back(label);
+      const Decision* dec = c.decision(d);
+      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
+      part += "\t" + d + "=" + label;
+    }
+    out.hash_parts.push_back(part);
+    out.keys.push_back(issue->repo + "#" + std::to_string(issue->number));
+    out.items.push_back(g);
+  }
+  return out;
+}
+
 TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
                              const std::set<int>& folds, const FitOptions& options) {
   if (!folds.empty() && !gold.has_folds)
@@ -376,34 +411,11 @@ TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
     throw UserError(gold.source + ": no gold labels" +
                     (folds.empty() ? std::string() : " in the selected folds"));
 
-  TrainingData data;
-  std::vector<std::string> hash_parts;
-  std::vector<std::string> keys;
-  std::vector<std::string> dims;
-  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
-  for (const GoldItem* g : selected) {
-    // Only the selected items' issues are read from the store.
-    std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
-    if (!issue) {
-      ++s.missing;
-      continue;
-    }
-    Segments segments = segment_issue(*issue);
-    Classification c = engine.classify(*issue, segments);
-    data.examples.push_back(issue_features(segments, c));
-    data.cv_group.push_back(g->fold.value_or(-1));
-    std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
-    for (const std::string& d : dims) {
-      auto it = g->values.find(d);
-      std::string label = it == g->values.end() ? "" : it->second;
-      data.labels[d].push_back(label);
-      const Decision* dec = c.decision(d);
-      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
-      part += "\t" + d + "=" + label;
-    }
-    hash_parts.push_back(part);
-    keys.push_back(issue->repo + "#" + std::to_string(issue->number));
-  }
+  LabeledExamples ex = labeled_examples(db, engine, selected);
+  s.missing = ex.missing;
+  TrainingData& data = ex.data;
+  std::vector<std::string>& hash_parts = ex.hash_parts;
+  std::vector<std::string>& keys = ex.keys;
   if (data.examples.empty())
     throw UserError(gold.source + ": none of the " + std::to_string(s.gold_items) +
                     " gold issue(s) is stored (run import first)");

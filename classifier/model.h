@@ -67,9 +67,24 @@ struct TrainingData {
   std::map<std::string, std::vector<std::string>> rules_labels;  // the rules' decisions
   std::vector<int> cv_group;
 };
+// The examples of `items` (in that order) whose issue is stored: features from the rules'
+// classification and the segmented fields, gold labels per dimension ("" = none), the rules'
+// decisions (kAbstained for an abstention), the gold fold as cv_group (-1 when none). `items`,
+// `keys` ("repo#number") and `hash_parts` (the training-set hash's lines) follow the examples.
+struct LabeledExamples {
+  TrainingData data;
+  std::vector<const GoldItem*> items;
+  std::vector<std::string> keys;
+  std::vector<std::string> hash_parts;
+  long missing = 0;  // items whose issue is not stored
+};
+LabeledExamples labeled_examples(Db& db, const Engine& engine,
+                                 const std::vector<const GoldItem*>& items);
+
 struct FitOptions {
   // Chosen by cross-validation on folds 0-3 of jajal2024 (never fold 4): rule features' block
   // scaled to norm 3 against the text block's 1, balanced label weights, this grid.
+  // A single value is used as is, without cross-validation.
   std::vector<double> lambdas = {0.03, 0.01, 0.003, 0.001, 0.0003};
   int iterations = 600;
   std::size_t max_features = 5000;
