@@ -1,12 +1,15 @@
 #include "classifier/active_learning.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <random>
 #include <sstream>
 
 #include "classifier/evaluation.h"
+#include "classifier/issue_text.h"
+#include "classifier/segment.h"
 #include "core/error.h"
 #include "labeling/agreement.h"
 
@@ -53,6 +56,60 @@ std::vector<std::size_t> rank_by_uncertainty(const TrainedModel& model,
   std::vector<std::size_t> out;
   for (const auto& s : scored) out.push_back(s.second);
   return out;
+}
+
+std::map<std::int64_t, std::set<std::string>> features_by_issue(Db& db, const Engine& engine,
+                                                                const std::set<std::int64_t>& ids) {
+  std::map<std::int64_t, std::set<std::string>> out;
+  if (ids.empty()) return out;
+  for (const IssueText& issue : load_issue_texts(db)) {
+    if (!ids.count(issue.issue_id)) continue;
+    Segments segments = segment_issue(issue);
+    out[issue.issue_id] = issue_features(segments, engine.classify(issue, segments));
+  }
+  return out;
+}
+
+std::vector<std::int64_t> order_by_uncertainty(const std::vector<std::int64_t>& ids,
+                                               const UncertaintyScores& scores) {
+  std::vector<std::pair<double, std::int64_t>> keyed;
+  for (std::int64_t id : ids) {
+    auto it = scores.find(id);
+    keyed.push_back({it == scores.end() ? 1.0 : -it->second, id});  // unknown: after all
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::int64_t> out;
+  for (const auto& k : keyed) out.push_back(k.second);
+  return out;
+}
+
+bool BackgroundRefit::running() const {
+  return future_.valid() && future_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+}
+
+bool BackgroundRefit::start(TrainingData data, Candidates candidates, std::string measure,
+                            FitOptions fit) {
+  if (future_.valid()) return false;
+  future_ =
+      std::async(std::launch::async, [data = std::move(data), candidates = std::move(candidates),
+                                      measure = std::move(measure), fit = std::move(fit)] {
+        TrainedModel model = fit_model(data, fit);
+        UncertaintyScores scores;
+        for (const auto& [id, features] : candidates)
+          scores[id] = uncertainty(model, features, measure);
+        return scores;
+      });
+  return true;
+}
+
+std::optional<UncertaintyScores> BackgroundRefit::take() {
+  if (!future_.valid() || running()) return std::nullopt;
+  return future_.get();
+}
+
+void BackgroundRefit::wait() const {
+  if (future_.valid()) future_.wait();
 }
 
 namespace {
@@ -148,9 +205,8 @@ SimulationResult simulate_annotation(const TrainingData& data,
     if (std::find(wanted.begin(), wanted.end(), d) == wanted.end()) wanted.push_back(d);
   for (const std::string& d : wanted) {
     auto it = data.labels.find(d);
-    if (it != data.labels.end() &&
-        std::any_of(it->second.begin(), it->second.end(),
-                    [](const std::string& g) { return !g.empty(); }))
+    if (it != data.labels.end() && std::any_of(it->second.begin(), it->second.end(),
+                                               [](const std::string& g) { return !g.empty(); }))
       dims.push_back(d);
   }
   r.dimensions = dims;
@@ -189,8 +245,7 @@ SimulationResult simulate_annotation(const TrainingData& data,
         std::swap(order[i - 1], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
       std::vector<std::size_t> labeled(order.begin(),
                                        order.begin() + std::min(options.batch, order.size()));
-      std::vector<std::size_t> rest(order.begin() + static_cast<long>(labeled.size()),
-                                    order.end());
+      std::vector<std::size_t> rest(order.begin() + static_cast<long>(labeled.size()), order.end());
       TrainedModel current;  // fitted on `labeled` (uncertain order) after the last batch
       for (std::size_t b = 0; b < batches; ++b) {
         std::size_t n = std::min((b + 1) * options.batch, order.size());
@@ -228,7 +283,8 @@ SimulationResult simulate_annotation(const TrainingData& data,
   }
   for (std::size_t b = 0; b < batches; ++b) {
     CurvePoint p;
-    p.labels = static_cast<long>(std::min((b + 1) * options.batch, static_cast<std::size_t>(r.pool)));
+    p.labels =
+        static_cast<long>(std::min((b + 1) * options.batch, static_cast<std::size_t>(r.pool)));
     for (const std::string& d : dims) {
       p.uncertain[d] = sum_u[b][d] / options.seeds;
       p.random[d] = sum_r[b][d] / options.seeds;
@@ -255,11 +311,13 @@ nlohmann::json simulation_json(const SimulationResult& r) {
     auto u = r.uncertain_reaches.find(d);
     auto q = r.random_reaches.find(d);
     dims[d] = {{"final_kappa", k},
-               {"uncertain_labels", u == r.uncertain_reaches.end() ? nlohmann::json() : nlohmann::json(u->second)},
-               {"random_labels", q == r.random_reaches.end() ? nlohmann::json() : nlohmann::json(q->second)}};
+               {"uncertain_labels",
+                u == r.uncertain_reaches.end() ? nlohmann::json() : nlohmann::json(u->second)},
+               {"random_labels",
+                q == r.random_reaches.end() ? nlohmann::json() : nlohmann::json(q->second)}};
   }
-  return {{"batch", r.batch}, {"seeds", r.seeds}, {"uncertainty", r.measure},
-          {"pool", r.pool},   {"held_out", r.held_out}, {"curve", curve},
+  return {{"batch", r.batch},  {"seeds", r.seeds},       {"uncertainty", r.measure},
+          {"pool", r.pool},    {"held_out", r.held_out}, {"curve", curve},
           {"dimensions", dims}};
 }
 
@@ -283,9 +341,9 @@ std::string simulation_text(const SimulationResult& r) {
     out << "\n";
   }
   for (const std::string& d : r.dimensions) {
-    out << d << ": final kappa " << r.final_kappa.at(d) << " (all " << r.pool << " labels); reached by uncertain order at "
-        << r.uncertain_reaches.at(d) << " labels, by random order at " << r.random_reaches.at(d)
-        << "\n";
+    out << d << ": final kappa " << r.final_kappa.at(d) << " (all " << r.pool
+        << " labels); reached by uncertain order at " << r.uncertain_reaches.at(d)
+        << " labels, by random order at " << r.random_reaches.at(d) << "\n";
   }
   return out.str();
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/engine.h"
 #include "classifier/model.h"
+#include "core/db.h"
 
 namespace convfail::classifier {
 
@@ -28,6 +31,38 @@ double uncertainty(const TrainedModel& model, const std::set<std::string>& featu
 std::vector<std::size_t> rank_by_uncertainty(const TrainedModel& model,
                                              const std::vector<std::set<std::string>>& candidates,
                                              const std::string& measure);
+
+// The feature sets (issue_features) of the stored issues of `ids` by issue id; ids that are not
+// stored issues are left out.
+std::map<std::int64_t, std::set<std::string>> features_by_issue(Db& db, const Engine& engine,
+                                                                const std::set<std::int64_t>& ids);
+
+// Issue id -> uncertainty.
+using UncertaintyScores = std::map<std::int64_t, double>;
+
+// `ids` most uncertain first by `scores` (ids without a score last; ties keep their order).
+std::vector<std::int64_t> order_by_uncertainty(const std::vector<std::int64_t>& ids,
+                                               const UncertaintyScores& scores);
+
+// `annotate --queue uncertain`'s refits: fits a model on labeled examples and scores candidate
+// issues in a background thread while the session goes on, which collects the scores when
+// ready. Only copied plain data crosses to the thread (never the database). The destructor
+// waits for a running refit.
+class BackgroundRefit {
+ public:
+  using Candidates = std::vector<std::pair<std::int64_t, std::set<std::string>>>;
+  bool running() const;
+  // Starts a refit (fit_model on `data` with `fit`, then uncertainty of each candidate by
+  // `measure`); false, nothing started, while one runs or its scores are not taken yet.
+  bool start(TrainingData data, Candidates candidates, std::string measure, FitOptions fit);
+  // The scores of a finished refit, once; nullopt while it runs or when none was started.
+  // Rethrows what the refit threw.
+  std::optional<UncertaintyScores> take();
+  void wait() const;  // until a started refit is done
+
+ private:
+  std::future<UncertaintyScores> future_;
+};
 
 // One simulated study: the annotator labels examples of `pool` (indices into the data), the
 // model is evaluated on `held_out` (disjoint from pool).
@@ -56,7 +91,7 @@ struct SimulationOptions {
 };
 
 struct CurvePoint {
-  long labels = 0;  // labels given per split (the pool's size caps it)
+  long labels = 0;                          // labels given per split (the pool's size caps it)
   std::map<std::string, double> uncertain;  // dimension -> kappa, mean over seeds
   std::map<std::string, double> random;
 };

@@ -232,6 +232,26 @@ StoredSession create_session(Db& db, const std::string& annotator, const std::st
   return load_session(db, id);
 }
 
+void replace_session_tail(Db& db, std::int64_t id, std::size_t from,
+                          const std::vector<QueueItem>& tail) {
+  Transaction tx(db);
+  Stmt del(db, "DELETE FROM annotation_queue_items WHERE session_id=? AND position>=?");
+  del.bind(1, id).bind(2, static_cast<std::int64_t>(from));
+  del.run();
+  Stmt item(db,
+            "INSERT INTO annotation_queue_items(session_id, position, issue_id, dimensions) "
+            "VALUES (?,?,?,?)");
+  for (std::size_t i = 0; i < tail.size(); ++i) {
+    item.bind(1, id).bind(2, static_cast<std::int64_t>(from + i)).bind(3, tail[i].issue_id);
+    if (tail[i].dimensions.empty())
+      item.bind_null(4);
+    else
+      item.bind(4, split_join(tail[i].dimensions));
+    item.run();
+  }
+  tx.commit();
+}
+
 StoredSession load_session(Db& db, std::int64_t id) {
   Stmt st(db, "SELECT annotator, mode, queue, params FROM annotation_sessions WHERE id=?");
   st.bind(1, id);

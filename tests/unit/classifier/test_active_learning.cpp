@@ -129,3 +129,38 @@ TEST_CASE("active learning: uncertainty ranks the ambiguous issue first") {
   }
   CHECK_THROWS_AS(uncertainty(m, candidates[0], "variance"), UsageError);
 }
+
+TEST_CASE("active learning: background refit scores candidates off the calling thread") {
+  TrainingData data;
+  for (int i = 0; i < 20; ++i) {
+    bool yes = i % 2 == 0;
+    data.examples.push_back({yes ? "w:yes" : "w:no", "w:common"});
+    data.labels["d"].push_back(yes ? "b" : "a");
+    data.cv_group.push_back(0);
+  }
+  FitOptions fit;
+  fit.lambdas = {0.001};
+  BackgroundRefit refit;
+  CHECK_FALSE(refit.running());
+  CHECK_FALSE(refit.take().has_value());
+  BackgroundRefit::Candidates candidates = {{7, {"w:yes"}}, {8, {"w:yes", "w:no"}}, {9, {"w:no"}}};
+  REQUIRE(refit.start(data, candidates, "margin", fit));
+  CHECK_FALSE(refit.start(data, candidates, "margin", fit));  // one at a time
+  refit.wait();
+  CHECK_FALSE(refit.running());
+  std::optional<UncertaintyScores> scores = refit.take();
+  REQUIRE(scores.has_value());
+  REQUIRE(scores->size() == 3);
+  CHECK(scores->at(8) > scores->at(7));
+  CHECK(scores->at(8) > scores->at(9));
+  CHECK_FALSE(refit.take().has_value());  // once
+  CHECK(order_by_uncertainty({7, 8, 9, 10}, *scores).front() == 8);
+  CHECK(order_by_uncertainty({7, 8, 9, 10}, *scores).back() == 10);  // no score: last
+  // The same scores as ranking on this thread.
+  TrainedModel m = fit_model(data, fit);
+  CHECK(scores->at(7) == doctest::Approx(uncertainty(m, {"w:yes"}, "margin")));
+  // A failing refit rethrows on take.
+  REQUIRE(refit.start(data, candidates, "variance", fit));
+  refit.wait();
+  CHECK_THROWS_AS(refit.take(), UsageError);
+}
