@@ -11,6 +11,7 @@
 #include "cli/gold_options.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "labeling/label_sets.h"
 
 namespace convfail::cli {
 
@@ -116,6 +117,8 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     double target_accuracy = 0.9;
     double human_share = -1;
     bool store = false;
+    std::string source = "classifier";
+    std::optional<double> min_confidence;
     bool simulate = false;
     int batch = 20;
     std::string eval_folds;
@@ -149,6 +152,16 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
                 "store the calibration fitted on all of --fit-folds with the run, and the\n"
                 "threshold reaching --target-accuracy there (cross-validated); the hybrid label\n"
                 "source then uses calibrated confidence and that threshold");
+  cmd->add_option("--source", args->source,
+                  "labels to evaluate: classifier (default: the run of --run, else the latest),\n"
+                  "classifier:RUN_ID, hybrid or hybrid:ANNOTATOR (manual labels where they exist,\n"
+                  "else classifier labels whose confidence reaches --min-confidence; prints how\n"
+                  "many cells are manual and automatic), consensus, or an annotator")
+      ->capture_default_str();
+  cmd->add_option("--min-confidence", args->min_confidence,
+                  "hybrid sources: the confidence a classifier label needs (default: the\n"
+                  "stored calibration's threshold, else the raw default)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--simulate-annotation", args->simulate,
                 "simulate labeling in uncertainty vs random order (see below)");
   cmd->add_option("--batch", args->batch,
@@ -180,6 +193,28 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
         args->gold, "eval", [&ctx]() -> Db& { return ctx.read_db(); }, taxonomy);
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
+    const std::string& source = args->source;
+    bool hybrid = source.rfind("hybrid", 0) == 0;
+    if (args->min_confidence && !hybrid)
+      throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
+    std::optional<classifier::EvaluatedLabels> labels;
+    if (source.rfind("classifier:", 0) == 0) {
+      if (run) throw UsageError("give the run either as --run or as --source classifier:RUN_ID");
+      try {
+        std::size_t used = 0;
+        run = std::stoll(source.substr(11), &used);
+        if (used != source.size() - 11 || *run < 1) throw std::invalid_argument("run");
+      } catch (const std::logic_error&) {
+        throw UsageError("--source classifier:RUN_ID needs a positive run id");
+      }
+    } else if (source != "classifier") {
+      if (run || !args->fit_folds.empty() || args->store || args->by_rule || args->human_share >= 0)
+        throw UsageError("--source " + source +
+                         " takes none of --run, --fit-folds, --store-calibration, --by-rule, "
+                         "--human-share (they are about a classifier run)");
+      labels = classifier::EvaluatedLabels{
+          source, labeling::load_label_set(ctx.read_db(), source, args->min_confidence)};
+    }
     classifier::SelectiveOptions selective;
     if (!args->fit_folds.empty())
       selective.fit_folds = classifier::parse_fold_list(args->fit_folds);
@@ -187,8 +222,9 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     if (args->human_share >= 0) selective.human_share = args->human_share;
     if (args->store && selective.fit_folds.empty())
       throw UsageError("--store-calibration needs --fit-folds");
-    classifier::EvalReport report = classifier::evaluate_run(
-        args->store ? ctx.db() : ctx.read_db(), taxonomy, gold_set, run, folds, selective);
+    classifier::EvalReport report =
+        classifier::evaluate_run(args->store ? ctx.db() : ctx.read_db(), taxonomy, gold_set, run,
+                                 folds, selective, labels ? &*labels : nullptr);
     if (args->store) {
       auto fitted = classifier::fit_run_calibration(ctx.db(), taxonomy, gold_set, report.run_id,
                                                     selective.fit_folds, args->target_accuracy);
