@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/calibration.h"
 #include "classifier/engine.h"
 #include "classifier/evaluation.h"
 #include "core/db.h"
@@ -37,7 +38,24 @@ struct DimensionModel {
   double rules_kappa = 0;                    // the rules alone on the same issues
   double rules_accuracy = 0;
   long n = 0;
+  // The confidence of a prediction: isotonic calibration of the model's probability, fitted on
+  // the out-of-fold predictions of the cross-validation at the chosen lambda (never in-sample),
+  // and the calibrated confidence reaching kCalibrationTarget accuracy, cross-fitted (each fold's
+  // out-of-fold predictions calibrated by a fit on the other folds'). Empty without CV.
+  // The isotonic fit is kept only when its cross-fitted ECE is below the raw probabilities'
+  // (method "isotonic"); else the probability is the confidence (method "none"); "" without CV.
+  std::string calibration_method;
+  Calibration calibration;
+  std::optional<double> threshold;
+  // Cross-fitted figures on the out-of-fold predictions (not stored): ECE of the raw and the
+  // calibrated probabilities, and the selective figures with a 0.3 human share.
+  double cv_raw_ece = 0;
+  double cv_ece = 0;
+  SelectiveEval cv_selective;
 };
+
+// The accuracy whose calibrated confidence threshold a trained model stores.
+constexpr double kCalibrationTarget = 0.9;
 
 struct TrainedModel {
   std::int64_t id = 0;  // the version: trained_models.id

@@ -114,6 +114,22 @@ assert sj["rules"]["label"] == "crash" and sj["model"]["id"] == 3, sj
 feats = [f["feature"] for f in sj["model"]["top_features"]]
 assert any("mismatch" in f for f in feats), feats
 assert abs(sum(sj["model"]["probabilities"].values()) - 1) < 1e-9
+# Confidence: the model's out-of-fold calibration; the run keeps the model's threshold.
+m = json.loads(rows[2][2])["dimensions"]
+sym = next(d for d in m if d["dimension"] == "symptom")
+assert sym["calibration_method"] in ("isotonic", "none"), sym["calibration_method"]
+conf = con.execute("select confidence from classifier_labels l join issues i on i.id=l.issue_id "
+                   "where run_id=? and dimension='symptom' and i.number=4", (run,)).fetchone()[0]
+p = sj["model"]["probability"]
+if sym["calibration_method"] == "none":
+    assert conf == p, (conf, p)
+else:
+    blocks = [b for b in sym["calibration"] if b[0] <= p] or sym["calibration"][:1]
+    assert abs(conf - blocks[-1][1]) < 1e-9, (conf, p, sym["calibration"])
+cal = con.execute("select dimension, threshold, fitted_on from classifier_calibrations where run_id=?", (run,)).fetchall()
+assert {c[0] for c in cal} == {"symptom", "cause", "stage"}, cal
+assert all(c[2] == "trained model 3 (out-of-fold, cross-fitted)" for c in cal), cal
+assert [c[1] for c in cal if c[0] == "symptom"][0] == sym["threshold"], (cal, sym["threshold"])
 print("train/classify round trip ok")
 PY
 
