@@ -35,6 +35,8 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
     std::string folds;
     std::string rules;
     int iterations = 600;
+    classifier::FitOptions fit;
+    bool unbalanced = false;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -44,6 +46,17 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--rules", args->rules, "rules folder (default: DATA_DIR/rules)");
   cmd->add_option("--iterations", args->iterations, "gradient steps per fit (default 600)")
       ->check(CLI::Range(10, 5000));
+  cmd->add_option("--rule-scale", args->fit.rule_scale,
+                  "weight of the rule features' block against the words' (norms; default 3)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--max-features", args->fit.max_features,
+                  "vocabulary cap, most frequent first (default 5000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  cmd->add_option("--min-doc-freq", args->fit.min_doc_freq,
+                  "a word feature needs this many training issues (default 2)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--unbalanced", args->unbalanced,
+                "weigh every issue the same instead of every label the same");
   cmd->add_flag("--json", args->json, "print the training summary as JSON");
   cmd->callback([&ctx, args] {
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
@@ -53,8 +66,9 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
         args->gold, "train", [&ctx]() -> Db& { return ctx.db(); }, taxonomy);
     std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
     classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
-    classifier::FitOptions options;
+    classifier::FitOptions options = args->fit;
     options.iterations = args->iterations;
+    options.balanced = !args->unbalanced;
     classifier::TrainSummary s =
         classifier::train_and_store(ctx.db(), engine, gold_set, folds, options);
     if (args->json) {

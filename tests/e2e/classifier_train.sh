@@ -60,6 +60,9 @@ expect_exit 1 cf train --gold-file "$T/unstored.csv" --rules "$T/rules"
 expect_grep "is stored" "$T/err"
 expect_exit 1 cf train --gold-file "$T/gold.csv" --folds 7 --rules "$T/rules"
 expect_grep "no gold labels" "$T/err"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --rule-scale -1 --rules "$T/rules"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --min-doc-freq 0 --rules "$T/rules"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --max-features 0 --rules "$T/rules"
 models() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from trained_models').fetchone()[0])" "$DB"; }
 [ "$(models)" = 0 ] || fail "a failed train stored a model"
 
