@@ -242,7 +242,7 @@ SimulationResult simulate_annotation(const TrainingData& data,
       std::mt19937_64 rng(options.seed + static_cast<std::uint64_t>(seed));
       std::vector<std::size_t> order = s.pool;
       for (std::size_t i = order.size(); i > 1; --i)
-        std::swap(order[i - 1], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
+        std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);  // portable draw
       std::vector<std::size_t> labeled(order.begin(),
                                        order.begin() + std::min(options.batch, order.size()));
       std::vector<std::size_t> rest(order.begin() + static_cast<long>(labeled.size()), order.end());

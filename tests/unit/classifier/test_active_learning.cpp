@@ -30,6 +30,18 @@ TrainingData synthetic(int n) {
   return data;
 }
 
+// 20 examples: w:yes marks label "b", w:no label "a".
+TrainingData yes_no() {
+  TrainingData data;
+  for (int i = 0; i < 20; ++i) {
+    bool yes = i % 2 == 0;
+    data.examples.push_back({yes ? "w:yes" : "w:no", "w:common"});
+    data.labels["d"].push_back(yes ? "b" : "a");
+    data.cv_group.push_back(i % 4);
+  }
+  return data;
+}
+
 SimulationOptions options(std::size_t batch, int seeds) {
   SimulationOptions o;
   o.batch = batch;
@@ -102,13 +114,7 @@ TEST_CASE("active learning: deterministic, cross-split pooling, refusals") {
 }
 
 TEST_CASE("active learning: uncertainty ranks the ambiguous issue first") {
-  TrainingData data;
-  for (int i = 0; i < 20; ++i) {
-    bool yes = i % 2 == 0;
-    data.examples.push_back({yes ? "w:yes" : "w:no", "w:common"});
-    data.labels["d"].push_back(yes ? "b" : "a");
-    data.cv_group.push_back(i % 4);
-  }
+  TrainingData data = yes_no();
   FitOptions fit;
   fit.lambdas = {0.001};
   TrainedModel m = fit_model(data, fit);
@@ -131,13 +137,7 @@ TEST_CASE("active learning: uncertainty ranks the ambiguous issue first") {
 }
 
 TEST_CASE("active learning: background refit scores candidates off the calling thread") {
-  TrainingData data;
-  for (int i = 0; i < 20; ++i) {
-    bool yes = i % 2 == 0;
-    data.examples.push_back({yes ? "w:yes" : "w:no", "w:common"});
-    data.labels["d"].push_back(yes ? "b" : "a");
-    data.cv_group.push_back(0);
-  }
+  TrainingData data = yes_no();
   FitOptions fit;
   fit.lambdas = {0.001};
   BackgroundRefit refit;
