@@ -259,6 +259,33 @@ std::vector<double> cross_validated(const std::vector<GoldRow>& rows,
 
 }  // namespace
 
+namespace {
+
+// When the run's labels come from a trained model fitted on (some of) `fit_folds`, a calibration
+// fitted there is in-sample: says so.
+std::string in_sample_warning(Db& db, std::int64_t run_id, const std::set<int>& fit_folds) {
+  Stmt st(db,
+          "SELECT m.id, m.folds_json FROM classifier_runs r JOIN trained_models m "
+          "ON m.id = json_extract(r.params_json, '$.model.id') WHERE r.id = ?");
+  st.bind(1, run_id);
+  if (!st.step()) return "";
+  std::vector<int> trained;
+  try {
+    trained = nlohmann::json::parse(st.text(1)).get<std::vector<int>>();
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+  bool overlap = trained.empty();
+  for (int f : trained) overlap = overlap || fit_folds.count(f) > 0;
+  if (!overlap) return "";
+  return "classifier run " + std::to_string(run_id) + " uses trained model " +
+         std::to_string(st.int64(0)) +
+         ", fitted on the --fit-folds issues: this calibration is in-sample (the model's own "
+         "confidence is already calibrated out-of-fold; leave out --fit-folds)";
+}
+
+}  // namespace
+
 EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
                         std::optional<std::int64_t> run_id, const std::set<int>& folds,
                         const SelectiveOptions& selective, const EvaluatedLabels* labels) {
@@ -277,6 +304,8 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
   } else {
     report.run_id = resolve_run(db, run_id);
     report.source = "classifier run " + std::to_string(report.run_id);
+    if (!selective.fit_folds.empty())
+      report.warning = in_sample_warning(db, report.run_id, selective.fit_folds);
   }
   auto rows = gold_rows(db, taxonomy, gold, report.run_id, folds, &report, labels);
   if (report.gold_items == report.missing)
@@ -378,6 +407,7 @@ nlohmann::json eval_report_json(const EvalReport& r) {
   nlohmann::json out;
   out["run_id"] = r.run_id;
   out["source"] = r.source;
+  if (!r.warning.empty()) out["warning"] = r.warning;
   out["gold"] = r.gold_source;
   out["folds"] = r.folds;
   out["gold_issues"] = r.gold_items;

@@ -89,6 +89,7 @@ struct EvalReport {
   std::vector<DimensionEval> dimensions;
   bool calibrated = false;
   std::vector<int> fit_folds;
+  std::string warning;  // e.g. a calibration fitted in-sample of the run's trained model
 };
 
 // Throws UserError when there is no run, or folds are asked of a gold set without folds. With

@@ -95,6 +95,9 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
       "confidence|). Calibration is isotonic regression of \"label right\" on the raw confidence,\n"
       "per dimension, fitted on the gold issues of --fit-folds minus the evaluated issue's own\n"
       "fold: --folds 0-3 --fit-folds 0-3 cross-validates; --folds 4 --fit-folds 0-3 holds 4 out.\n"
+      "A run labeled by a trained model carries the model's confidence, already calibrated on\n"
+      "out-of-fold predictions (`train --help`): evaluate it without --fit-folds (a fit on the\n"
+      "model's training folds would be in-sample; eval warns).\n"
       "\n"
       "--simulate-annotation replays an annotator instead (no classifier run needed: the stored\n"
       "issues, the rules and `train`'s model, refitted with one --lambda after every batch): the\n"
@@ -165,7 +168,8 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--simulate-annotation", args->simulate,
                 "simulate labeling in uncertainty vs random order (see below)");
   cmd->add_option("--batch", args->batch,
-                  "simulation: labels per batch, the model refitted after each (default 20)")
+                  "simulation: issues labeled per batch (every dimension), the model "
+                  "refitted\nafter each (default 20)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--eval-folds", args->eval_folds,
                   "simulation: held-out folds (default: cross-validation within --folds)");
@@ -233,6 +237,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
                                     args->target_accuracy);
       std::cerr << "stored the calibration of run " << report.run_id << "\n";
     }
+    if (!report.warning.empty()) std::cerr << "warning: " << report.warning << "\n";
     std::vector<classifier::RuleEval> rules;
     if (args->by_rule)
       rules = classifier::evaluate_rules(

@@ -76,8 +76,14 @@ cf train --gold-file "$T/gold_flipped.csv" --folds 0-3 --rules "$T/rules" --json
 cf train --gold-file "$T/gold.csv" --rules "$T/rules" --json >"$T/train_all.json"
 cf classify --rules "$T/rules" --json >"$T/model_run.json"
 cf eval --gold-file "$T/gold.csv" --folds 4 --json >"$T/model_eval.json"
+# Calibrating a model's run on its training folds is in-sample: eval warns (the model trained on all).
+cf eval --gold-file "$T/gold.csv" --folds 4 --fit-folds 0-3 >/dev/null 2>"$T/warn"
+grep -q "^warning: classifier run .* uses trained model 3, fitted on the --fit-folds issues: this calibration is in-sample" "$T/warn" ||
+  fail "no in-sample warning: $(cat "$T/warn")"
 cf classify --rules "$T/rules" --no-model --json >"$T/nomodel_run.json"
 cf eval --gold-file "$T/gold.csv" --folds 4 --json >"$T/nomodel_eval.json"
+cf eval --gold-file "$T/gold.csv" --folds 4 --fit-folds 0-3 >/dev/null 2>"$T/warn"
+[ ! -s "$T/warn" ] || fail "warning without a model: $(cat "$T/warn")"
 
 python3 - "$T" "$DB" <<'PY'
 import json, sqlite3, sys
