@@ -178,6 +178,7 @@ struct GoldRow {
   std::string predicted;  // kAbstained for an abstention of symptom/cause
   double raw = 0;
   bool evaluated = false;  // in the selected folds
+  std::string origin;      // hybrid sources: "manual" or "automatic"
 };
 
 std::int64_t resolve_run(Db& db, std::optional<std::int64_t> run_id) {
@@ -197,8 +198,9 @@ std::int64_t resolve_run(Db& db, std::optional<std::int64_t> run_id) {
 std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& taxonomy,
                                                       const GoldSet& gold, std::int64_t run_id,
                                                       const std::set<int>& folds,
-                                                      EvalReport* report) {
-  auto predicted = labeling::load_classifier_labels(db, run_id);
+                                                      EvalReport* report,
+                                                      const EvaluatedLabels* labels = nullptr) {
+  auto predicted = labels ? labels->labels : labeling::load_classifier_labels(db, run_id);
   std::map<IssueKey, const IssueLabels*> by_issue;
   for (const auto& p : predicted) by_issue[issue_key(p.repo, p.number)] = &p;
   std::map<std::string, std::vector<GoldRow>> rows;
@@ -220,6 +222,8 @@ std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& ta
       r.predicted = pv != it->second->values.end() ? pv->second : kAbstained;
       auto cv = it->second->confidence.find(dim.id);
       r.raw = cv != it->second->confidence.end() ? cv->second : 0;
+      auto ov = it->second->origin.find(dim.id);
+      if (ov != it->second->origin.end()) r.origin = ov->second;
       r.evaluated = selected;
       rows[dim.id].push_back(std::move(r));
     }
@@ -255,9 +259,36 @@ std::vector<double> cross_validated(const std::vector<GoldRow>& rows,
 
 }  // namespace
 
+namespace {
+
+// When the run's labels come from a trained model fitted on (some of) `fit_folds`, a calibration
+// fitted there is in-sample: says so.
+std::string in_sample_warning(Db& db, std::int64_t run_id, const std::set<int>& fit_folds) {
+  Stmt st(db,
+          "SELECT m.id, m.folds_json FROM classifier_runs r JOIN trained_models m "
+          "ON m.id = json_extract(r.params_json, '$.model.id') WHERE r.id = ?");
+  st.bind(1, run_id);
+  if (!st.step()) return "";
+  std::vector<int> trained;
+  try {
+    trained = nlohmann::json::parse(st.text(1)).get<std::vector<int>>();
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+  bool overlap = trained.empty();
+  for (int f : trained) overlap = overlap || fit_folds.count(f) > 0;
+  if (!overlap) return "";
+  return "classifier run " + std::to_string(run_id) + " uses trained model " +
+         std::to_string(st.int64(0)) +
+         ", fitted on the --fit-folds issues: this calibration is in-sample (the model's own "
+         "confidence is already calibrated out-of-fold; leave out --fit-folds)";
+}
+
+}  // namespace
+
 EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
                         std::optional<std::int64_t> run_id, const std::set<int>& folds,
-                        const SelectiveOptions& selective) {
+                        const SelectiveOptions& selective, const EvaluatedLabels* labels) {
   if (!folds.empty() && !gold.has_folds)
     throw UsageError("--folds needs gold labels with a fold column (" + gold.source + " has none)");
   if (!selective.fit_folds.empty() && !gold.has_folds)
@@ -268,11 +299,18 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
   report.folds.assign(folds.begin(), folds.end());
   report.fit_folds.assign(selective.fit_folds.begin(), selective.fit_folds.end());
   report.calibrated = !selective.fit_folds.empty();
-  report.run_id = resolve_run(db, run_id);
-  auto rows = gold_rows(db, taxonomy, gold, report.run_id, folds, &report);
+  if (labels) {
+    report.source = labels->source;
+  } else {
+    report.run_id = resolve_run(db, run_id);
+    report.source = "classifier run " + std::to_string(report.run_id);
+    if (!selective.fit_folds.empty())
+      report.warning = in_sample_warning(db, report.run_id, selective.fit_folds);
+  }
+  auto rows = gold_rows(db, taxonomy, gold, report.run_id, folds, &report, labels);
   if (report.gold_items == report.missing)
-    throw UserError("none of the " + std::to_string(report.gold_items) +
-                    " gold issues is in classifier run " + std::to_string(report.run_id));
+    throw UserError("none of the " + std::to_string(report.gold_items) + " gold issues is in " +
+                    (labels ? "label source " + labels->source : report.source));
   for (const auto& dim : taxonomy.dimensions()) {
     const auto& dim_rows = rows[dim.id];
     std::vector<std::pair<std::string, std::optional<std::string>>> pairs;
@@ -287,6 +325,11 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
       scored.push_back({r.gold, r.predicted, confidence[i], r.raw});
     }
     DimensionEval d = evaluate_dimension(taxonomy, dim.id, pairs);
+    for (const GoldRow& r : dim_rows) {
+      if (!r.evaluated) continue;
+      d.manual += r.origin == "manual";
+      d.automatic += r.origin == "automatic";
+    }
     d.selective = selective_eval(scored, selective.target_accuracy, selective.human_share);
     report.dimensions.push_back(std::move(d));
   }
@@ -363,6 +406,8 @@ void store_calibration(Db& db, std::int64_t run_id, const std::vector<FittedCali
 nlohmann::json eval_report_json(const EvalReport& r) {
   nlohmann::json out;
   out["run_id"] = r.run_id;
+  out["source"] = r.source;
+  if (!r.warning.empty()) out["warning"] = r.warning;
   out["gold"] = r.gold_source;
   out["folds"] = r.folds;
   out["gold_issues"] = r.gold_items;
@@ -383,6 +428,7 @@ nlohmann::json eval_report_json(const EvalReport& r) {
         {"covered", d.covered},
         {"covered_accuracy", d.covered_accuracy},
         {"covered_kappa", d.covered_kappa},
+        {"cells", {{"manual", d.manual}, {"automatic", d.automatic}}},
         {"per_label", per},
         {"confusion", {{"labels", d.all.matrix.labels}, {"counts", d.all.matrix.counts}}}};
   }
@@ -416,7 +462,7 @@ nlohmann::json eval_report_json(const EvalReport& r) {
 
 std::string eval_report_text(const EvalReport& r) {
   std::ostringstream out;
-  out << "classifier run " << r.run_id << " vs " << r.gold_source;
+  out << terminal_safe(r.source) << " vs " << terminal_safe(r.gold_source);
   if (!r.folds.empty()) {
     out << " (folds ";
     for (std::size_t i = 0; i < r.folds.size(); ++i) out << (i ? "," : "") << r.folds[i];
@@ -428,7 +474,9 @@ std::string eval_report_text(const EvalReport& r) {
     for (std::size_t i = 0; i < r.fit_folds.size(); ++i) out << (i ? "," : "") << r.fit_folds[i];
     out << ", each issue's fit leaving out its own fold";
   }
-  if (r.missing) out << ", " << r.missing << " not in the run (left out)";
+  if (r.missing)
+    out << ", " << r.missing << " not in the " << (r.run_id ? "run" : "label source")
+        << " (left out)";
   out << "\n";
   for (const auto& d : r.dimensions) {
     out << "\n"
@@ -437,6 +485,9 @@ std::string eval_report_text(const EvalReport& r) {
         << fixed(d.all.kappa.ci_low) << ", " << fixed(d.all.kappa.ci_high) << "]"
         << " coverage=" << fixed(d.coverage) << " covered_accuracy=" << fixed(d.covered_accuracy)
         << " covered_kappa=" << fixed(d.covered_kappa) << "\n";
+    if (r.source.rfind("hybrid", 0) == 0)
+      out << "  cells: " << d.manual << " manual, " << d.automatic << " automatic, "
+          << d.n - d.manual - d.automatic << " unlabeled\n";
     const SelectiveEval& sel = d.selective;
     out << "  selective: ece=" << fixed(sel.ece) << " ("
         << (r.calibrated ? "isotonic calibration" : "raw confidence") << ")\n";

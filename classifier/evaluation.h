@@ -60,6 +60,8 @@ struct DimensionEval {
   double macro_f1 = 0;       // over real labels (gold or predicted), the abstention marker excluded
   labeling::Evaluation all;  // abstentions as kAbstained (stage: its abstain label)
   SelectiveEval selective;   // risk-coverage figures on the same issues
+  long manual = 0;           // hybrid sources: evaluated cells resting on manual labels
+  long automatic = 0;        // and on classifier labels (the rest are unlabeled)
 };
 
 // Calibration and selective figures asked of evaluate_run.
@@ -71,8 +73,15 @@ struct SelectiveOptions {
   std::optional<double> human_share;
 };
 
+// Labels evaluated instead of a classifier run's: another label source (e.g. hybrid:ANNOTATOR).
+struct EvaluatedLabels {
+  std::string source;
+  std::vector<labeling::IssueLabels> labels;
+};
+
 struct EvalReport {
-  std::int64_t run_id = 0;
+  std::int64_t run_id = 0;  // 0 when another label source is evaluated
+  std::string source;       // "classifier run N" or the label source's name
   std::string gold_source;
   std::vector<int> folds;  // empty: all
   long gold_items = 0;     // gold items in the selected folds
@@ -80,12 +89,15 @@ struct EvalReport {
   std::vector<DimensionEval> dimensions;
   bool calibrated = false;
   std::vector<int> fit_folds;
+  std::string warning;  // e.g. a calibration fitted in-sample of the run's trained model
 };
 
-// Throws UserError when there is no run, or folds are asked of a gold set without folds.
+// Throws UserError when there is no run, or folds are asked of a gold set without folds. With
+// `labels`, those are evaluated instead of a run (run_id ignored; confidence as they carry it).
 EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
                         std::optional<std::int64_t> run_id, const std::set<int>& folds,
-                        const SelectiveOptions& selective = {});
+                        const SelectiveOptions& selective = {},
+                        const EvaluatedLabels* labels = nullptr);
 
 // The calibration of one dimension fitted on every gold issue of `fit_folds` in the run (what
 // `eval --store-calibration` stores), with the threshold reaching `target_accuracy` on the

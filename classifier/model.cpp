@@ -221,8 +221,17 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
     double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
     std::vector<double> lambdas = options.lambdas;
     std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
+    // One candidate: nothing to choose, no cross-validation (cv_kappa stays empty).
+    if (lambdas.size() == 1) lambdas.clear();
+    struct OutOfFold {
+      int group;
+      double p;
+      std::string gold, predicted;
+    };
+    std::vector<OutOfFold> best_oof;
     for (double lambda : lambdas) {
       labeling::LabelPairs pairs;
+      std::vector<OutOfFold> oof;
       long correct = 0;
       if (groups.size() >= 2) {
         for (int g : groups) {
@@ -237,7 +246,10 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
                               options.balanced);
           for (std::size_t r = 0; r < rows.size(); ++r)
             if (group[r] == g) {
-              std::string predicted = dm.labels[argmax(probabilities(f.w, f.b, xs[rows[r]]))];
+              std::vector<double> pr = probabilities(f.w, f.b, xs[rows[r]]);
+              std::size_t k = argmax(pr);
+              std::string predicted = dm.labels[k];
+              oof.push_back({g, pr[k], gold[rows[r]], predicted});
               pairs.push_back({gold[rows[r]], predicted});
               correct += predicted == gold[rows[r]];
             }
@@ -249,9 +261,40 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
         best_kappa = kappa;
         best_lambda = lambda;
         dm.cv_accuracy = pairs.empty() ? 0 : static_cast<double>(correct) / pairs.size();
+        best_oof = std::move(oof);
       }
     }
     dm.lambda = best_lambda;
+    if (!best_oof.empty()) {
+      std::vector<std::pair<double, bool>> raw, crossed;
+      std::vector<ScoredLabel> scored;
+      for (const OutOfFold& o : best_oof) raw.push_back({o.p, o.gold == o.predicted});
+      dm.calibration = fit_isotonic(raw);
+      std::map<int, Calibration> by_group;
+      for (int g : groups) {
+        std::vector<std::pair<double, bool>> others;
+        for (const OutOfFold& o : best_oof)
+          if (o.group != g) others.push_back({o.p, o.gold == o.predicted});
+        by_group[g] = fit_isotonic(others);
+      }
+      for (const OutOfFold& o : best_oof) {
+        double c = by_group[o.group].apply(o.p);
+        crossed.push_back({c, o.gold == o.predicted});
+        scored.push_back({o.gold, o.predicted, c, o.p});
+      }
+      dm.cv_raw_ece = expected_calibration_error(raw);
+      dm.cv_ece = expected_calibration_error(crossed);
+      dm.calibration_method = "isotonic";
+      if (dm.cv_ece > dm.cv_raw_ece) {  // isotonic overfits: keep the probabilities
+        dm.calibration_method = "none";
+        dm.calibration = Calibration{};
+        dm.cv_ece = dm.cv_raw_ece;
+        crossed = raw;
+        for (ScoredLabel& l : scored) l.confidence = l.raw;
+      }
+      dm.threshold = threshold_for_accuracy(crossed, kCalibrationTarget);
+      dm.cv_selective = selective_eval(scored, kCalibrationTarget, 0.3);
+    }
     std::vector<const Sparse*> tx;
     std::vector<std::size_t> ty;
     for (std::size_t i : rows) {
@@ -314,11 +357,16 @@ nlohmann::json model_json(const TrainedModel& m) {
       for (double v : row) r.push_back(std::round(v * 1e7) / 1e7);
       w.push_back(std::move(r));
     }
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& [from, p] : d.calibration.blocks) blocks.push_back({from, p});
     dims.push_back({{"dimension", d.dimension},
                     {"labels", d.labels},
                     {"lambda", d.lambda},
                     {"bias", d.bias},
-                    {"weights", std::move(w)}});
+                    {"weights", std::move(w)},
+                    {"calibration_method", d.calibration_method},
+                    {"calibration", std::move(blocks)},
+                    {"threshold", d.threshold ? nlohmann::json(*d.threshold) : nlohmann::json()}});
   }
   return {{"format", kFormat},
           {"rule_scale", m.rule_scale},
@@ -345,6 +393,14 @@ TrainedModel model_from_json(std::int64_t id, const std::string& text) {
       dm.lambda = d.at("lambda").get<double>();
       dm.bias = d.at("bias").get<std::vector<double>>();
       dm.weights = d.at("weights").get<std::vector<std::vector<double>>>();
+      // Models stored before calibration have neither key: raw probabilities.
+      if (d.contains("calibration"))
+        for (const auto& b : d.at("calibration"))
+          dm.calibration.blocks.push_back({b.at(0).get<double>(), b.at(1).get<double>()});
+      if (d.contains("calibration_method"))
+        dm.calibration_method = d.at("calibration_method").get<std::string>();
+      if (d.contains("threshold") && !d.at("threshold").is_null())
+        dm.threshold = d.at("threshold").get<double>();
       bool ok = !dm.labels.empty() && dm.bias.size() == dm.labels.size() &&
                 dm.weights.size() == dm.labels.size();
       for (const auto& row : dm.weights) ok = ok && row.size() == m.features.size();
@@ -358,6 +414,39 @@ TrainedModel model_from_json(std::int64_t id, const std::string& text) {
 }
 
 }  // namespace
+
+LabeledExamples labeled_examples(Db& db, const Engine& engine,
+                                 const std::vector<const GoldItem*>& items) {
+  LabeledExamples out;
+  TrainingData& data = out.data;
+  std::vector<std::string> dims;
+  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
+  for (const GoldItem* g : items) {
+    // Only the given items' issues are read from the store.
+    std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
+    if (!issue) {
+      ++out.missing;
+      continue;
+    }
+    Segments segments = segment_issue(*issue);
+    Classification c = engine.classify(*issue, segments);
+    data.examples.push_back(issue_features(segments, c));
+    data.cv_group.push_back(g->fold.value_or(-1));
+    std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
+    for (const std::string& d : dims) {
+      auto it = g->values.find(d);
+      std::string label = it == g->values.end() ? "" : it->second;
+      data.labels[d].push_back(label);
+      const Decision* dec = c.decision(d);
+      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
+      part += "\t" + d + "=" + label;
+    }
+    out.hash_parts.push_back(part);
+    out.keys.push_back(issue->repo + "#" + std::to_string(issue->number));
+    out.items.push_back(g);
+  }
+  return out;
+}
 
 TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
                              const std::set<int>& folds, const FitOptions& options) {
@@ -376,34 +465,11 @@ TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
     throw UserError(gold.source + ": no gold labels" +
                     (folds.empty() ? std::string() : " in the selected folds"));
 
-  TrainingData data;
-  std::vector<std::string> hash_parts;
-  std::vector<std::string> keys;
-  std::vector<std::string> dims;
-  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
-  for (const GoldItem* g : selected) {
-    // Only the selected items' issues are read from the store.
-    std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
-    if (!issue) {
-      ++s.missing;
-      continue;
-    }
-    Segments segments = segment_issue(*issue);
-    Classification c = engine.classify(*issue, segments);
-    data.examples.push_back(issue_features(segments, c));
-    data.cv_group.push_back(g->fold.value_or(-1));
-    std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
-    for (const std::string& d : dims) {
-      auto it = g->values.find(d);
-      std::string label = it == g->values.end() ? "" : it->second;
-      data.labels[d].push_back(label);
-      const Decision* dec = c.decision(d);
-      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
-      part += "\t" + d + "=" + label;
-    }
-    hash_parts.push_back(part);
-    keys.push_back(issue->repo + "#" + std::to_string(issue->number));
-  }
+  LabeledExamples ex = labeled_examples(db, engine, selected);
+  s.missing = ex.missing;
+  TrainingData& data = ex.data;
+  std::vector<std::string>& hash_parts = ex.hash_parts;
+  std::vector<std::string>& keys = ex.keys;
   if (data.examples.empty())
     throw UserError(gold.source + ": none of the " + std::to_string(s.gold_items) +
                     " gold issue(s) is stored (run import first)");
@@ -438,19 +504,40 @@ std::optional<TrainedModel> load_latest_model(Db& db) {
   return m;
 }
 
+namespace {
+
+nlohmann::json cv_selective_json(const SelectiveEval& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : s.points)
+    out["coverage_" + std::to_string(p.percent)] = {
+        {"n", p.n}, {"accuracy", p.accuracy}, {"kappa", p.kappa}, {"threshold", p.threshold}};
+  if (s.human_share)
+    out["hybrid"] = {
+        {"human_share", *s.human_share}, {"human", s.human_labeled}, {"kappa", s.hybrid_kappa}};
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json train_summary_json(const TrainSummary& s) {
   nlohmann::json dims = nlohmann::json::object();
   for (const DimensionModel& d : s.model.dimensions) {
     nlohmann::json cv = nlohmann::json::object();
     for (const auto& [lambda, kappa] : d.cv_kappa) cv[std::to_string(lambda)] = kappa;
-    dims[d.dimension] = {{"n", d.n},
-                         {"labels", d.labels},
-                         {"lambda", d.lambda},
-                         {"cv_kappa", d.cv_kappa.count(d.lambda) ? d.cv_kappa.at(d.lambda) : 0.0},
-                         {"cv_accuracy", d.cv_accuracy},
-                         {"cv_kappa_by_lambda", cv},
-                         {"rules_kappa", d.rules_kappa},
-                         {"rules_accuracy", d.rules_accuracy}};
+    dims[d.dimension] = {
+        {"n", d.n},
+        {"labels", d.labels},
+        {"lambda", d.lambda},
+        {"cv_kappa", d.cv_kappa.count(d.lambda) ? d.cv_kappa.at(d.lambda) : 0.0},
+        {"cv_accuracy", d.cv_accuracy},
+        {"cv_kappa_by_lambda", cv},
+        {"rules_kappa", d.rules_kappa},
+        {"rules_accuracy", d.rules_accuracy},
+        {"calibration_method", d.calibration_method},
+        {"cv_raw_ece", d.cv_raw_ece},
+        {"cv_ece", d.cv_ece},
+        {"threshold", d.threshold ? nlohmann::json(*d.threshold) : nlohmann::json()},
+        {"cv_selective", cv_selective_json(d.cv_selective)}};
   }
   return {{"model_id", s.model_id},
           {"training_hash", s.training_hash},

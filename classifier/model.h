@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/calibration.h"
 #include "classifier/engine.h"
 #include "classifier/evaluation.h"
 #include "core/db.h"
@@ -37,7 +38,24 @@ struct DimensionModel {
   double rules_kappa = 0;                    // the rules alone on the same issues
   double rules_accuracy = 0;
   long n = 0;
+  // The confidence of a prediction: isotonic calibration of the model's probability, fitted on
+  // the out-of-fold predictions of the cross-validation at the chosen lambda (never in-sample),
+  // and the calibrated confidence reaching kCalibrationTarget accuracy, cross-fitted (each fold's
+  // out-of-fold predictions calibrated by a fit on the other folds'). Empty without CV.
+  // The isotonic fit is kept only when its cross-fitted ECE is below the raw probabilities'
+  // (method "isotonic"); else the probability is the confidence (method "none"); "" without CV.
+  std::string calibration_method;
+  Calibration calibration;
+  std::optional<double> threshold;
+  // Cross-fitted figures on the out-of-fold predictions (not stored): ECE of the raw and the
+  // calibrated probabilities, and the selective figures with a 0.3 human share.
+  double cv_raw_ece = 0;
+  double cv_ece = 0;
+  SelectiveEval cv_selective;
 };
+
+// The accuracy whose calibrated confidence threshold a trained model stores.
+constexpr double kCalibrationTarget = 0.9;
 
 struct TrainedModel {
   std::int64_t id = 0;  // the version: trained_models.id
@@ -67,9 +85,24 @@ struct TrainingData {
   std::map<std::string, std::vector<std::string>> rules_labels;  // the rules' decisions
   std::vector<int> cv_group;
 };
+// The examples of `items` (in that order) whose issue is stored: features from the rules'
+// classification and the segmented fields, gold labels per dimension ("" = none), the rules'
+// decisions (kAbstained for an abstention), the gold fold as cv_group (-1 when none). `items`,
+// `keys` ("repo#number") and `hash_parts` (the training-set hash's lines) follow the examples.
+struct LabeledExamples {
+  TrainingData data;
+  std::vector<const GoldItem*> items;
+  std::vector<std::string> keys;
+  std::vector<std::string> hash_parts;
+  long missing = 0;  // items whose issue is not stored
+};
+LabeledExamples labeled_examples(Db& db, const Engine& engine,
+                                 const std::vector<const GoldItem*>& items);
+
 struct FitOptions {
   // Chosen by cross-validation on folds 0-3 of jajal2024 (never fold 4): rule features' block
   // scaled to norm 3 against the text block's 1, balanced label weights, this grid.
+  // A single value is used as is, without cross-validation.
   std::vector<double> lambdas = {0.03, 0.01, 0.003, 0.001, 0.0003};
   int iterations = 600;
   std::size_t max_features = 5000;

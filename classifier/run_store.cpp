@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classifier/evaluation.h"
 #include "classifier/extract.h"
 #include "classifier/issue_text.h"
 #include "core/error.h"
@@ -63,11 +64,16 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
         nlohmann::json rules_label = d.label ? nlohmann::json(*d.label) : nlohmann::json(nullptr);
         sj["rules"] = {
             {"label", rules_label}, {"confidence", d.confidence}, {"abstained", d.abstained}};
-        sj["model"] = {
-            {"id", model->id}, {"probabilities", p.probabilities}, {"top_features", top}};
+        double confidence =
+            dm->calibration.empty() ? p.probability : dm->calibration.apply(p.probability);
+        sj["model"] = {{"id", model->id},
+                       {"probabilities", p.probabilities},
+                       {"probability", p.probability},
+                       {"calibrated", !dm->calibration.empty()},
+                       {"top_features", top}};
         if (d.label != p.label) d.subtype.reset();  // the rules' subtype belongs to their cause
         d.label = p.label;
-        d.confidence = p.probability;
+        d.confidence = confidence;
         d.abstained = false;
         sj["abstained"] = false;
       }
@@ -102,6 +108,19 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
               "issue_count = ? WHERE id = ?");
   finish.bind(1, done).bind(2, summary.run_id).run();
   tx.commit();
+  if (model) {
+    // The model's confidence is calibrated already (out-of-fold, see DimensionModel): the run
+    // keeps it as is and takes the model's cross-fitted threshold, which the hybrid source uses.
+    std::vector<FittedCalibration> fitted;
+    for (const DimensionModel& dm : model->dimensions)
+      if (!dm.calibration_method.empty())
+        fitted.push_back({dm.dimension, Calibration{}, dm.threshold, dm.n});
+    if (!fitted.empty())
+      store_calibration(
+          db, summary.run_id, fitted,
+          "trained model " + std::to_string(model->id) + " (out-of-fold, cross-fitted)",
+          kCalibrationTarget);
+  }
   summary.issues = done;
   return summary;
 }

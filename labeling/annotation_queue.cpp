@@ -56,6 +56,21 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
+// Stores `items` as the queue of session `id` from position `from` on.
+void insert_items(Db& db, std::int64_t id, std::size_t from, const std::vector<QueueItem>& items) {
+  Stmt item(db,
+            "INSERT INTO annotation_queue_items(session_id, position, issue_id, dimensions) "
+            "VALUES (?,?,?,?)");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    item.bind(1, id).bind(2, static_cast<std::int64_t>(from + i)).bind(3, items[i].issue_id);
+    if (items[i].dimensions.empty())
+      item.bind_null(4);
+    else
+      item.bind(4, split_join(items[i].dimensions));
+    item.run();
+  }
+}
+
 }  // namespace
 
 std::vector<std::int64_t> stratified_sample(
@@ -217,19 +232,19 @@ StoredSession create_session(Db& db, const std::string& annotator, const std::st
   ins.bind(1, annotator).bind(2, mode).bind(3, queue).bind(4, params);
   ins.run();
   std::int64_t id = db.last_insert_id();
-  Stmt item(db,
-            "INSERT INTO annotation_queue_items(session_id, position, issue_id, dimensions) "
-            "VALUES (?,?,?,?)");
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    item.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, items[i].issue_id);
-    if (items[i].dimensions.empty())
-      item.bind_null(4);
-    else
-      item.bind(4, split_join(items[i].dimensions));
-    item.run();
-  }
+  insert_items(db, id, 0, items);
   tx.commit();
   return load_session(db, id);
+}
+
+void replace_session_tail(Db& db, std::int64_t id, std::size_t from,
+                          const std::vector<QueueItem>& tail) {
+  Transaction tx(db);
+  Stmt del(db, "DELETE FROM annotation_queue_items WHERE session_id=? AND position>=?");
+  del.bind(1, id).bind(2, static_cast<std::int64_t>(from));
+  del.run();
+  insert_items(db, id, from, tail);
+  tx.commit();
 }
 
 StoredSession load_session(Db& db, std::int64_t id) {

@@ -63,4 +63,9 @@ StoredSession create_session(Db& db, const std::string& annotator, const std::st
                              const std::vector<QueueItem>& items);
 StoredSession load_session(Db& db, std::int64_t id);
 
+// Replaces the stored items of session `id` from position `from` on by `tail` (a re-ranked
+// queue: the items before `from`, which the session's answers refer to, stay).
+void replace_session_tail(Db& db, std::int64_t id, std::size_t from,
+                          const std::vector<QueueItem>& tail);
+
 }  // namespace convfail::labeling

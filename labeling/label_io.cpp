@@ -241,4 +241,47 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
   return count;
 }
 
+std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std::string& source,
+                              LabelFormat format, std::ostream& out, bool raw_csv) {
+  const bool hybrid = source.rfind("hybrid", 0) == 0;
+  static const std::vector<std::string> dims = {"symptom", "cause", "stage"};
+  std::vector<std::string> columns = {"repo",  "number",  "source", "symptom",
+                                      "cause", "subtype", "stage"};
+  if (hybrid)
+    for (const auto& d : dims) columns.push_back(d + "_origin");
+  if (format == LabelFormat::kCsv) out << csv_line(columns, raw_csv);
+  nlohmann::json array = nlohmann::json::array();
+  std::int64_t count = 0;
+  for (const IssueLabels& l : labels) {
+    auto value = [&](const std::string& dim, const std::map<std::string, std::string>& m) {
+      auto it = m.find(dim);
+      return it == m.end() ? std::string() : it->second;
+    };
+    if (format == LabelFormat::kCsv) {
+      std::vector<std::string> cells = {l.repo,
+                                        std::to_string(l.number),
+                                        source,
+                                        value("symptom", l.values),
+                                        value("cause", l.values),
+                                        value("subtype", l.values),
+                                        value("stage", l.values)};
+      if (hybrid)
+        for (const auto& d : dims) cells.push_back(value(d, l.origin));
+      out << csv_line(cells, raw_csv);
+    } else {
+      nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"source", source}};
+      for (const auto& dim : manual_dimensions())
+        j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
+      if (hybrid) j["origin"] = l.origin;
+      if (format == LabelFormat::kJsonl)
+        out << json_text(j) << "\n";
+      else
+        array.push_back(std::move(j));
+    }
+    ++count;
+  }
+  if (format == LabelFormat::kJson) out << json_text(array, 2) << "\n";
+  return count;
+}
+
 }  // namespace convfail::labeling

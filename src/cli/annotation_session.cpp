@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "cli/issue_view.h"
@@ -101,6 +103,26 @@ std::string fixed2(double v) {
 
 }  // namespace
 
+void AnnotationSession::apply_rerank(std::size_t from, std::ostream& out) {
+  std::optional<std::vector<std::int64_t>> order = config_.rerank(from, session_.items);
+  if (!order) return;
+  std::vector<labeling::QueueItem> tail(session_.items.begin() + static_cast<long>(from),
+                                        session_.items.end());
+  std::map<std::int64_t, std::size_t> at;
+  for (std::size_t i = 0; i < tail.size(); ++i) at[tail[i].issue_id] = i;
+  if (order->size() != tail.size()) return;  // not a permutation of the tail: ignored
+  std::vector<labeling::QueueItem> next;
+  std::set<std::int64_t> seen;
+  for (std::int64_t id : *order) {
+    auto it = at.find(id);
+    if (it == at.end() || !seen.insert(id).second) return;
+    next.push_back(tail[it->second]);
+  }
+  labeling::replace_session_tail(db_, session_.id, from, next);
+  std::copy(next.begin(), next.end(), session_.items.begin() + static_cast<long>(from));
+  out << "(queue re-ranked: " << next.size() << " issue(s) left)\n";
+}
+
 SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
   SessionSummary summary;
   summary.total_items = session_.items.size();
@@ -133,6 +155,9 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       out << "Queue finished: " << session_.items.size() << " issue(s).\n";
       break;
     }
+    if ((!shown || *shown != q.item) && config_.rerank &&
+        (answers_.empty() || answers_.back().item < q.item))
+      apply_rerank(q.item, out);
     const labeling::QueueItem& item = session_.items[q.item];
     if (!shown || *shown != q.item) {
       view = std::make_unique<IssueView>(db_, item.issue_id, config_.colour);

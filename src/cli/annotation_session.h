@@ -25,6 +25,12 @@ struct SessionConfig {
   int page_lines = 20;  // lines of issue text per page
   // adjudicate: the annotators whose labels are shown beside each question
   std::vector<std::string> compare;
+  // Asked before a new issue is shown (none of its questions answered yet) with the position
+  // of that issue and the queue; may return a new order of the issues from that position on
+  // (their ids, each once: a re-ranked queue), which the session stores and follows.
+  std::function<std::optional<std::vector<std::int64_t>>(
+      std::size_t from, const std::vector<labeling::QueueItem>& items)>
+      rerank;
 };
 
 struct SessionSummary {
@@ -61,6 +67,7 @@ class AnnotationSession {
   };
 
   void replay();
+  void apply_rerank(std::size_t from, std::ostream& out);
   Question next_question() const;
   Question first_question_from(std::size_t item) const;
   std::vector<std::string> dimensions_for(std::size_t item) const;

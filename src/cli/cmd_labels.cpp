@@ -4,10 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/error.h"
 #include "core/json_util.h"
 #include "core/taxonomy.h"
 #include "core/text.h"
 #include "labeling/label_io.h"
+#include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::cli {
@@ -73,15 +75,32 @@ void add_export(CLI::App& parent, Context& ctx) {
       "the CSV reads back with `labels import`; its cells that a spreadsheet would run as a\n"
       "formula (starting with = + - @ tab or CR) get a leading ' unless --raw-csv. jsonl streams "
       "one label object a line,\n"
-      "json (or --json) prints the same objects as one array.");
+      "json (or --json) prints the same objects as one array.\n"
+      "--source exports another label source instead, one record per issue: classifier,\n"
+      "classifier:RUN_ID, consensus, or hybrid[:ANNOTATOR] (the manual label where one exists,\n"
+      "else the classifier's when its confidence reaches --min-confidence; see `report --help`)\n"
+      "with columns repo,number,source,symptom,cause,subtype,stage, for hybrid also\n"
+      "symptom_origin,cause_origin,stage_origin (manual or automatic; JSON: \"origin\"); the\n"
+      "counts of manual and automatic cells go to stderr.");
   struct Args {
     std::optional<std::string> annotator;
+    std::optional<std::string> source;
+    std::optional<double> min_confidence;
     std::string format = "csv";
     bool json = false;
     bool raw_csv = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("--annotator", args->annotator, "only this annotator (default: all)");
+  auto* annotator_option =
+      cmd->add_option("--annotator", args->annotator, "only this annotator (default: all)");
+  cmd->add_option("--source", args->source,
+                  "a label source instead of manual labels: an annotator, classifier,\n"
+                  "classifier:RUN_ID, consensus, hybrid or hybrid:ANNOTATOR")
+      ->excludes(annotator_option);
+  cmd->add_option("--min-confidence", args->min_confidence,
+                  "hybrid sources: the confidence a classifier label needs (default: the\n"
+                  "stored calibration's threshold, else the raw default)")
+      ->check(CLI::Range(0.0, 1.0));
   auto* format_option = cmd->add_option("--format", args->format, "csv, jsonl or json")
                             ->check(CLI::IsMember({"csv", "jsonl", "json"}))
                             ->capture_default_str();
@@ -94,7 +113,24 @@ void add_export(CLI::App& parent, Context& ctx) {
     labeling::LabelFormat f = format == "csv"     ? labeling::LabelFormat::kCsv
                               : format == "jsonl" ? labeling::LabelFormat::kJsonl
                                                   : labeling::LabelFormat::kJson;
-    labeling::export_labels(ctx.read_db(), args->annotator, f, std::cout, args->raw_csv);
+    const std::optional<std::string>& source = args->source;
+    bool manual = !source || (*source != "classifier" && source->rfind("classifier:", 0) != 0 &&
+                              *source != "consensus" && source->rfind("hybrid", 0) != 0);
+    if (args->min_confidence && (!source || source->rfind("hybrid", 0) != 0))
+      throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
+    if (manual) {
+      labeling::export_labels(ctx.read_db(), source ? source : args->annotator, f, std::cout,
+                              args->raw_csv);
+      return;
+    }
+    std::vector<labeling::IssueLabels> labels =
+        labeling::load_label_set(ctx.read_db(), *source, args->min_confidence);
+    labeling::export_label_set(labels, *source, f, std::cout, args->raw_csv);
+    if (source->rfind("hybrid", 0) == 0) {
+      labeling::OriginCounts c = labeling::count_origins(labels);
+      std::cerr << terminal_safe(*source) << ": " << labels.size() << " issue(s), " << c.manual
+                << " label(s) manual, " << c.automatic << " automatic\n";
+    }
   });
 }
 

@@ -60,6 +60,9 @@ expect_exit 1 cf train --gold-file "$T/unstored.csv" --rules "$T/rules"
 expect_grep "is stored" "$T/err"
 expect_exit 1 cf train --gold-file "$T/gold.csv" --folds 7 --rules "$T/rules"
 expect_grep "no gold labels" "$T/err"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --rule-scale -1 --rules "$T/rules"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --min-doc-freq 0 --rules "$T/rules"
+expect_exit 2 cf train --gold-file "$T/gold.csv" --max-features 0 --rules "$T/rules"
 models() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from trained_models').fetchone()[0])" "$DB"; }
 [ "$(models)" = 0 ] || fail "a failed train stored a model"
 
@@ -73,8 +76,14 @@ cf train --gold-file "$T/gold_flipped.csv" --folds 0-3 --rules "$T/rules" --json
 cf train --gold-file "$T/gold.csv" --rules "$T/rules" --json >"$T/train_all.json"
 cf classify --rules "$T/rules" --json >"$T/model_run.json"
 cf eval --gold-file "$T/gold.csv" --folds 4 --json >"$T/model_eval.json"
+# Calibrating a model's run on its training folds is in-sample: eval warns (the model trained on all).
+cf eval --gold-file "$T/gold.csv" --folds 4 --fit-folds 0-3 >/dev/null 2>"$T/warn"
+grep -q "^warning: classifier run .* uses trained model 3, fitted on the --fit-folds issues: this calibration is in-sample" "$T/warn" ||
+  fail "no in-sample warning: $(cat "$T/warn")"
 cf classify --rules "$T/rules" --no-model --json >"$T/nomodel_run.json"
 cf eval --gold-file "$T/gold.csv" --folds 4 --json >"$T/nomodel_eval.json"
+cf eval --gold-file "$T/gold.csv" --folds 4 --fit-folds 0-3 >/dev/null 2>"$T/warn"
+[ ! -s "$T/warn" ] || fail "warning without a model: $(cat "$T/warn")"
 
 python3 - "$T" "$DB" <<'PY'
 import json, sqlite3, sys
@@ -114,6 +123,22 @@ assert sj["rules"]["label"] == "crash" and sj["model"]["id"] == 3, sj
 feats = [f["feature"] for f in sj["model"]["top_features"]]
 assert any("mismatch" in f for f in feats), feats
 assert abs(sum(sj["model"]["probabilities"].values()) - 1) < 1e-9
+# Confidence: the model's out-of-fold calibration; the run keeps the model's threshold.
+m = json.loads(rows[2][2])["dimensions"]
+sym = next(d for d in m if d["dimension"] == "symptom")
+assert sym["calibration_method"] in ("isotonic", "none"), sym["calibration_method"]
+conf = con.execute("select confidence from classifier_labels l join issues i on i.id=l.issue_id "
+                   "where run_id=? and dimension='symptom' and i.number=4", (run,)).fetchone()[0]
+p = sj["model"]["probability"]
+if sym["calibration_method"] == "none":
+    assert conf == p, (conf, p)
+else:
+    blocks = [b for b in sym["calibration"] if b[0] <= p] or sym["calibration"][:1]
+    assert abs(conf - blocks[-1][1]) < 1e-9, (conf, p, sym["calibration"])
+cal = con.execute("select dimension, threshold, fitted_on from classifier_calibrations where run_id=?", (run,)).fetchall()
+assert {c[0] for c in cal} == {"symptom", "cause", "stage"}, cal
+assert all(c[2] == "trained model 3 (out-of-fold, cross-fitted)" for c in cal), cal
+assert [c[1] for c in cal if c[0] == "symptom"][0] == sym["threshold"], (cal, sym["threshold"])
 print("train/classify round trip ok")
 PY
 

@@ -68,3 +68,35 @@ TEST_CASE("model: examples without a label are left out of that dimension") {
   CHECK(m.dimension("e")->n == 1);
   CHECK(predict(m, *m.dimension("e"), {"w:no"}).label == "z");
 }
+
+TEST_CASE("model: confidence calibrated on out-of-fold predictions, not in-sample") {
+  // Labels independent of the words: in-sample the model fits the noise and is sure of itself,
+  // out of fold it is right about half the time; the stored calibration must say so.
+  TrainingData data;
+  std::uint64_t state = 99;
+  auto next = [&state](int mod) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(mod));
+  };
+  for (int i = 0; i < 80; ++i) {
+    data.examples.push_back({"w:a" + std::to_string(next(12)), "w:b" + std::to_string(next(12)),
+                             "w:c" + std::to_string(next(12))});
+    data.labels["d"].push_back(next(2) ? "x" : "y");
+    data.cv_group.push_back(i % 4);
+  }
+  FitOptions options;
+  options.lambdas = {0.001, 0.0003};
+  TrainedModel m = fit_model(data, options);
+  const DimensionModel& d = m.dimensions.at(0);
+  REQUIRE(d.calibration_method == "isotonic");
+  CHECK(d.cv_ece <= d.cv_raw_ece);
+  double raw = 0, calibrated = 0;
+  for (const auto& ex : data.examples) {
+    Prediction p = predict(m, d, ex);
+    raw += p.probability / 80;
+    calibrated += d.calibration.apply(p.probability) / 80;
+  }
+  CHECK(raw > 0.75);         // in-sample: sure
+  CHECK(calibrated < 0.65);  // out of fold it is right about half the time
+  CHECK(d.cv_selective.points.size() == 4);
+}

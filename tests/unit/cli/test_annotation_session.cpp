@@ -210,3 +210,60 @@ TEST_CASE("adjudicate: walks only disagreements; consensus = adjudication, else 
   CHECK(std::find(sources.begin(), sources.end(), "consensus") != sources.end());
   CHECK(labeling::build_adjudication_queue(*f.db, {"A", "B"}, "J").empty());
 }
+
+TEST_CASE("annotate: a re-ranked queue is followed, stored, and resumed in its new order") {
+  LabelingFixture f(5);
+  std::vector<labeling::QueueItem> items;
+  for (std::int64_t id : f.issues) items.push_back({id, {}});
+  labeling::StoredSession s =
+      labeling::create_session(*f.db, "ann", "annotate", "uncertain", "x", items);
+  std::vector<std::size_t> calls;
+  cli::SessionConfig config;
+  config.rerank = [&](std::size_t from, const std::vector<labeling::QueueItem>& queue)
+      -> std::optional<std::vector<std::int64_t>> {
+    calls.push_back(from);
+    if (from != 1) return std::nullopt;
+    std::vector<std::int64_t> reversed;
+    for (std::size_t i = queue.size(); i-- > from;) reversed.push_back(queue[i].issue_id);
+    return reversed;
+  };
+  {
+    cli::AnnotationSession session(*f.db, f.tax, s, config);
+    // Issue 1: symptom answered, then the issue skipped; then one answer on the next issue.
+    std::istringstream in("1\ns\n1\nq\n");
+    std::ostringstream out;
+    cli::LineKeyReader keys(in);
+    session.run(keys, out);
+    CHECK(out.str().find("(queue re-ranked: 4 issue(s) left)") != std::string::npos);
+    CHECK(out.str().find("[2/5] acme/conv#5") != std::string::npos);
+  }
+  // Asked only before issues not yet started: positions 0 and 1, not mid-issue.
+  CHECK(calls == std::vector<std::size_t>{0, 1});
+  labeling::StoredSession stored = labeling::load_session(*f.db, s.id);
+  std::vector<std::int64_t> order;
+  for (const auto& item : stored.items) order.push_back(item.issue_id);
+  CHECK(order ==
+        std::vector<std::int64_t>{f.issues[0], f.issues[4], f.issues[3], f.issues[2], f.issues[1]});
+  CHECK(current(f, 4).count("symptom") == 1);  // the answer went to issue 5
+  CHECK(current(f, 1).empty());
+  // Resumed without a hook: back on issue 5 (its second question), in the stored order.
+  cli::AnnotationSession resumed(*f.db, f.tax, stored, {});
+  std::istringstream in("s\nq\n");
+  std::ostringstream out;
+  cli::LineKeyReader keys(in);
+  resumed.run(keys, out);
+  CHECK(out.str().find("acme/conv#5") != std::string::npos);
+  CHECK(out.str().find("cause>") != std::string::npos);
+  // A hook answer that is not a permutation of the tail is ignored.
+  cli::SessionConfig bad;
+  bad.rerank = [](std::size_t, const std::vector<labeling::QueueItem>&) {
+    return std::optional<std::vector<std::int64_t>>(std::vector<std::int64_t>{42});
+  };
+  cli::AnnotationSession ignoring(*f.db, f.tax, labeling::load_session(*f.db, s.id), bad);
+  std::istringstream in2("q\n");
+  std::ostringstream out2;
+  cli::LineKeyReader keys2(in2);
+  ignoring.run(keys2, out2);
+  CHECK(out2.str().find("re-ranked") == std::string::npos);
+  CHECK(labeling::load_session(*f.db, s.id).items.size() == 5);
+}
