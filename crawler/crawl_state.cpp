@@ -21,6 +21,8 @@ void save_checkpoint(Db& db, const CrawlState& s, std::int64_t issues_stored) {
   st.bind(1, s.max_updated_at).bind(2, s.next_url).bind(3, issues_stored).bind(4, s.id).run();
 }
 
+namespace {
+
 void mark_run_started(Db& db, std::int64_t id) {
   Stmt st(db,
           "UPDATE crawl_state SET last_started_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') "
@@ -38,6 +40,20 @@ void mark_run_finished(Db& db, std::int64_t id, bool complete) {
 void mark_run_failed(Db& db, std::int64_t id, const std::string& error) {
   Stmt st(db, "UPDATE crawl_state SET last_error=? WHERE id=?");
   st.bind(1, error).bind(2, id).run();
+}
+
+}  // namespace
+
+void record_run(Db& db, std::int64_t state_id, const std::function<bool()>& walk) {
+  mark_run_started(db, state_id);
+  bool complete = false;
+  try {
+    complete = walk();
+  } catch (const std::exception& e) {
+    mark_run_failed(db, state_id, e.what());
+    throw;
+  }
+  mark_run_finished(db, state_id, complete);
 }
 
 }  // namespace convfail::crawler

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,10 +22,10 @@ CrawlState load_crawl_state(Db& db, std::int64_t repo_id, const std::string& fil
 // The page checkpoint: call inside the page's transaction.
 void save_checkpoint(Db& db, const CrawlState& state, std::int64_t issues_stored);
 
-void mark_run_started(Db& db, std::int64_t state_id);
-void mark_run_finished(Db& db, std::int64_t state_id, bool complete);
-// Records why a run stopped; the message must not contain secrets (errors never do).
-void mark_run_failed(Db& db, std::int64_t state_id, const std::string& error);
+// Records a run of a walk: marks it started, calls `walk` (which returns whether the walk
+// completed), then marks it finished, or records why it stopped and rethrows. The recorded error
+// must not contain secrets (errors never do).
+void record_run(Db& db, std::int64_t state_id, const std::function<bool()>& walk);
 
 }  // namespace convfail::crawler
 

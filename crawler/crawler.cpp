@@ -10,6 +10,7 @@
 #include "core/http.h"
 #include "core/issue_store.h"
 #include "core/text.h"
+#include "crawler/crawl_ledger.h"
 #include "crawler/crawl_state.h"
 #include "crawler/graphql_crawl.h"
 #include "crawler/http_cache.h"
@@ -49,15 +50,10 @@ class Crawl {
     summary_.repo = repo_name_;
     std::int64_t repo_id = store_.repository_id(repo_name_);
     state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
-    mark_run_started(db_, state_.id);
-    try {
+    record_run(db_, state_.id, [this] {
       walk_all();
-    } catch (const std::exception& e) {
-      tally();
-      mark_run_failed(db_, state_.id, e.what());
-      throw;
-    }
-    mark_run_finished(db_, state_.id, summary_.complete);
+      return summary_.complete;
+    });
     tally();
     summary_.api = api_.stats();
     return summary_;
@@ -69,17 +65,7 @@ class Crawl {
   // The summary's counts from the per-issue outcomes (each issue once).
   void tally() {
     summary_.repo = repo_name_;
-    summary_.issues_seen = static_cast<std::int64_t>(outcome_.size());
-    summary_.new_issues = summary_.updated_issues = summary_.unchanged_issues = 0;
-    for (const auto& [number, o] : outcome_) {
-      if (o == 2) ++summary_.new_issues;
-      if (o == 1) ++summary_.updated_issues;
-      if (o == 0) ++summary_.unchanged_issues;
-    }
-    summary_.pull_requests_skipped = static_cast<std::int64_t>(prs_.size());
-    summary_.excluded = static_cast<std::int64_t>(excluded_.size());
-    summary_.comment_sets_changed = static_cast<std::int64_t>(comments_changed_.size());
-    summary_.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
+    ledger_.fill(summary_);
   }
 
   // The listing answered from another location: when the repository was renamed (GitHub's 301
@@ -161,15 +147,6 @@ class Crawl {
     summary_.complete = true;
   }
 
-  struct Item {
-    Json issue;
-    std::int64_t number;
-    bool details = false;  // new or changed: fetch comments and timeline
-    Json comments = Json::array();
-    Json timeline = Json::array();
-    bool have_comments = false, have_timeline = false;
-  };
-
   // Fetches every page of each URL; one JSON array per URL. Cache rows go to `cache_rows`.
   std::vector<Json> fetch_paginated(const std::vector<std::string>& urls,
                                     std::vector<CacheEntry>* cache_rows) {
@@ -210,15 +187,12 @@ class Crawl {
     if (listing.cache_update) cache_rows.push_back(*listing.cache_update);
 
     bool stop = false;
-    std::vector<Item> items;
-    Stmt stored(db_,
-                "SELECT i.updated_at FROM issues i JOIN repositories r ON r.id=i.repo_id "
-                "WHERE r.full_name=? AND i.number=?");
+    std::vector<FetchedIssue> items;
     for (const Json& issue : listing.data) {
       if (!issue.is_object() || !opt_int(issue, "number"))
         throw UserError("GET " + url + ": an issue without a number");
       if (is_pull_request(issue)) {
-        prs_.insert(*opt_int(issue, "number"));
+        ledger_.pull_request_skipped(*opt_int(issue, "number"));
         continue;
       }
       std::vector<std::string> labels = issue_label_names(issue);
@@ -227,15 +201,11 @@ class Crawl {
                o_.exclude_labels.end();
       });
       if (excluded) {
-        excluded_.insert(*opt_int(issue, "number"));
+        ledger_.excluded(*opt_int(issue, "number"));
         continue;
       }
-      Item it{issue, *opt_int(issue, "number")};
-      stored.bind(1, repo_name_).bind(2, it.number);
-      bool known = stored.step();
-      std::optional<std::string> old = known ? stored.opt_text(0) : std::nullopt;
-      stored.reset();
-      it.details = !known || old != opt_string(issue, "updated_at");
+      FetchedIssue it{issue, *opt_int(issue, "number")};
+      it.details = ledger_.needs_details(repo_name_, it.number, issue);
       // --max-issues counts new or changed issues; unchanged ones cost nothing.
       if (it.details && o_.max_issues > 0 && stored_this_run_ >= o_.max_issues) {
         stop = true;  // revisit this page next run: what is stored by then is unchanged
@@ -250,7 +220,7 @@ class Crawl {
     std::vector<std::string> urls;
     std::vector<std::pair<std::size_t, bool>> owner;  // item, is_comments
     for (std::size_t i = 0; i < items.size(); ++i) {
-      Item& it = items[i];
+      FetchedIssue& it = items[i];
       if (!it.details) continue;
       std::string base = repo_url() + "/issues/" + std::to_string(it.number);
       if (o_.comments) {
@@ -269,7 +239,7 @@ class Crawl {
     if (!stop) check_next(&walk_seen_, url, *next, "the issue listing");
     std::vector<Json> fetched = fetch_paginated(urls, &cache_rows);
     for (std::size_t k = 0; k < fetched.size(); ++k) {
-      Item& it = items[owner[k].first];
+      FetchedIssue& it = items[owner[k].first];
       if (owner[k].second) {
         it.comments = std::move(fetched[k]);
         it.have_comments = true;
@@ -281,42 +251,13 @@ class Crawl {
 
     // One transaction: issues, comments, timelines, cache rows and the checkpoint.
     Transaction tx(db_);
-    std::int64_t stored_count = 0;
-    const Item* current = nullptr;  // names the object a schema error comes from
-    try {
-      for (Item& it : items) {
-        current = &it;
-        std::int64_t id = 0;
-        UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
-        int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
-        auto [slot, fresh] = outcome_.insert({it.number, rank});
-        if (!fresh) slot->second = std::max(slot->second, rank);
-        if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
-          if (!stored_numbers_.insert(it.number).second) shifted_ = true;
-          ++stored_count;
-          *changed = true;
-        }
-        if (r == UpsertResult::kStale) continue;
-        if (auto u = opt_string(it.issue, "updated_at"))
-          if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
-        if (!it.details) continue;
-        if (it.have_comments && store_.store_comments(id, it.comments)) {
-          comments_changed_.insert(it.number);
-          *changed = true;
-        }
-        if (it.have_timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
-          timelines_changed_.insert(it.number);
-          *changed = true;
-        }
-      }
-    } catch (const UserError& e) {  // the store's schema checks: say which issue, store nothing
-      if (!current) throw;
-      throw UserError(repo_name_ + "#" + std::to_string(current->number) + " as served by " +
-                      api_root_ + ": " + e.what());
-    }
+    std::vector<std::int64_t> stored =
+        ledger_.store_page(repo_name_, items, state_, api_root_, changed);
+    for (std::int64_t n : stored)
+      if (!stored_numbers_.insert(n).second) shifted_ = true;
     for (const CacheEntry& c : cache_rows) cache_.put(c);
     state_.next_url = *next;
-    save_checkpoint(db_, state_, stored_count);
+    save_checkpoint(db_, state_, static_cast<std::int64_t>(stored.size()));
     tx.commit();
     ++summary_.pages;
     report();
@@ -357,9 +298,7 @@ class Crawl {
   bool shifted_ = false;                   // this walk re-stored one of them
   std::set<std::string> walk_seen_;        // listing pages of the current walk
   bool rename_checked_ = false;
-  // Per issue number, for the summary: 2 new, 1 updated, 0 unchanged (the highest wins).
-  std::map<std::int64_t, int> outcome_;
-  std::set<std::int64_t> prs_, excluded_, comments_changed_, timelines_changed_;
+  CrawlLedger ledger_{db_, store_};
 };
 
 void validate(const CrawlOptions& o) {

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/issue_store.h"
 #include "core/text.h"
+#include "crawler/crawl_ledger.h"
 #include "crawler/crawl_state.h"
 #include "crawler/github_api.h"
 #include "crawler/graphql_query.h"
@@ -194,15 +195,10 @@ class GraphQLCrawl {
     summary_.repo = repo_name_;
     std::int64_t repo_id = store_.repository_id(repo_name_);
     state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
-    mark_run_started(db_, state_.id);
-    try {
+    record_run(db_, state_.id, [this] {
       walk_all();
-    } catch (const std::exception& e) {
-      tally();
-      mark_run_failed(db_, state_.id, e.what());
-      throw;
-    }
-    mark_run_finished(db_, state_.id, summary_.complete);
+      return summary_.complete;
+    });
     tally();
     summary_.api = api_.stats();
     return summary_;
@@ -222,16 +218,7 @@ class GraphQLCrawl {
 
   void tally() {
     summary_.repo = repo_name_;
-    summary_.issues_seen = static_cast<std::int64_t>(outcome_.size());
-    summary_.new_issues = summary_.updated_issues = summary_.unchanged_issues = 0;
-    for (const auto& [number, o] : outcome_) {
-      if (o == 2) ++summary_.new_issues;
-      if (o == 1) ++summary_.updated_issues;
-      if (o == 0) ++summary_.unchanged_issues;
-    }
-    summary_.excluded = static_cast<std::int64_t>(excluded_.size());
-    summary_.comment_sets_changed = static_cast<std::int64_t>(comments_changed_.size());
-    summary_.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
+    ledger_.fill(summary_);
   }
 
   void report() {
@@ -382,13 +369,6 @@ class GraphQLCrawl {
     summary_.complete = true;
   }
 
-  struct Item {
-    Json issue;
-    std::int64_t number;
-    bool details;
-    Json comments = Json::array(), timeline = Json::array();
-  };
-
   // One page of issues: fetch (shrinking the page on timeouts), map, store with the checkpoint.
   bool page(const Checkpoint& cp, bool* changed, std::optional<std::string>* next) {
     Json repo;
@@ -429,10 +409,7 @@ class GraphQLCrawl {
     }
 
     bool stop = false;
-    std::vector<Item> items;
-    Stmt stored(db_,
-                "SELECT i.updated_at FROM issues i JOIN repositories r ON r.id=i.repo_id "
-                "WHERE r.full_name=? AND i.number=?");
+    std::vector<FetchedIssue> items;
     for (const Json& node : conn["nodes"]) {
       auto number = opt_int(node, "number");
       if (!node.is_object() || !number)
@@ -451,14 +428,12 @@ class GraphQLCrawl {
       // REST's labels= asks for issues carrying all of them; filter client-side too.
       if (!std::all_of(o_.labels.begin(), o_.labels.end(), has)) continue;
       if (std::any_of(o_.exclude_labels.begin(), o_.exclude_labels.end(), has)) {
-        excluded_.insert(*number);
+        ledger_.excluded(*number);
         continue;
       }
-      stored.bind(1, repo_name_).bind(2, *number);
-      bool known = stored.step();
-      std::optional<std::string> old = known ? stored.opt_text(0) : std::nullopt;
-      stored.reset();
-      Item it{issue, *number, !known || old != opt_string(issue, "updated_at")};
+      FetchedIssue it{issue, *number, ledger_.needs_details(repo_name_, *number, issue)};
+      it.have_comments = o_.comments;
+      it.have_timeline = o_.timeline;
       if (it.details && o_.max_issues > 0 && stored_ >= o_.max_issues) {
         stop = true;
         *next = cp.after;  // revisit this page next run
@@ -477,38 +452,8 @@ class GraphQLCrawl {
     }
 
     Transaction tx(db_);
-    std::int64_t stored_count = 0;
-    const Item* current = nullptr;
-    try {
-      for (Item& it : items) {
-        current = &it;
-        std::int64_t id = 0;
-        UpsertResult r = store_.upsert_issue(repo_name_, it.issue, &id);
-        int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
-        auto [slot, fresh] = outcome_.insert({it.number, rank});
-        if (!fresh) slot->second = std::max(slot->second, rank);
-        if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
-          ++stored_count;
-          *changed = true;
-        }
-        if (r == UpsertResult::kStale) continue;
-        if (auto u = opt_string(it.issue, "updated_at"))
-          if (!state_.max_updated_at || *u > *state_.max_updated_at) state_.max_updated_at = u;
-        if (!it.details) continue;
-        if (o_.comments && store_.store_comments(id, it.comments)) {
-          comments_changed_.insert(it.number);
-          *changed = true;
-        }
-        if (o_.timeline && store_.store_timeline(id, repo_name_, it.timeline)) {
-          timelines_changed_.insert(it.number);
-          *changed = true;
-        }
-      }
-    } catch (const UserError& e) {
-      if (!current) throw;
-      throw UserError(repo_name_ + "#" + std::to_string(current->number) + " as served by " +
-                      endpoint_ + ": " + e.what());
-    }
+    std::int64_t stored_count = static_cast<std::int64_t>(
+        ledger_.store_page(repo_name_, items, state_, endpoint_, changed).size());
     if (stop || *next)
       state_.next_url = encode(Checkpoint{cp.since, stop ? cp.after : *next});
     else
@@ -544,8 +489,7 @@ class GraphQLCrawl {
   CrawlState state_;
   int page_size_ = 100;
   std::int64_t stored_ = 0;
-  std::map<std::int64_t, int> outcome_;
-  std::set<std::int64_t> excluded_, comments_changed_, timelines_changed_;
+  CrawlLedger ledger_{db_, store_};
 };
 
 }  // namespace

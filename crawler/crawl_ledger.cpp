@@ -1,0 +1,77 @@
+#include "crawler/crawl_ledger.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/json_util.h"
+
+namespace convfail::crawler {
+
+CrawlLedger::CrawlLedger(Db& db, IssueStore& store)
+    : store_(store),
+      stored_updated_at_(db,
+                         "SELECT i.updated_at FROM issues i JOIN repositories r ON r.id=i.repo_id "
+                         "WHERE r.full_name=? AND i.number=?") {}
+
+bool CrawlLedger::needs_details(const std::string& repo, std::int64_t number, const Json& issue) {
+  stored_updated_at_.bind(1, repo).bind(2, number);
+  bool known = stored_updated_at_.step();
+  std::optional<std::string> old = known ? stored_updated_at_.opt_text(0) : std::nullopt;
+  stored_updated_at_.reset();
+  return !known || old != opt_string(issue, "updated_at");
+}
+
+std::vector<std::int64_t> CrawlLedger::store_page(const std::string& repo,
+                                                  std::vector<FetchedIssue>& items,
+                                                  CrawlState& state, const std::string& served_by,
+                                                  bool* changed) {
+  std::vector<std::int64_t> stored;
+  const FetchedIssue* current = nullptr;  // names the object a schema error comes from
+  try {
+    for (FetchedIssue& it : items) {
+      current = &it;
+      std::int64_t id = 0;
+      UpsertResult r = store_.upsert_issue(repo, it.issue, &id);
+      int rank = r == UpsertResult::kInserted ? 2 : r == UpsertResult::kUpdated ? 1 : 0;
+      auto [slot, fresh] = outcome_.insert({it.number, rank});
+      if (!fresh) slot->second = std::max(slot->second, rank);
+      if (r == UpsertResult::kInserted || r == UpsertResult::kUpdated) {
+        stored.push_back(it.number);
+        *changed = true;
+      }
+      if (r == UpsertResult::kStale) continue;
+      if (auto u = opt_string(it.issue, "updated_at"))
+        if (!state.max_updated_at || *u > *state.max_updated_at) state.max_updated_at = u;
+      if (!it.details) continue;
+      if (it.have_comments && store_.store_comments(id, it.comments)) {
+        comments_changed_.insert(it.number);
+        *changed = true;
+      }
+      if (it.have_timeline && store_.store_timeline(id, repo, it.timeline)) {
+        timelines_changed_.insert(it.number);
+        *changed = true;
+      }
+    }
+  } catch (const UserError& e) {  // the store's schema checks: say which issue, store nothing
+    if (!current) throw;
+    throw UserError(repo + "#" + std::to_string(current->number) + " as served by " + served_by +
+                    ": " + e.what());
+  }
+  return stored;
+}
+
+void CrawlLedger::fill(CrawlSummary& s) const {
+  s.issues_seen = static_cast<std::int64_t>(outcome_.size());
+  s.new_issues = s.updated_issues = s.unchanged_issues = 0;
+  for (const auto& [number, o] : outcome_) {
+    if (o == 2) ++s.new_issues;
+    if (o == 1) ++s.updated_issues;
+    if (o == 0) ++s.unchanged_issues;
+  }
+  s.pull_requests_skipped = static_cast<std::int64_t>(prs_.size());
+  s.excluded = static_cast<std::int64_t>(excluded_.size());
+  s.comment_sets_changed = static_cast<std::int64_t>(comments_changed_.size());
+  s.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
+}
+
+}  // namespace convfail::crawler
