@@ -323,8 +323,12 @@ struct Server::Impl {
       static const char* const kPaths[] = {"/api/session",   "/api/login",  "/api/logout",
                                            "/api/issues",    "/api/labels", "/api/queue",
                                            "/api/agreement", "/api/report"};
+      if (starts_with(req.path, "/api/issues/"))
+        return req.method == "GET"
+                   ? send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER")
+                   : send_error(res, 405, "method " + req.method + " not allowed on " + req.path);
       for (const char* p : kPaths)
-        if (req.path == p || starts_with(req.path, "/api/issues/"))
+        if (req.path == p)
           return send_error(res, 405, "method " + req.method + " not allowed on " + req.path);
       send_error(res, 404, "not found");
     };
