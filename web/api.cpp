@@ -250,6 +250,36 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   } else {
     IssueFilter f;
     if (state) f.state = state;
+    bool plain = !need_labels && !verdict && !converter;
+    if (plain) {
+      // Only repository and state filters: the database pages and counts (no full listing).
+      f.repos = repos;
+      f.limit = page * per_page;
+      std::string sql =
+          "SELECT count(*) FROM issues i JOIN repositories r ON r.id = i.repo_id "
+          "WHERE i.is_pull_request = 0";
+      if (!repos.empty()) {
+        sql += " AND r.full_name IN (?";
+        for (std::size_t k = 1; k < repos.size(); ++k) sql += ",?";
+        sql += ")";
+      }
+      if (state) sql += " AND i.state = ? COLLATE NOCASE";
+      Stmt count(db, sql);
+      int k = 1;
+      for (const std::string& r : repos) count.bind(k++, r);
+      if (state) count.bind(k++, *state);
+      count.step();
+      std::int64_t total = count.int64(0);
+      json out = json::array();
+      std::vector<IssueSummary> listed = list_issues(db, f);
+      for (std::size_t i = static_cast<std::size_t>((page - 1) * per_page); i < listed.size();
+           ++i) {
+        json row = to_json(listed[i]);
+        row["converter"] = tax.converter_for_repo(listed[i].repo);
+        out.push_back(std::move(row));
+      }
+      return {{"issues", out}, {"total", total}, {"page", page}, {"per_page", per_page}};
+    }
     for (const IssueSummary& s : list_issues(db, f)) {
       rows.push_back(to_json(s));
       ids.push_back(s.id);

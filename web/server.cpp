@@ -105,9 +105,21 @@ struct Server::Impl {
 
   Impl(ServerOptions o, Taxonomy t) : options(std::move(o)), taxonomy(std::move(t)) {}
 
-  std::unique_ptr<Db> open_db() {
-    return std::make_unique<Db>(options.db_path,
-                                options.readonly ? OpenMode::kReadOnly : OpenMode::kReadWrite);
+  // One connection per worker thread, opened on its first request and kept (opening one costs
+  // more than most requests: pragmas, then parsing the schema).
+  Db& open_db() {
+    struct Cached {
+      const Impl* owner = nullptr;
+      std::unique_ptr<Db> db;
+    };
+    thread_local Cached cached;
+    if (cached.owner != this || !cached.db) {
+      cached.db.reset();
+      cached.db = std::make_unique<Db>(
+          options.db_path, options.readonly ? OpenMode::kReadOnly : OpenMode::kReadWrite);
+      cached.owner = this;
+    }
+    return *cached.db;
   }
 
   std::string annotator_of(const httplib::Request& req) {
@@ -169,6 +181,8 @@ struct Server::Impl {
     http.set_read_timeout(10, 0);
     http.set_write_timeout(10, 0);
     http.set_keep_alive_timeout(5);
+    http.set_keep_alive_max_count(1000);
+    http.set_tcp_nodelay(true);  // headers and body go out in two writes: no Nagle delay
 
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       res.set_header("Content-Security-Policy", kCsp);
@@ -238,10 +252,10 @@ struct Server::Impl {
 
     http.Get("/api/session", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
+        Db& db = open_db();
         std::string name = annotator_of(req);
         if (!name.empty()) name = checked_annotator(name);
-        send_json(res, session_json(*db, taxonomy, name, options.readonly));
+        send_json(res, session_json(db, taxonomy, name, options.readonly));
       });
     });
     http.Post("/api/login", [this](const httplib::Request& req, httplib::Response& res) {
@@ -262,23 +276,23 @@ struct Server::Impl {
     });
     http.Get("/api/issues", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
-        send_json(res, issues_json(*db, taxonomy, req.params));
+        Db& db = open_db();
+        send_json(res, issues_json(db, taxonomy, req.params));
       });
     });
     http.Get(R"(/api/issues/([^/]+)/([^/]+)/([^/]+))", [this](const httplib::Request& req,
                                                               httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
-        send_json(res, issue_json(*db, taxonomy,
+        Db& db = open_db();
+        send_json(res, issue_json(db, taxonomy,
                                   std::string(req.matches[1]) + "/" + std::string(req.matches[2]),
                                   req.matches[3]));
       });
     });
     http.Get("/api/labels", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
-        send_json(res, label_history_json(*db, req.params));
+        Db& db = open_db();
+        send_json(res, label_history_json(db, req.params));
       });
     });
     http.Post("/api/labels", [this](const httplib::Request& req, httplib::Response& res) {
@@ -287,27 +301,27 @@ struct Server::Impl {
         std::string annotator = required_annotator(req);
         Json body = parse_body(req);
         std::lock_guard<std::mutex> lock(write_mutex);
-        auto db = open_db();
-        send_json(res, post_label(*db, taxonomy, annotator, body), 201);
+        Db& db = open_db();
+        send_json(res, post_label(db, taxonomy, annotator, body), 201);
       });
     });
     http.Get("/api/queue", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
         std::string annotator = required_annotator(req);
-        auto db = open_db();
-        send_json(res, queue_json(*db, annotator, req.params));
+        Db& db = open_db();
+        send_json(res, queue_json(db, annotator, req.params));
       });
     });
     http.Get("/api/agreement", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
-        send_json(res, agreement_json(*db, req.params));
+        Db& db = open_db();
+        send_json(res, agreement_json(db, req.params));
       });
     });
     http.Get("/api/report", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
-        auto db = open_db();
-        ReportText r = report_text(*db, taxonomy, req.params);
+        Db& db = open_db();
+        ReportText r = report_text(db, taxonomy, req.params);
         if (r.extension == "html") {
           res.headers.erase("Content-Security-Policy");
           res.set_header("Content-Security-Policy", kReportCsp);

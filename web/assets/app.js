@@ -185,7 +185,7 @@ async function viewIssues(params) {
 function issueBody(d) {
   const parts = [el('h1', { id: 'issue-title' }, highlighted(d.title, d.highlights.title, 'title-text'))];
   parts.push(el('p', { class: 'meta' },
-    `${d.repo}#${d.number} · ${d.state || 'unknown state'} · opened ${(d.created_at || '').slice(0, 10)} by ${d.author || '?'} · ${d.converter} · `,
+    `${d.repo}#${d.number} · ${d.state || 'unknown state'} · opened ${(d.created_at || '').slice(0, 10)} by ${d.author || 'unknown'} · ${d.converter} · `,
     d.html_url && /^https:\/\/github\.com\//.test(d.html_url) ? el('a', { href: d.html_url, rel: 'noopener noreferrer', target: '_blank' }, 'on GitHub') : 'no GitHub link',
     ' · ', d.labels.map((l) => el('span', { class: 'pill' }, l))));
   parts.push(el('h2', {}, 'Body'), highlighted(d.body || '', d.highlights.body));
@@ -219,9 +219,11 @@ function issueSide(d) {
       t.lastChild.querySelector('.conf > span').style.width = Math.round(100 * c) + '%';
     }
     side.push(t);
-    if (d.classifier.evidence.length) {
-      const ev = el('table', {}, el('tr', {}, el('th', {}, 'evidence'), el('th', {}, 'rule / field')));
-      for (const e of d.classifier.evidence.slice(0, 30))
+    // Evidence with a matched text; priors (rules that fire on any issue) have none worth showing.
+    const spans = d.classifier.evidence.filter((e) => e.matched_text.length > 1);
+    if (spans.length) {
+      const ev = el('table', { id: 'evidence' }, el('tr', {}, el('th', {}, 'evidence'), el('th', {}, 'rule / field')));
+      for (const e of spans.slice(0, 30))
         ev.appendChild(el('tr', {}, el('td', {}, el('mark', { class: 'ev' }, e.matched_text)), el('td', {}, `${e.dimension}=${e.label} · ${e.rule} · ${e.field}`)));
       side.push(ev);
     }
