@@ -125,7 +125,10 @@ json highlight_ranges(const std::string& text, const std::string& field, std::in
     auto [start, end, rule] = ranges[i];
     for (++i; i < ranges.size() && std::get<0>(ranges[i]) <= end; ++i) {
       end = std::max(end, std::get<1>(ranges[i]));
-      rule += ", " + std::get<2>(ranges[i]);
+      const std::string& more = std::get<2>(ranges[i]);
+      if (("," + rule + ",").find("," + more + ",") == std::string::npos &&
+          (", " + rule + ",").find(", " + more + ",") == std::string::npos)
+        rule += ", " + more;
     }
     start = std::max(start, at);
     // One-character spans (priors on the first letter) mark nothing useful.

@@ -166,7 +166,7 @@ async function viewIssues(params) {
     const title = el('td', {}, el('a', { href: issuePath(i.repo, i.number), class: 'issue-link' }, i.title || '(no title)'));
     for (const sn of i.snippets || []) title.appendChild(snippet(sn.where + ': ' + sn.text));
     const labels = i.source_labels
-      ? Object.entries(i.source_labels).map(([d, v]) => el('span', { class: 'pill', title: d }, v))
+      ? s.manual_dimensions.filter((d) => i.source_labels[d]).map((d) => el('span', { class: 'pill', title: d }, i.source_labels[d]))
       : i.labels.map((l) => el('span', { class: 'pill' }, l));
     table.appendChild(el('tr', {}, el('td', {}, i.repo + '#' + i.number), title, el('td', {}, i.converter),
       el('td', {}, i.state || ''), el('td', {}, (i.created_at || '').slice(0, 10)), el('td', {}, labels)));
