@@ -257,7 +257,8 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
     if (plain) {
       // Only repository and state filters: the database pages and counts (no full listing).
       f.repos = repos;
-      f.limit = page * per_page;
+      f.limit = per_page;
+      f.offset = (page - 1) * per_page;
       std::string sql =
           "SELECT count(*) FROM issues i JOIN repositories r ON r.id = i.repo_id "
           "WHERE i.is_pull_request = 0";
@@ -274,11 +275,9 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
       count.step();
       std::int64_t total = count.int64(0);
       json out = json::array();
-      std::vector<IssueSummary> listed = list_issues(db, f);
-      for (std::size_t i = static_cast<std::size_t>((page - 1) * per_page); i < listed.size();
-           ++i) {
-        json row = to_json(listed[i]);
-        row["converter"] = tax.converter_for_repo(listed[i].repo);
+      for (const IssueSummary& s : list_issues(db, f)) {
+        json row = to_json(s);
+        row["converter"] = tax.converter_for_repo(s.repo);
         out.push_back(std::move(row));
       }
       return {{"issues", out}, {"total", total}, {"page", page}, {"per_page", per_page}};
@@ -479,6 +478,13 @@ json label_history_json(Db& db, const Params& p) {
 }
 
 json post_label(Db& db, const Taxonomy& tax, const std::string& annotator, const json& body) {
+  Transaction tx(db);  // BEGIN IMMEDIATE: concurrent writers wait (busy timeout), none is lost
+  json result = append_label(db, tax, annotator, body);
+  tx.commit();
+  return result;
+}
+
+json append_label(Db& db, const Taxonomy& tax, const std::string& annotator, const json& body) {
   if (!body.is_object()) throw HttpError(400, "body: expected a JSON object");
   IssueRef ref = issue_ref_of(body);
   std::string kind = body_string(body, "kind").value_or("label");
@@ -487,7 +493,6 @@ json post_label(Db& db, const Taxonomy& tax, const std::string& annotator, const
   auto note = body_string(body, "note");
   std::string source = kind == "adjudication" ? "web:adjudicate" : "web";
 
-  Transaction tx(db);  // BEGIN IMMEDIATE: concurrent writers wait (busy timeout), none is lost
   std::int64_t id = 0;
   try {
     id = require_issue(db, ref);
@@ -546,7 +551,6 @@ json post_label(Db& db, const Taxonomy& tax, const std::string& annotator, const
     }
     result["unchanged"] = o.unchanged;
   }
-  tx.commit();
   json rows = json::array();
   Stmt w(
       db,

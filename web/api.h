@@ -55,6 +55,9 @@ nlohmann::json label_history_json(Db& db, const Params& params);
 // Values are checked against the taxonomy first (unknown -> 400, nothing written).
 nlohmann::json post_label(Db& db, const Taxonomy& tax, const std::string& annotator,
                           const nlohmann::json& body);
+// The same inside the caller's transaction (the server writes a batch of posts in one).
+nlohmann::json append_label(Db& db, const Taxonomy& tax, const std::string& annotator,
+                            const nlohmann::json& body);
 
 // GET /api/queue: mode=annotate (queue, size, seed, repo, low_confidence) or mode=adjudicate
 // (annotators=A,B): the issues to label, in order, with the dimensions to ask.

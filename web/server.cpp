@@ -2,10 +2,12 @@
 
 #include <httplib.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <vector>
 
 #include "core/db.h"
 #include "core/error.h"
@@ -101,7 +103,84 @@ struct Server::Impl {
   ServerOptions options;
   Taxonomy taxonomy;
   httplib::Server http;
-  std::mutex write_mutex;  // label posts, one at a time (plus BEGIN IMMEDIATE across processes)
+  // Label posts: group commit. A post queues itself; the first one that finds no writer at work
+  // becomes the writer and stores every queued post in one transaction (BEGIN IMMEDIATE, one
+  // savepoint each, so a refused post leaves the others), then hands over. One writer at a time
+  // in the process; BEGIN IMMEDIATE orders it with other processes.
+  struct Pending {
+    const std::string* annotator;
+    const Json* body;
+    Json result;
+    int status = 0;  // non-zero: refused with this status and message
+    std::string error;
+    bool done = false;
+    std::condition_variable wake;  // done, or its turn to write
+  };
+  std::mutex queue_mutex;
+  std::vector<Pending*> queue;
+  bool writing = false;
+
+  void write_batch(Db& db, const std::vector<Pending*>& batch) {
+    try {
+      Transaction tx(db);
+      for (Pending* p : batch) {
+        db.exec("SAVEPOINT post");
+        try {
+          p->result = append_label(db, taxonomy, *p->annotator, *p->body);
+          db.exec("RELEASE post");
+          continue;
+        } catch (const HttpError& e) {
+          p->status = e.status();
+          p->error = e.what();
+        } catch (const UserError& e) {
+          p->status = 400;
+          p->error = e.what();
+        } catch (const UsageError& e) {
+          p->status = 400;
+          p->error = e.what();
+        } catch (const Json::exception& e) {
+          p->status = 400;
+          p->error = std::string("bad JSON value: ") + e.what();
+        } catch (const std::exception& e) {
+          p->status = 500;
+          p->error = std::string("internal error: ") + e.what();
+        }
+        db.exec("ROLLBACK TO post");
+        db.exec("RELEASE post");
+      }
+      tx.commit();
+    } catch (const std::exception& e) {  // the batch failed as a whole: nothing was written
+      for (Pending* p : batch) {
+        p->status = 500;
+        p->error = std::string("could not store the labels: ") + e.what();
+      }
+    }
+  }
+
+  Json post_label_batched(Db& db, const std::string& annotator, const Json& body) {
+    Pending me{&annotator, &body, {}, 0, {}, false, {}};
+    std::unique_lock<std::mutex> lock(queue_mutex);
+    queue.push_back(&me);
+    // Wait until written, or until no one writes: then write the queue (own post first in it).
+    me.wake.wait(lock, [&] { return me.done || !writing; });
+    if (!me.done) {
+      writing = true;
+      std::vector<Pending*> batch;
+      batch.swap(queue);
+      lock.unlock();
+      write_batch(db, batch);
+      lock.lock();
+      writing = false;
+      for (Pending* p : batch) {
+        p->done = true;
+        if (p != &me) p->wake.notify_one();
+      }
+      // Whoever queued meanwhile writes next (one wake-up, not a herd).
+      if (!queue.empty()) queue.front()->wake.notify_one();
+    }
+    if (me.status) throw HttpError(me.status, me.error);
+    return me.result;
+  }
 
   Impl(ServerOptions o, Taxonomy t) : options(std::move(o)), taxonomy(std::move(t)) {}
 
@@ -300,9 +379,8 @@ struct Server::Impl {
         check_write(req);
         std::string annotator = required_annotator(req);
         Json body = parse_body(req);
-        std::lock_guard<std::mutex> lock(write_mutex);
         Db& db = open_db();
-        send_json(res, post_label(db, taxonomy, annotator, body), 201);
+        send_json(res, post_label_batched(db, annotator, body), 201);
       });
     });
     http.Get("/api/queue", [this](const httplib::Request& req, httplib::Response& res) {

@@ -1,7 +1,8 @@
 // `convfail serve`: the HTTP server (cpp-httplib) of the web workbench. Static assets are
 // compiled in (web/assets/, embedded like the schema migrations); the JSON API is web/api.h.
-// Every request opens its own database connection (WAL, busy timeout); label posts are also
-// serialised by one mutex, so concurrent raters never lose or duplicate a row.
+// Each worker thread keeps its own database connection (WAL, busy timeout); label posts are
+// written by one thread at a time, in batches (group commit), so concurrent raters never lose or
+// duplicate a row.
 #pragma once
 
 #include <cstddef>
