@@ -269,7 +269,19 @@ struct Server::Impl {
       res.set_header("Referrer-Policy", "no-referrer");
       res.set_header("Cache-Control", "no-store");
       res.set_header("X-Frame-Options", "SAMEORIGIN");
-      if (options.token.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      if (options.token.empty()) {
+        // Without a token the server is on loopback: refuse other Host names, so a web page
+        // whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reads nothing.
+        std::string host = req.get_header_value("Host");
+        std::string name = host.substr(0, host.rfind(':') == std::string::npos || host.back() == ']'
+                                              ? host.size()
+                                              : host.rfind(':'));
+        if (!host.empty() && !is_loopback_host(name)) {
+          send_error(res, 403, "Host " + quoted_excerpt(host) + " refused: open http://127.0.0.1");
+          return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
       std::string auth = req.get_header_value("Authorization");
       std::string given =
           starts_with(auth, "Bearer ") ? auth.substr(7) : cookie(req, "convfail_token");

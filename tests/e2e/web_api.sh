@@ -48,6 +48,8 @@ for p in '/assets/..%2fapi.cpp' '/assets/..%2F..%2F..%2Fetc%2Fpasswd' '/assets/%
   expect_status 400 GET "$p" --path-as-is
 done
 expect_status 404 GET /etc/passwd --path-as-is
+expect_status 403 GET /api/issues -H 'Host: rebound.example:8080' # DNS rebinding
+expect_status 200 GET /api/session -H 'Host: localhost:8080'
 expect_status 404 GET /api/nothing
 expect_status 405 DELETE /api/labels
 expect_status 405 GET /api/login

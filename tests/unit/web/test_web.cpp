@@ -47,8 +47,7 @@ TEST_CASE("web: evidence highlights are UTF-16 ranges of the shown text") {
   evidence("traceback", 0, 4, "here");  // another field: found by its text
   evidence("title", 0, 1, "R");         // a one-character prior marks nothing
   Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
-  CHECK(j["highlights"]["body"].dump() ==
-        R"([[9,21,"symptom: r"],[22,26,"symptom: r"]])");
+  CHECK(j["highlights"]["body"].dump() == R"([[9,21,"symptom: r"],[22,26,"symptom: r"]])");
   CHECK(j["highlights"]["title"].dump() == R"([[0,12,"symptom: r"]])");
   CHECK(j["classifier"]["evidence"].size() == 4);
   CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/conv", "9"), web::HttpError);
