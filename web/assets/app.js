@@ -187,7 +187,7 @@ function issueBody(d) {
   parts.push(el('p', { class: 'meta' },
     `${d.repo}#${d.number} · ${d.state || 'unknown state'} · opened ${(d.created_at || '').slice(0, 10)} by ${d.author || 'unknown'} · ${d.converter} · `,
     d.html_url && /^https:\/\/github\.com\//.test(d.html_url) ? el('a', { href: d.html_url, rel: 'noopener noreferrer', target: '_blank' }, 'on GitHub') : 'no GitHub link',
-    ' · ', d.labels.map((l) => el('span', { class: 'pill' }, l))));
+    d.labels.length ? ' · ' : '', d.labels.map((l) => el('span', { class: 'pill' }, l))));
   parts.push(el('h2', {}, 'Body'), highlighted(d.body || '', d.highlights.body));
   if (d.comments.length) {
     parts.push(el('h2', {}, `Comments (${d.comments.length})`));
@@ -348,7 +348,7 @@ async function showQuestion() {
       el('table', {}, Object.entries(dims).map(([k, v]) => el('tr', { class: k === dim ? 'diff' : null }, el('td', {}, k), el('td', {}, v.value || '–'))))));
     box.insertBefore(el('div', { class: 'side-by-side', id: 'side-by-side' }, cols), box.children[1]);
   }
-  area.replaceChildren(el('div', { class: 'grid' }, el('div', {}, issueBody(d)), el('div', {}, box, issueSide(d))));
+  area.replaceChildren(el('div', { class: 'grid' }, el('div', {}, issueBody(d)), el('div', { class: 'side' }, box, issueSide(d))));
 }
 
 async function post(body) {
