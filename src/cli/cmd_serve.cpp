@@ -57,7 +57,8 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--token-file", args->token_file,
                   "file whose first line is the access token every request must carry")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--threads", args->options.threads, "worker threads")
+  cmd->add_option("--threads", args->options.threads,
+                  "worker threads (each open keep-alive connection holds one)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--max-body", args->max_body, "largest request body in bytes (larger: 413)")

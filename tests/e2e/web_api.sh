@@ -254,6 +254,12 @@ grep -qi '^set-cookie: convfail_token=a-test-token-0123456789abcdef; Path=/; Htt
 expect_status 403 POST /api/labels "${A[@]}" -d '{"repo":"acme/conv","number":1,"dimension":"symptom","value":"hang"}'
 grep -q 'a-test-token' "$SERVER_OUT" && fail "the token file's token was printed"
 stop_server
+# SIGTERM stops the server cleanly (exit 0).
+start_server
+kill -TERM "$SERVER_PID"
+rc=0
+wait "$SERVER_PID" || rc=$?
+[ "$rc" = 0 ] || fail "serve exited $rc on SIGTERM"
 printf 'short\n' >"$T/short"
 expect_exit 1 cf serve --port 0 --token-file "$T/short"
 expect_grep 'needs 16 characters' "$T/err"
