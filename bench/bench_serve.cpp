@@ -197,8 +197,12 @@ int main(int argc, char** argv) {
         double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
         if (!r || (r->status != 200 && r->status != 201)) {
           ++st.errors;
-          if (st.errors == 1)
-            std::fprintf(stderr, "client %d: %s\n", c,
+          if (st.errors <= 3)
+            std::fprintf(stderr, "client %d, %s request %zu: %s\n", c,
+                         k < 70   ? "issue"
+                         : k < 80 ? "list"
+                                  : "post",
+                         st.issue.size() + st.list.size() + st.post.size(),
                          r ? (std::to_string(r->status) + " " + r->body.substr(0, 200)).c_str()
                            : httplib::to_string(r.error()).c_str());
           continue;
