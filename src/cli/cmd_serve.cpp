@@ -107,7 +107,8 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
     // listen() returned (stopped or failed): wake the waiter if it is still waiting.
     pthread_kill(waiter.native_handle(), SIGTERM);
     waiter.join();
-    pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
+    // The signals stay blocked: a second SIGTERM (`timeout` sends one to the process and one to
+    // its group) must not kill the process on its way out.
     std::cerr << "convfail serve: stopped\n";
   });
 }
