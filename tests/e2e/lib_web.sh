@@ -7,13 +7,15 @@
 SERVER_PID=
 start_server() {
   local log=$T/serve.$RANDOM i
+  : >"$log.out"
+  : >"$log.err"
   timeout 600 "$BUILD/convfail" --db "$DB" --data-dir "$SRC/data" serve --host 127.0.0.1 --port 0 \
     "$@" >"$log.out" 2>"$log.err" &
   SERVER_PID=$!
-  on_exit "kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null"
+  on_exit "kill $SERVER_PID 2>/dev/null; { wait $SERVER_PID; } 2>/dev/null"
   URL=
   for i in $(seq 1 100); do
-    URL=$(sed -n 's|^convfail serve: listening on \(http://127.0.0.1:[0-9]*\)/.*|\1|p' "$log.out")
+    URL=$(sed -n 's|^convfail serve: listening on \(http://127.0.0.1:[0-9]*\)/.*|\1|p' "$log.out" || true)
     [ -n "$URL" ] && break
     kill -0 "$SERVER_PID" 2>/dev/null || fail "serve exited: $(cat "$log.err")"
     sleep 0.1
