@@ -18,6 +18,11 @@ if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
+if [ "${CONVFAIL_WITH_BROWSER:-1}" = 1 ]; then
+  # The real-browser test of `convfail serve` (tests/e2e/web_browser.sh): headless Chromium
+  # driven by selenium. CONVFAIL_WITH_BROWSER=0 leaves them out (the test then skips).
+  packages+=(chromium chromium-driver python3-selenium curl)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

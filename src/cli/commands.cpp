@@ -29,6 +29,8 @@ const std::vector<CommandSpec>& command_table() {
       {"report", "Report", "the study's tables from one label source", add_report_command},
       {"opsets", "Report", "ONNX opset evolution, optionally against issue counts",
        add_opsets_command},
+      {"serve", "Report", "the web workbench: browse, label, adjudicate, compare, report",
+       add_serve_command},
   };
   return kCommands;
 }

@@ -47,5 +47,6 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx);
 void add_mutate_command(CLI::App* cmd, Context& ctx);
 void add_report_command(CLI::App* cmd, Context& ctx);
 void add_opsets_command(CLI::App* cmd, Context& ctx);
+void add_serve_command(CLI::App* cmd, Context& ctx);
 
 }  // namespace convfail::cli

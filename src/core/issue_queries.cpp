@@ -220,13 +220,16 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   if (filter.fixed_only) sql += " AND i.has_fix_link = 1";
   if (!filter.include_pull_requests) sql += " AND i.is_pull_request = 0";
   sql += " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
-  if (filter.limit > 0) sql += " LIMIT ?";
+  if (filter.limit > 0 || filter.offset > 0) sql += " LIMIT ? OFFSET ?";
   Stmt st(db, sql);
   int k = 1;
   for (const std::string& repo : filter.repos) st.bind(k++, repo);
   if (filter.state) st.bind(k++, *filter.state);
   for (const std::string& label : filter.labels) st.bind(k++, label);
-  if (filter.limit > 0) st.bind(k++, filter.limit);
+  if (filter.limit > 0 || filter.offset > 0) {
+    st.bind(k++, filter.limit > 0 ? filter.limit : std::int64_t{-1});
+    st.bind(k++, filter.offset);
+  }
   std::vector<IssueSummary> out;
   while (st.step()) out.push_back(read_summary(st));
   return out;

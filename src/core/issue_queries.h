@@ -37,7 +37,8 @@ struct IssueFilter {
   std::vector<std::string> labels;   // every label must be present (case-insensitive)
   bool fixed_only = false;           // has_fix_link = 1
   bool include_pull_requests = false;
-  std::int64_t limit = 0;  // 0: no limit
+  std::int64_t limit = 0;   // 0: no limit
+  std::int64_t offset = 0;  // skip this many first (with a limit: one page)
 };
 
 // Issues matching the filter, newest first (created_at, then number).

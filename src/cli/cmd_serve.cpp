@@ -1,0 +1,116 @@
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <pthread.h>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/taxonomy.h"
+#include "core/text.h"
+#include "crawler/token.h"
+#include "web/server.h"
+
+namespace convfail::cli {
+
+namespace {
+
+// The access token: the first line of FILE, trimmed (the same rules as a GitHub token file:
+// no whitespace or control characters inside).
+std::string read_access_token(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line)) throw UserError(file + ": cannot read the access token");
+  std::string token = trim(line);
+  if (token.size() < 16) throw UserError(file + ": the access token needs 16 characters or more");
+  std::string problem = crawler::token_problem(token);
+  if (!problem.empty()) throw UserError(file + ": " + problem);
+  return token;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
+      "Serve the web workbench on http://HOST:PORT/: browse and search issues, see the\n"
+      "classifier's evidence highlighted, label with the keyboard (each answer is one row of\n"
+      "the append-only history, written at once), adjudicate, compare raters (kappa with CI)\n"
+      "and download reports. The JSON API is described in the README.\n"
+      "It listens on loopback by default. Any other address needs an access token: from\n"
+      "--token-file, or a fresh one printed once at start; every request must then carry it\n"
+      "(the printed link sets a cookie). Raters choose their name when they open the page.\n"
+      "Stop with Ctrl-C.");
+  struct Args {
+    web::ServerOptions options;
+    std::string token_file;
+    std::size_t max_body = 64 * 1024;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--host", args->options.host, "address to listen on")->capture_default_str();
+  cmd->add_option("--port", args->options.port, "TCP port (0: any free port, printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_flag("--readonly", args->options.readonly,
+                "open the database read-only: browse and compare, no labeling");
+  cmd->add_option("--token-file", args->token_file,
+                  "file whose first line is the access token every request must carry")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--threads", args->options.threads,
+                  "worker threads (each open keep-alive connection holds one)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--max-body", args->max_body, "largest request body in bytes (larger: 413)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{16} << 20))
+      ->capture_default_str();
+  cmd->callback([&ctx, args] {
+    web::ServerOptions o = args->options;
+    o.max_body = args->max_body;
+    bool generated = false;
+    if (!args->token_file.empty()) {
+      o.token = read_access_token(args->token_file);
+    } else if (!web::is_loopback_host(o.host)) {
+      o.token = web::generate_token();
+      generated = true;
+    }
+    // Migrate (or check, read-only) once here; every request then opens its own connection.
+    Db& db = o.readonly ? ctx.read_db() : ctx.db();
+    o.db_path = db.path();
+    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+
+    // SIGINT/SIGTERM go to one waiting thread that stops the server (blocked everywhere else:
+    // the worker threads inherit this mask).
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    web::Server server(o, std::move(taxonomy));
+    int port = server.bind();
+    std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+    std::string url = "http://" + host + ":" + std::to_string(port) + "/";
+    std::cout << "convfail serve: listening on " << url << (o.readonly ? " (read-only)" : "")
+              << "\n";
+    if (generated) std::cout << "access token (shown once): " << o.token << "\n";
+    if (!o.token.empty())
+      std::cout << "open: " << url << "?token=" << (generated ? o.token : "<token>") << "\n";
+    std::cout << std::flush;
+
+    std::thread waiter([&server, stop_signals] {
+      int sig = 0;
+      sigwait(&stop_signals, &sig);
+      server.stop();
+    });
+    server.listen();
+    // listen() returned (stopped or failed): wake the waiter if it is still waiting.
+    pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    // The signals stay blocked: a second SIGTERM (`timeout` sends one to the process and one to
+    // its group) must not kill the process on its way out.
+    std::cerr << "convfail serve: stopped\n";
+  });
+}
+
+}  // namespace convfail::cli

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `convfail serve` in a real browser: headless Chromium (Debian chromium + chromium-driver) driven
+# by python3-selenium (tests/browser/web_browser.py): search, open an issue (hostile HTML shown as
+# text), label three issues by keyboard and undo one (checked with `labels history`), a second
+# rater, the agreement page's kappa against `convfail agreement`. Screenshots of the issue and
+# report pages are left in BUILD_DIR (web_issue.png, web_report.png).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_web.sh"
+[ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] ||
+  skip "chromium/chromium-driver missing (scripts/install-deps.sh installs them)"
+PY=
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import selenium' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || skip "python3-selenium missing"
+
+# Synthetic issues (no third-party text); the hostile one sorts last in the queues.
+python3 - "$T" <<'PY'
+import json, sys
+rows = [
+  ("acme/conv", 1, "Synthetic crash: segmentation fault in export",
+   "torch.onnx.export crashes with Segmentation fault (core dumped) at opset 17"),
+  ("acme/conv", 2, "Synthetic wrong output after conversion",
+   "the converted model gives wrong results, max abs diff 0.5"),
+  ("acme/conv", 3, "Synthetic hang", "the export hangs forever on a Loop node"),
+  ("acme/conv", 4, "Synthetic build failure", "pip install fails: protobuf version conflict"),
+  ("zeta/hostile", 1, "<b>bold</b> title",
+   "<script>window.pwned=1</script><img src=x onerror=window.pwned=2> unsupported operator"),
+]
+with open(f"{sys.argv[1]}/issues.jsonl", "w") as f:
+    for repo, n, title, body in rows:
+        f.write(json.dumps({"repo": repo, "number": n, "title": title, "body": body,
+                            "state": "closed", "created_at": f"2022-0{n}-01T00:00:00Z"}) + "\n")
+PY
+cf import "$T/issues.jsonl" >/dev/null
+cf classify >/dev/null
+start_server
+cmd=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$BUILD/convfail" --db "$DB" --data-dir "$SRC/data")
+rm -f "$BUILD/web_issue.png" "$BUILD/web_report.png"
+timeout 300 "$PY" "$SRC/tests/browser/web_browser.py" "$URL" "$cmd" "$BUILD"
+[ -s "$BUILD/web_issue.png" ] && [ -s "$BUILD/web_report.png" ] || fail "no screenshots"

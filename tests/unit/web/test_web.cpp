@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include "labeling_fixture.h"
+#include "web/api.h"
+#include "web/server.h"
+
+using namespace convfail;
+using convfail::test::LabelingFixture;
+
+TEST_CASE("web: loopback hosts, assets, annotator names") {
+  for (const char* h : {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"})
+    CHECK(web::is_loopback_host(h));
+  for (const char* h : {"0.0.0.0", "192.168.1.2", "::", "", "example.org", "1127.0.0.1"})
+    CHECK_FALSE(web::is_loopback_host(h));
+  CHECK(web::find_asset("index.html") != nullptr);
+  CHECK(web::find_asset("app.js") != nullptr);
+  CHECK(web::find_asset("../server.cpp") == nullptr);
+  CHECK(web::find_asset("") == nullptr);
+  CHECK(web::generate_token().size() == 32);
+  CHECK(web::generate_token() != web::generate_token());
+
+  CHECK(web::checked_annotator("R1") == "R1");
+  CHECK(web::checked_annotator("ann.smith@lab") == "ann.smith@lab");
+  for (const char* bad : {"", "a b", "<script>", "x;y", "classifier", "consensus", "hybrid:R1"})
+    CHECK_THROWS_AS(web::checked_annotator(bad), web::HttpError);
+  CHECK_THROWS_AS(web::checked_annotator(std::string(65, 'a')), web::HttpError);
+}
+
+TEST_CASE("web: evidence highlights are UTF-16 ranges of the shown text") {
+  LabelingFixture f(1);
+  // "é" is 2 bytes in UTF-8 but 1 UTF-16 unit; "𝑥" is 4 bytes and 2 units.
+  f.db->exec(
+      "UPDATE issues SET body = 'é𝑥 then RuntimeError here', title = 'RuntimeError in title' "
+      "WHERE id = " +
+      std::to_string(f.issues[0]));
+  f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
+  auto evidence = [&](const char* field, int start, int end, const char* text) {
+    Stmt st(*f.db,
+            "INSERT INTO classifier_evidence(run_id, issue_id, dimension, label, rule_id, field, "
+            "span_start, span_end, matched_text, weight) VALUES (1, ?, 'symptom', 'crash', 'r', "
+            "?, ?, ?, ?, 1)");
+    st.bind(1, f.issues[0]).bind(2, field).bind(3, start).bind(4, end).bind(5, text);
+    st.run();
+  };
+  evidence("body", 12, 24, "RuntimeError");  // bytes 12..24 (after "é𝑥 then ")
+  evidence("title", 0, 12, "RuntimeError");
+  evidence("traceback", 0, 4, "here");  // another field: found by its text
+  evidence("title", 0, 1, "R");         // a one-character prior marks nothing
+  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  CHECK(j["highlights"]["body"].dump() == R"([[9,21,"symptom: r"],[22,26,"symptom: r"]])");
+  CHECK(j["highlights"]["title"].dump() == R"([[0,12,"symptom: r"]])");
+  CHECK(j["classifier"]["evidence"].size() == 4);
+  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/conv", "9"), web::HttpError);
+  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/../x", "1"), web::HttpError);
+}
+
+TEST_CASE("web: a label post is checked before anything is written") {
+  LabelingFixture f(1);
+  auto post = [&](const Json& body) { return web::post_label(*f.db, f.tax, "ann", body); };
+  Json base = {{"repo", "acme/conv"}, {"number", 1}};
+  auto with = [&](Json extra) {
+    Json b = base;
+    b.update(extra);
+    return b;
+  };
+  CHECK_THROWS_AS(post(with({{"dimension", "symptom"}, {"value", "boom"}})), web::HttpError);
+  CHECK_THROWS_AS(post(with({{"cause", "typo"}, {"subtype", "node"}})), web::HttpError);
+  CHECK_THROWS_AS(post(with({{"kind", "undo"}, {"row_id", 1}})), web::HttpError);
+  CHECK_THROWS_AS(post(with({{"kind", "skip"}, {"dimension", "mood"}})), web::HttpError);
+  CHECK_THROWS_AS(post(Json{{"repo", "acme/conv"}}), web::HttpError);
+  CHECK(f.rows().empty());
+  Json r = post(with({{"symptom", "Crash"}, {"cause", "type_problem"}, {"subtype", "node"}}));
+  CHECK(r["written"] == 3);
+  CHECK(r["row_ids"].size() == 3);
+  Json u = post(with({{"kind", "undo"}, {"row_id", r["row_ids"][2]}}));
+  CHECK(u["written"] == 1);
+  CHECK(f.rows().size() == 4);
+  CHECK(f.rows()[3].find("|subtype|-|undo|") != std::string::npos);
+}

@@ -1,0 +1,80 @@
+// The JSON API behind `convfail serve`, independent of HTTP: each function reads its query
+// parameters, works on one database connection and returns the JSON the page shows. Key names
+// are the CLI's `--json` ones (issue summaries and details from core, label history rows as
+// `labels history --json`, agreement as `agreement --json`, the report as `report --json`).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/taxonomy.h"
+
+namespace convfail::web {
+
+using Params = std::multimap<std::string, std::string>;  // query parameters (httplib::Params)
+
+// An error answered with this HTTP status and {"error": message}.
+class HttpError : public std::runtime_error {
+ public:
+  HttpError(int status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+// GET /api/session: who is logged in, whether writes are allowed, the label sources and the
+// taxonomy (dimensions, labels, subtypes) the page needs for its pickers.
+nlohmann::json session_json(Db& db, const Taxonomy& tax, const std::string& annotator,
+                            bool readonly);
+
+// GET /api/issues: q (FTS5 search, `literal=1` to quote words), repo, converter, state, source
+// (label source for label filters; default classifier), symptom, cause, stage, min_confidence,
+// max_confidence, compare + agreement=agree|disagree, verdict, page (1-based), per_page (1..200).
+nlohmann::json issues_json(Db& db, const Taxonomy& tax, const Params& params);
+
+// GET /api/issues/{owner}/{repo}/{number}: `show --json` plus converter, classifier (latest run:
+// labels with confidence, evidence with spans), facts, highlights (UTF-16 ranges of the
+// evidence in title, body and each comment, for the page), history (label rows), current
+// (annotator -> dimension -> value) and repro (verdict rows).
+nlohmann::json issue_json(Db& db, const Taxonomy& tax, const std::string& repo,
+                          const std::string& number);
+
+// GET /api/labels?repo=&number=[&annotator=]: the label history of one issue.
+nlohmann::json label_history_json(Db& db, const Params& params);
+
+// POST /api/labels: one answer of `annotator` as one append-only row. Body: {repo, number, kind:
+// label | adjudication | skip | undo, dimension, value, note, row_id (undo: the row to undo)}, or
+// several dimensions at once ({symptom, cause, subtype, stage, note}: one row per changed value).
+// Values are checked against the taxonomy first (unknown -> 400, nothing written).
+nlohmann::json post_label(Db& db, const Taxonomy& tax, const std::string& annotator,
+                          const nlohmann::json& body);
+// The same inside the caller's transaction (the server writes a batch of posts in one).
+nlohmann::json append_label(Db& db, const Taxonomy& tax, const std::string& annotator,
+                            const nlohmann::json& body);
+
+// GET /api/queue: mode=annotate (queue, size, seed, repo, low_confidence) or mode=adjudicate
+// (annotators=A,B): the issues to label, in order, with the dimensions to ask.
+nlohmann::json queue_json(Db& db, const std::string& annotator, const Params& params);
+
+// GET /api/agreement?a=&b=[&dimension=]: between two annotators `agreement --json`; between any
+// other two label sources the same keys (kappa with ci95, confusion) per dimension.
+nlohmann::json agreement_json(Db& db, const Params& params);
+
+// GET /api/report: source, compare, by, repo, since, until, min_confidence, format
+// (json | md | csv | latex | html). Returns the text and its content type.
+struct ReportText {
+  std::string text, content_type, extension;
+};
+ReportText report_text(Db& db, const Taxonomy& tax, const Params& params);
+
+// Annotator names: 1-64 characters of letters, digits, '.', '_', '-', '@'. HttpError 400 else.
+std::string checked_annotator(const std::string& name);
+
+}  // namespace convfail::web
