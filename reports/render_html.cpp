@@ -36,10 +36,23 @@ std::string esc(const std::string& s) {
 const char* kFills[] = {"#1f4e79", "#9dc3e6", "#c55a11", "#f4b183", "#548235", "#c9e2b3"};
 
 std::string svg_chart(const BarChart& c) {
-  // The left margin leaves room for the first category label, rotated to the lower left.
-  const int bar = 16, gap = 18, left = 100, top = 30, plot = 180, bottom = 110;
+  const int bar = 16, gap = 18, top = 30, plot = 180;
   const int series = static_cast<int>(std::max<std::size_t>(c.series.size(), 1));
   const int group = series * bar + gap;
+  // Category labels are rotated by 35 degrees to the lower left of their group's centre: the
+  // margins grow with the first label's width (left) and the longest one's (bottom), at about
+  // 6.5 px per character of the 11 px font (cos 35 = 0.82, sin 35 = 0.57).
+  auto text_px = [](const std::string& t) {
+    int chars = 0;
+    for (unsigned char ch : t) chars += (ch & 0xC0) != 0x80;  // code points, not bytes
+    return 6.5 * chars;
+  };
+  double widest = 0;
+  for (const auto& cat : c.categories) widest = std::max(widest, text_px(cat));
+  const double first = c.categories.empty() ? 0 : text_px(c.categories.front());
+  const int left =
+      std::max(100, static_cast<int>(0.82 * first) - gap / 2 - series * bar / 2 + 16);
+  const int bottom = std::max(110, static_cast<int>(0.57 * widest) + 30);
   const int width = std::max(left + static_cast<int>(c.categories.size()) * group + 20, 320);
   const int height = top + plot + bottom;
   long max = 1;

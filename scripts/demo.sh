@@ -4,7 +4,8 @@
 # measure the classifier against them, and print the study's taxonomy tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh >/dev/null
+# The demo needs no browser: Chromium is installed for the test suite only (scripts/test.sh).
+CONVFAIL_WITH_BROWSER="${CONVFAIL_WITH_BROWSER:-0}" bash scripts/install-deps.sh >/dev/null
 bash scripts/build.sh >/dev/null
 db=build/demo.db
 rm -f "$db" "$db-wal" "$db-shm"

@@ -153,3 +153,37 @@ TEST_CASE("report format: names parse, unknown ones are usage errors") {
   CHECK(reports::parse_report_format("html") == reports::ReportFormat::kHtml);
   CHECK_THROWS_AS(reports::parse_report_format("pdf"), UsageError);
 }
+
+TEST_CASE("report format: html charts leave room for long rotated category labels") {
+  // One chart whose first category is 40 characters wide: the viewBox grows left and down so
+  // the label, rotated to the lower left of its bar, stays inside the svg.
+  auto chart_of = [](const std::string& first) {
+    reports::PrintedReport p;
+    p.title = "t";
+    reports::Table t;
+    t.id = "x";
+    t.title = "x";
+    t.header = {"c", "n"};
+    p.tables.push_back(t);
+    reports::BarChart c;
+    c.table_id = "x";
+    c.title = "x";
+    c.categories = {first, "b"};
+    c.series = {"s"};
+    c.values = {{1}, {2}};
+    p.charts.push_back(c);
+    return reports::render_html(p);
+  };
+  auto geometry = [](const std::string& html, int* line_x, int* height) {
+    REQUIRE(RE2::PartialMatch(html, R"re(viewBox="0 0 \d+ (\d+)")re", height));
+    REQUIRE(RE2::PartialMatch(html, R"re(<line x1="(\d+)")re", line_x));
+  };
+  int short_x = 0, short_h = 0, long_x = 0, long_h = 0;
+  geometry(chart_of("a"), &short_x, &short_h);
+  geometry(chart_of(std::string(40, 'w')), &long_x, &long_h);
+  CHECK(short_x == 100);
+  CHECK(short_h == 30 + 180 + 110);
+  // 40 characters at 6.5 px: 260 px, 213 px across and 148 px down when rotated by 35 degrees.
+  CHECK(long_x >= 213 - 9 - 8);
+  CHECK(long_h >= 30 + 180 + 148);
+}
