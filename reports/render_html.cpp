@@ -50,8 +50,7 @@ std::string svg_chart(const BarChart& c) {
   double widest = 0;
   for (const auto& cat : c.categories) widest = std::max(widest, text_px(cat));
   const double first = c.categories.empty() ? 0 : text_px(c.categories.front());
-  const int left =
-      std::max(100, static_cast<int>(0.82 * first) - gap / 2 - series * bar / 2 + 16);
+  const int left = std::max(100, static_cast<int>(0.82 * first) - gap / 2 - series * bar / 2 + 16);
   const int bottom = std::max(110, static_cast<int>(0.57 * widest) + 30);
   const int width = std::max(left + static_cast<int>(c.categories.size()) * group + 20, 320);
   const int height = top + plot + bottom;
