@@ -205,7 +205,9 @@ Json opt_json(const std::optional<std::string>& v) {
 }  // namespace
 
 std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
-  std::string sql = std::string("SELECT ") + kSummaryColumns + "WHERE 1=1";
+  // The filter and order pick the ids; the summary columns (two subqueries per row) are then
+  // computed for the rows of the page only, not for every row the sort sees.
+  std::string sql = "SELECT i.id FROM issues i JOIN repositories r ON r.id=i.repo_id WHERE 1=1";
   if (!filter.repos.empty()) {
     sql += " AND r.full_name IN (?";
     for (std::size_t k = 1; k < filter.repos.size(); ++k) sql += ",?";
@@ -219,8 +221,10 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   }
   if (filter.fixed_only) sql += " AND i.has_fix_link = 1";
   if (!filter.include_pull_requests) sql += " AND i.is_pull_request = 0";
-  sql += " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
+  const char* order = " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
+  sql += order;
   if (filter.limit > 0 || filter.offset > 0) sql += " LIMIT ? OFFSET ?";
+  sql = std::string("SELECT ") + kSummaryColumns + "WHERE i.id IN (" + sql + ")" + order;
   Stmt st(db, sql);
   int k = 1;
   for (const std::string& repo : filter.repos) st.bind(k++, repo);
