@@ -198,11 +198,11 @@ int main(int argc, char** argv) {
         if (!r || (r->status != 200 && r->status != 201)) {
           ++st.errors;
           if (st.errors <= 3)
-            std::fprintf(stderr, "client %d, %s request %zu: %s\n", c,
+            std::fprintf(stderr, "client %d, %s request %zu after %.1f ms: %s\n", c,
                          k < 70   ? "issue"
                          : k < 80 ? "list"
                                   : "post",
-                         st.issue.size() + st.list.size() + st.post.size(),
+                         st.issue.size() + st.list.size() + st.post.size(), ms,
                          r ? (std::to_string(r->status) + " " + r->body.substr(0, 200)).c_str()
                            : httplib::to_string(r.error()).c_str());
           continue;

@@ -1,7 +1,9 @@
 #include "web/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -120,6 +122,17 @@ struct Server::Impl {
   std::vector<Pending*> queue;
   bool writing = false;
 
+  // Writes go first: a read request waits while label posts are queued or being written, so
+  // the one writer is not starved of the CPU by the readers under load (posts are short).
+  std::condition_variable writes_done;
+  struct ReadSlot {
+    explicit ReadSlot(Impl& s) {
+      std::unique_lock<std::mutex> lock(s.queue_mutex);
+      s.writes_done.wait_for(lock, std::chrono::milliseconds(50),
+                             [&] { return !s.writing && s.queue.empty(); });
+    }
+  };
+
   void write_batch(Db& db, const std::vector<Pending*>& batch) {
     try {
       Transaction tx(db);
@@ -175,8 +188,11 @@ struct Server::Impl {
         p->done = true;
         if (p != &me) p->wake.notify_one();
       }
-      // Whoever queued meanwhile writes next (one wake-up, not a herd).
-      if (!queue.empty()) queue.front()->wake.notify_one();
+      // Whoever queued meanwhile writes next (one wake-up, not a herd); else the readers go on.
+      if (!queue.empty())
+        queue.front()->wake.notify_one();
+      else
+        writes_done.notify_all();
     }
     if (me.status) throw HttpError(me.status, me.error);
     return me.result;
@@ -367,6 +383,7 @@ struct Server::Impl {
     });
     http.Get("/api/issues", [this](const httplib::Request& req, httplib::Response& res) {
       guard(res, [&] {
+        ReadSlot slot(*this);
         Db& db = open_db();
         send_json(res, issues_json(db, taxonomy, req.params));
       });
@@ -374,6 +391,7 @@ struct Server::Impl {
     http.Get(R"(/api/issues/([^/]+)/([^/]+)/([^/]+))", [this](const httplib::Request& req,
                                                               httplib::Response& res) {
       guard(res, [&] {
+        ReadSlot slot(*this);
         Db& db = open_db();
         send_json(res, issue_json(db, taxonomy,
                                   std::string(req.matches[1]) + "/" + std::string(req.matches[2]),
@@ -453,6 +471,15 @@ Server::~Server() = default;
 
 int Server::bind() {
   const ServerOptions& o = impl_->options;
+  // Debian's cpp-httplib is a compiled library that listens with a backlog of 5: connections
+  // beyond that, when many browsers or clients connect at once, are dropped and fail after a
+  // second. Keep the listening socket (the options hook sees it before bind) and listen again
+  // with a longer queue; Linux takes the new backlog for a socket already listening.
+  int listening = -1;
+  impl_->http.set_socket_options([&listening](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listening = sock;
+  });
   if (o.port == 0) {
     port_ = impl_->http.bind_to_any_port(o.host);
     if (port_ < 0) throw UserError("cannot listen on " + o.host);
@@ -462,6 +489,8 @@ int Server::bind() {
                       " (in use, or not an address of this machine)");
     port_ = o.port;
   }
+  if (listening >= 0) ::listen(listening, SOMAXCONN);
+  impl_->http.set_socket_options(httplib::default_socket_options);
   return port_;
 }
 
