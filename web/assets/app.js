@@ -5,7 +5,7 @@
 
 const state = { session: null, annotate: null };
 
-// ---- DOM and HTTP helpers ----------------------------------------------------------------
+// ---- DOM and HTTP helpers
 
 // el('tag', {attr: value, onclick: fn}, child...): children are nodes or text (as text).
 function el(tag, attrs, ...children) {
@@ -106,7 +106,7 @@ function snippet(text) {
   return node;
 }
 
-// ---- Session ----------------------------------------------------------------------------
+// ---- Session
 
 async function loadSession() {
   state.session = await api('/api/session');
@@ -128,7 +128,7 @@ async function login(ev) {
   } catch (e) { showError(e.message); }
 }
 
-// ---- Issues list ------------------------------------------------------------------------
+// ---- Issues list
 
 async function viewIssues(params) {
   const s = state.session;
@@ -180,7 +180,7 @@ async function viewIssues(params) {
   show(el('h1', {}, 'Issues'), form, pager, table);
 }
 
-// ---- One issue --------------------------------------------------------------------------
+// ---- One issue
 
 function issueBody(d) {
   const parts = [el('h1', { id: 'issue-title' }, highlighted(d.title, d.highlights.title, 'title-text'))];
@@ -254,7 +254,7 @@ async function viewIssue(repo, number) {
   show(el('div', { class: 'grid' }, el('div', {}, issueBody(d)), el('div', { class: 'side' }, issueSide(d))));
 }
 
-// ---- Annotate ---------------------------------------------------------------------------
+// ---- Annotate
 
 const QUEUES = ['unlabeled', 'low-confidence', 'disagreement', 'sample'];
 
@@ -419,7 +419,7 @@ function onKey(ev) {
   else if (k === 'n') { ev.preventDefault(); document.getElementById('note').focus(); }
 }
 
-// ---- Agreement --------------------------------------------------------------------------
+// ---- Agreement
 
 async function viewAgreement(params) {
   const s = state.session;
@@ -453,7 +453,7 @@ async function viewAgreement(params) {
   show(...parts);
 }
 
-// ---- Report -----------------------------------------------------------------------------
+// ---- Report
 
 async function viewReport(params) {
   const s = state.session;
@@ -479,7 +479,7 @@ async function viewReport(params) {
     el('iframe', { class: 'report', id: 'report-frame', sandbox: '', title: 'report', src: '/api/report?' + query(Object.assign({ format: 'html' }, p)) }));
 }
 
-// ---- Routing ----------------------------------------------------------------------------
+// ---- Routing
 
 async function route() {
   const hash = location.hash || '#/';
