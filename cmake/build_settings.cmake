@@ -40,3 +40,17 @@ if(CLANG_FORMAT_PROGRAM)
     COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/format.sh
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR} VERBATIM)
 endif()
+
+# Embeds the text of FILES in a generated C++ source OUT defining `SYMBOL` (an array of {name,
+# text}, see embed_files.cmake), regenerated at build time when a file changes.
+function(convfail_embed_files out symbol comment)
+  # A ;-list would be split into separate arguments by add_custom_command: pass it |-separated.
+  string(REPLACE ";" "|" files_arg "${ARGN}")
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSYMBOL=${symbol} "-DFILES=${files_arg}"
+            -P ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
+    DEPENDS ${ARGN} ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
+    COMMENT "${comment}"
+    VERBATIM)
+endfunction()

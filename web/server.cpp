@@ -12,16 +12,13 @@
 #include <vector>
 
 #include "core/db.h"
+#include "core/embedded_files.h"
 #include "core/error.h"
 #include "core/json_util.h"
 #include "core/text.h"
 #include "web/api.h"
 
 namespace convfail {
-struct EmbeddedFile {
-  const char* name;
-  const char* text;
-};
 extern const EmbeddedFile kWebAssets[];
 extern const std::size_t kWebAssets_count;
 }  // namespace convfail

@@ -6,14 +6,11 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/embedded_files.h"
 #include "core/error.h"
 
 namespace convfail {
 
-struct EmbeddedFile {
-  const char* name;
-  const char* text;
-};
 extern const EmbeddedFile kMigrations[];
 extern const std::size_t kMigrations_count;
 
