@@ -50,6 +50,22 @@ std::string cell_problem(const std::string& v, bool multiline) {
   return "";
 }
 
+// An issue's labels as JSON members, null where a dimension has none.
+void put_label_values(nlohmann::json& j, const std::map<std::string, std::string>& values) {
+  for (const auto& dim : manual_dimensions()) {
+    auto it = values.find(dim);
+    j[dim] = it == values.end() ? nlohmann::json() : nlohmann::json(it->second);
+  }
+}
+
+// One exported record: a line of JSONL at once, or an element of the JSON array printed at the end.
+void put_record(LabelFormat format, nlohmann::json j, std::ostream& out, nlohmann::json& array) {
+  if (format == LabelFormat::kJsonl)
+    out << json_text(j) << "\n";
+  else
+    array.push_back(std::move(j));
+}
+
 }  // namespace
 
 LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
@@ -225,14 +241,10 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
                         raw_csv);
       } else {
         nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"annotator", name}};
-        for (const auto& dim : manual_dimensions())
-          j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
+        put_label_values(j, l.values);
         j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
         j["kind"] = kind.empty() ? "label" : kind;
-        if (format == LabelFormat::kJsonl)
-          out << json_text(j) << "\n";
-        else
-          array.push_back(std::move(j));
+        put_record(format, std::move(j), out, array);
       }
       ++count;
     }
@@ -270,13 +282,9 @@ std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std:
       out << csv_line(cells, raw_csv);
     } else {
       nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"source", source}};
-      for (const auto& dim : manual_dimensions())
-        j[dim] = l.values.count(dim) ? nlohmann::json(l.values.at(dim)) : nlohmann::json();
+      put_label_values(j, l.values);
       if (hybrid) j["origin"] = l.origin;
-      if (format == LabelFormat::kJsonl)
-        out << json_text(j) << "\n";
-      else
-        array.push_back(std::move(j));
+      put_record(format, std::move(j), out, array);
     }
     ++count;
   }
