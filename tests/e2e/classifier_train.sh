@@ -8,14 +8,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-mkdir "$T/rules"
-cp "$SRC/data/rules/00_settings.json" "$T/rules/"
-cat >"$T/rules/symptom.json" <<'JSON'
-{"rules": [
-  {"id": "symptom.crash.error_title", "dimension": "symptom", "label": "crash",
-   "fields": ["title"], "weight": 1.0, "patterns": ["\\berror\\b"]}
-]}
-JSON
+one_rule_set "$T/rules"
 
 python3 - "$T" <<'PY'
 import json, sys

@@ -3,7 +3,7 @@
 # Gives: BUILD SRC SHARED; T, a fresh temp dir removed at exit (on_exit adds cleanup before
 # that); DB ($T/db unless the script sets another); cf (build/convfail on $DB with the source
 # data folder); fail, skip (exit 77), expect_exit, expect_grep; counts (the row-count
-# fingerprint of a database).
+# fingerprint of a database); one_rule_set (a one-rule rules folder).
 # Leaves the shell options (set -e or not) to the script.
 
 BUILD=$1 SRC=${2-} SHARED=${3-}
@@ -47,4 +47,17 @@ counts() {
   for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
     printf '%s=%s ' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"")"
   done
+}
+
+# one_rule_set DIR: a rules folder with the shipped settings and one rule, symptom crash on the
+# word "error" in the title (synthetic sets where a model must fix what this rule gets wrong).
+one_rule_set() {
+  mkdir -p "$1"
+  cp "$SRC/data/rules/00_settings.json" "$1/"
+  cat >"$1/symptom.json" <<'JSON'
+{"rules": [
+  {"id": "symptom.crash.error_title", "dimension": "symptom", "label": "crash",
+   "fields": ["title"], "weight": 1.0, "patterns": ["\\berror\\b"]}
+]}
+JSON
 }
