@@ -19,8 +19,13 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       "from the graph; outputs are compared with reference outputs (output_N.pb) when given and\n"
       "optimized against unoptimized. Verdicts: crash_reproduced, wrong_output_reproduced,\n"
       "not_reproduced, not_runnable. Issue and --model runs are stored in repro_runs.\n"
-      "--json prints one document {\"results\": [...], \"totals\": {...}} at the end; --jsonl\n"
-      "streams one result per line and a last line {\"totals\": {...}}.");
+      "Each result line ends with the normalised error signature (for grouping: paths, names\n"
+      "and numbers replaced); under it come the error message as the checker, the runtime or\n"
+      "the script said it (cut, control characters escaped) and, for scripts, the first lines\n"
+      "of the Python traceback. `convfail show ISSUE` shows them again.\n"
+      "--json prints one document {\"results\": [...], \"totals\": {...}} at the end (each\n"
+      "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
+      "result per line and a last line {\"totals\": {...}}.");
   auto args = std::make_shared<repro::ReproduceRequest>();
   struct Flags {
     bool json = false, jsonl = false;
