@@ -107,6 +107,10 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     }
   }
 
+  if (args.limit < 0) throw UsageError("--limit must not be negative");
+  if (args.limit > 0 && targets.size() > static_cast<std::size_t>(args.limit))
+    targets.resize(static_cast<std::size_t>(args.limit));
+
   ResultOutput output(args.format, out);
   std::map<std::string, int> counts;
   int done = 0;

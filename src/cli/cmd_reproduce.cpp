@@ -58,7 +58,9 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--dim", args->dims,
                   "NAME=V: value of a symbolic input dimension for generated inputs (default 1)");
   auto* limit =
-      cmd->add_option("--limit", args->limit, "--suite/--all: stop after N models (0 = all)")
+      cmd->add_option("--limit", args->limit,
+                      "stop after N models (ISSUE, --all, --suite) or N scripts (--scripts "
+                      "ISSUE/--all); 0 = all")
           ->capture_default_str()
           ->check(CLI::Range(0, 1 << 30));
   auto* filter =
@@ -114,6 +116,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       s.progress = Context::stderr_is_tty();
       s.repro = args->options;
       s.runner_memory_mb = args->memory_mb;
+      s.limit = args->limit;
       repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
                                  std::cerr);
       return;
