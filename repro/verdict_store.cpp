@@ -46,21 +46,23 @@ std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
 
 std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id) {
   auto st = db.prepare(
-      "SELECT id, started_at, verdict, step, signature, reason, message, traceback, "
-      "script_source FROM repro_runs WHERE issue_id = ? ORDER BY id");
+      "SELECT id, verdict, started_at, step, signature, reason, output_name, message, traceback, "
+      "max_abs_error, script_source IS NOT NULL FROM repro_runs WHERE issue_id = ? ORDER BY id");
   st.bind(1, issue_id);
   std::vector<StoredReproRun> out;
   while (st.step()) {
     StoredReproRun r;
     r.id = st.int64(0);
-    r.started_at = st.text(1);
-    r.verdict = st.text(2);
-    r.step = st.opt_text(3).value_or("");
-    r.signature = st.opt_text(4).value_or("");
-    r.reason = st.opt_text(5).value_or("");
-    r.message = st.opt_text(6).value_or("");
-    r.traceback = st.opt_text(7).value_or("");
-    r.script_source = st.opt_text(8);
+    r.verdict = st.text(1);
+    r.started_at = st.text(2);
+    r.step = st.opt_text(3);
+    r.signature = st.opt_text(4);
+    r.reason = st.opt_text(5);
+    r.output_name = st.opt_text(6);
+    r.message = st.opt_text(7);
+    r.traceback = st.opt_text(8);
+    if (!st.is_null(9)) r.max_abs_error = st.real(9);
+    r.script = st.int64(10) != 0;
     out.push_back(std::move(r));
   }
   return out;

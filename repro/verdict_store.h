@@ -45,11 +45,13 @@ struct ReproRunRow {
 // empty verdict (the column is NOT NULL).
 std::int64_t store_repro_run(Db& db, const ReproRunRow& row);
 
-// A stored run as `show` prints it (the newest last).
+// A stored run as `show` prints it; NULL columns are nullopt.
 struct StoredReproRun {
   std::int64_t id = 0;
-  std::string started_at, verdict, step, signature, reason, message, traceback;
-  std::optional<std::string> script_source;  // script runs only
+  std::string verdict, started_at;
+  std::optional<std::string> step, signature, reason, output_name, message, traceback;
+  std::optional<double> max_abs_error;
+  bool script = false;  // a script run (script_source set), else a model run
 };
 
 // The runs of one issue, in the order they were stored.

@@ -33,18 +33,21 @@ void add_show_command(CLI::App* cmd, Context& ctx) {
                       " is not in the store (import or crawl it first)");
     std::vector<repro::StoredReproRun> runs = repro::issue_repro_runs(ctx.read_db(), d->summary.id);
     if (args->json) {
+      // The same rows as the web's issue JSON (web/api.cpp issue_json; tests/e2e/web_api.sh).
+      auto opt = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(); };
       Json j = to_json(*d);
       j["repro"] = Json::array();
       for (const auto& r : runs)
         j["repro"].push_back({{"id", r.id},
-                              {"started_at", r.started_at},
                               {"verdict", r.verdict},
-                              {"step", r.step},
-                              {"signature", r.signature},
-                              {"reason", r.reason},
-                              {"script", r.script_source.has_value()},
-                              {"message", r.message.empty() ? Json() : Json(r.message)},
-                              {"traceback", r.traceback.empty() ? Json() : Json(r.traceback)}});
+                              {"step", opt(r.step)},
+                              {"signature", opt(r.signature)},
+                              {"reason", opt(r.reason)},
+                              {"output_name", opt(r.output_name)},
+                              {"max_abs_error", r.max_abs_error ? Json(*r.max_abs_error) : Json()},
+                              {"started_at", r.started_at},
+                              {"message", opt(r.message)},
+                              {"traceback", opt(r.traceback)}});
       std::cout << json_text(j, 2) << "\n";
       return;
     }
@@ -52,12 +55,13 @@ void add_show_command(CLI::App* cmd, Context& ctx) {
     if (runs.empty()) return;
     std::cout << "\nRepro runs (" << runs.size() << "):\n";
     for (const auto& r : runs) {
-      std::string line = r.started_at + "  " + (r.script_source ? "script" : "model") + "  " +
-                         r.verdict + (r.step.empty() ? "" : " [" + r.step + "]");
-      for (const std::string* part : {&r.reason, &r.signature})
-        if (!part->empty()) line += "  " + *part;
+      std::string line = r.started_at + "  " + (r.script ? "script" : "model") + "  " + r.verdict +
+                         (r.step ? " [" + *r.step + "]" : "");
+      for (const auto* part : {&r.reason, &r.signature})
+        if (*part) line += "  " + **part;
       std::cout << "  " << terminal_safe(line) << "\n";
-      for (const std::string& m : repro::message_lines(r.message, r.traceback))
+      for (const std::string& m :
+           repro::message_lines(r.message.value_or(""), r.traceback.value_or("")))
         std::cout << "      " << m << "\n";
     }
   });

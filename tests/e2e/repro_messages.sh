@@ -111,6 +111,6 @@ import json, sys
 runs = json.load(open(sys.argv[1]))["repro"]
 assert len(runs) == 1, runs
 assert runs[0]["message"] == "NameError: name 'helper_that_does_not_exist' is not defined", runs
-assert 'line 4, in build' in runs[0]["traceback"] and runs[0]["script"] is True, runs
+assert 'line 4, in build' in runs[0]["traceback"] and runs[0]["step"] == "script", runs
 PYEOF
 echo "ok   stored in repro_runs; show prints message and traceback, show --json has them"

@@ -168,14 +168,14 @@ TEST_CASE("verdict store: message and traceback are stored cut and escaped, and 
   auto runs = issue_repro_runs(f.db, f.issue);
   REQUIRE(runs.size() == 3);
   CHECK(runs[0].id == id);
-  CHECK(runs[0].message == *f.column(id, "message"));
+  CHECK(runs[0].message == f.column(id, "message"));
   CHECK(runs[0].signature == row.signature);
-  CHECK(runs[2].message.empty());
-  CHECK_FALSE(runs[2].script_source.has_value());
+  CHECK(runs[2].message == std::nullopt);
+  CHECK_FALSE(runs[2].script);
 
   // What people see under the verdict line: each stored line printable on its own.
   auto lines =
-      message_lines(runs[0].message, "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
+      message_lines(*runs[0].message, "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
   REQUIRE(lines.size() == 5);
   CHECK(lines[0] == "message: Field 'shape' of 'type' is required but missing.");
   CHECK(lines[1] == "         \\x1b]0;pwned\\x07 \\xff end");
