@@ -24,8 +24,8 @@ inline bool quick_mode(int argc, char** argv) {
 // number becomes null (and fails the quick check).
 inline void print_figures(const std::string& bench, double ratio, const std::string& ratio_of,
                           bool quick, nlohmann::json figures = nlohmann::json::object()) {
-  nlohmann::json line = {{"bench", bench}, {"ratio", ratio}, {"ratio_of", ratio_of},
-                         {"quick", quick}};
+  nlohmann::json line = {
+      {"bench", bench}, {"ratio", ratio}, {"ratio_of", ratio_of}, {"quick", quick}};
   // Wall times on a shared machine include waiting for the CPU: the load says how much.
   double load[1] = {0};
   if (getloadavg(load, 1) == 1) line["load_average"] = load[0];
