@@ -95,6 +95,14 @@ int main(int argc, char** argv) {
                      ? fs::temp_directory_path() / ("convfail-bench-" + std::to_string(::getpid()))
                      : fs::path(keep);
   fs::create_directories(dir);
+  // The generated files go whatever happens (unless --keep): a failed run leaves nothing behind.
+  struct RemoveAtExit {
+    fs::path dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+  } remove_at_exit{keep.empty() ? dir : fs::path()};
   const std::string jsonl = (dir / "issues.jsonl").string();
   const std::string csv = (dir / "issues.csv").string();
   const std::string ours_db = (dir / "ours.db").string();
@@ -147,7 +155,13 @@ int main(int argc, char** argv) {
     auto db = convfail::open_database(ours_db);
     auto t0 = Clock::now();
     double c0 = cpu_seconds(RUSAGE_SELF);
-    convfail::ImportCounts counts = convfail::import_files(*db, {jsonl});
+    convfail::ImportCounts counts;
+    try {
+      counts = convfail::import_files(*db, {jsonl});
+    } catch (const std::exception& e) {  // a generator the importer refuses: say so, exit 1
+      std::cerr << "bench_import: import failed: " << e.what() << "\n";
+      return 1;
+    }
     ours = seconds_since(t0);
     ours_cpu = cpu_seconds(RUSAGE_SELF) - c0;
     if (counts.inserted != n) {
@@ -198,7 +212,6 @@ int main(int argc, char** argv) {
   double load[1] = {0};
   if (getloadavg(load, 1) == 1) std::printf("load average    : %.2f\n", load[0]);
   std::fflush(stdout);
-  if (keep.empty()) fs::remove_all(dir);
   nlohmann::json figures = {{"issues", n},
                             {"seconds", ours},
                             {"issues_per_s", ours_rate},
