@@ -5,7 +5,11 @@
 // 304s and wall time, and the ratios; then (d) the GraphQL crawl (`--api graphql`) on the same
 // repository beside (a): requests, rate-limit units (REST: requests answered in full, as 304s
 // are free; GraphQL: points), wall time, and its unchanged refresh.
-// Usage: bench_crawl [--issues N] [--latency-ms L] [--skip-slow 1] (skips (b) and (c))
+// Ends with the JSON line {"bench": "crawl", "ratio": naive (c) wall / convfail (a) wall, ...}
+// (without (c): REST requests answered in full / GraphQL points); exits 1 when the crawls stored
+// different issue counts.
+// Usage: bench_crawl [--issues N] [--latency-ms L] [--skip-slow 1] (skips (b) and (c)) [--quick]
+//        (--quick: 60 issues, 2 ms latency, every crawl)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +18,7 @@
 #include <functional>
 #include <string>
 
+#include "bench/figures.h"
 #include "core/http.h"
 #include "core/issue_store.h"
 #include "core/migrations.h"
@@ -134,12 +139,26 @@ void print(const char* name, const Figures& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int issues = 5000, latency = 20;
+  const bool quick = bench::quick_mode(argc, argv);
+  int issues = quick ? 60 : 5000, latency = quick ? 2 : 20;
   bool skip_slow = false;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--skip-slow")) skip_slow = std::atoi(argv[i + 1]) != 0;
-    if (!std::strcmp(argv[i], "--issues")) issues = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--latency-ms")) latency = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) continue;
+    if (i + 1 < argc && !std::strcmp(argv[i], "--skip-slow")) {
+      skip_slow = std::atoi(argv[++i]) != 0;
+    } else if (i + 1 < argc && !std::strcmp(argv[i], "--issues")) {
+      issues = std::atoi(argv[++i]);
+    } else if (i + 1 < argc && !std::strcmp(argv[i], "--latency-ms")) {
+      latency = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_crawl [--issues N] [--latency-ms L] [--skip-slow 1] [--quick]\n");
+      return 2;
+    }
+  }
+  if (issues < 1 || latency < 0) {
+    std::fprintf(stderr, "bench_crawl: --issues must be positive, --latency-ms not negative\n");
+    return 2;
   }
   fake::FakeGitHubOptions so;
   so.issues = issues + issues / 6;  // every 7th number is a pull request: ~`issues` issues
@@ -172,12 +191,28 @@ int main(int argc, char** argv) {
       a.seconds, a.seconds / d.seconds);
   std::printf("GraphQL refresh, unchanged: %lld request(s), %lld point(s), %.3f s (goal: 1)\n",
               d2.requests, d2.points, d2.seconds);
-  std::printf(
-      "same issue count in (a) and (d): %s\n",
-      db_a->scalar("SELECT count(*) FROM issues") == db_d->scalar("SELECT count(*) FROM issues")
-          ? "yes"
-          : "NO");
-  if (skip_slow) return 0;
+  bool same_ad =
+      db_a->scalar("SELECT count(*) FROM issues") == db_d->scalar("SELECT count(*) FROM issues");
+  std::printf("same issue count in (a) and (d): %s\n", same_ad ? "yes" : "NO");
+  double points_ratio =
+      static_cast<double>(rest_units) / static_cast<double>(std::max(1LL, d.points));
+  nlohmann::json figures = {{"issues", a.issues},
+                            {"latency_ms", latency},
+                            {"rest_requests", a.requests},
+                            {"rest_seconds", a.seconds},
+                            {"rest_refresh_requests", a2.requests},
+                            {"rest_refresh_304", a2.not_modified},
+                            {"graphql_requests", d.requests},
+                            {"graphql_points", d.points},
+                            {"graphql_seconds", d.seconds},
+                            {"graphql_refresh_requests", d2.requests},
+                            {"graphql_points_ratio", points_ratio}};
+  if (skip_slow) {
+    std::fflush(stdout);
+    bench::print_figures("crawl", points_ratio, "REST requests answered in full / GraphQL points",
+                         quick, figures);
+    return same_ad ? 0 : 1;
+  }
 
   auto db_b = open_database(dir.file("b.db"));
   Figures b = run_convfail(server, *db_b, 1);
@@ -201,5 +236,12 @@ int main(int argc, char** argv) {
   bool same =
       db_a->scalar("SELECT count(*) FROM issues") == db_c->scalar("SELECT count(*) FROM issues");
   std::printf("same issue count in (a) and (c): %s\n", same ? "yes" : "NO");
-  return 0;
+  std::fflush(stdout);
+  figures["concurrency1_seconds"] = b.seconds;
+  figures["naive_requests"] = c.requests;
+  figures["naive_seconds"] = c.seconds;
+  figures["naive_refresh_requests"] = c2.requests;
+  bench::print_figures("crawl", c.seconds / a.seconds, "naive crawl wall / convfail crawl wall",
+                       quick, figures);
+  return same && same_ad ? 0 : 1;
 }

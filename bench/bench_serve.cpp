@@ -5,7 +5,11 @@
 // in the same run: the same issue page built by a direct call (web::issue_json), no HTTP.
 // Goal: p99 < 100 ms for issue pages and label posts.
 //
+// Ends with the JSON line {"bench": "serve", "ratio": issue page p99 over HTTP / direct p99, ...};
+// exits 1 when a request failed or a label row was lost or duplicated.
+//
 //   bench_serve [--issues 20000] [--clients 50] [--seconds 30] [--threads T] [--keep DIR]
+//               [--quick]     (--quick: 300 issues, 4 clients, 2 s)
 #include <httplib.h>
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/figures.h"
 #include "core/importer.h"
 #include "core/migrations.h"
 #include "core/taxonomy.h"
@@ -67,10 +72,20 @@ struct Stats {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int issues = 20000, clients = 50, seconds = 30, threads = 0;
+  const bool quick = convfail::bench::quick_mode(argc, argv);
+  int issues = quick ? 300 : 20000, clients = quick ? 4 : 50, seconds = quick ? 2 : 30, threads = 0;
+  const int direct_pages = quick ? 200 : 2000, direct_posts = quick ? 50 : 500;
   std::string keep;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     std::string a = argv[i];
+    if (a == "--quick") {
+      --i;  // a flag: no value
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::cerr << "bench_serve: " << a << " needs a value\n";
+      return 2;
+    }
     if (a == "--issues")
       issues = std::atoi(argv[i + 1]);
     else if (a == "--clients")
@@ -83,7 +98,7 @@ int main(int argc, char** argv) {
       keep = argv[i + 1];
     else {
       std::cerr << "usage: bench_serve [--issues N] [--clients C] [--seconds S] [--threads T] "
-                   "[--keep DIR]\n";
+                   "[--keep DIR] [--quick]\n";
       return 2;
     }
   }
@@ -130,7 +145,7 @@ int main(int argc, char** argv) {
     convfail::Db db(db_path);
     std::mt19937 rng(3);
     std::uniform_int_distribution<int> pick(1, issues);
-    for (int i = 0; i < 2000; ++i) {
+    for (int i = 0; i < direct_pages; ++i) {
       int n = pick(rng);
       auto s = Clock::now();
       convfail::web::issue_json(db, tax, kRepos[n % 4], std::to_string(n));
@@ -144,7 +159,7 @@ int main(int argc, char** argv) {
     convfail::Db db(db_path);
     std::mt19937 rng(5);
     std::uniform_int_distribution<int> pick(1, issues), sym(0, 5);
-    for (int i = 0; i < 500; ++i) {
+    for (int i = 0; i < direct_posts; ++i) {
       int n = pick(rng);
       nlohmann::json body = {{"repo", kRepos[n % 4]},
                              {"number", n},
@@ -261,6 +276,27 @@ int main(int argc, char** argv) {
               all.posted_rows, rows, lost, duplicated);
   bool goal = pct(all.issue, 0.99) < 100 && pct(all.post, 0.99) < 100;
   std::printf("goal p99 < 100 ms (issue pages, label posts): %s\n", goal ? "met" : "NOT met");
+  std::fflush(stdout);
   if (keep.empty()) fs::remove_all(dir);
+  convfail::bench::print_figures("serve", pct(all.issue, 0.99) / pct(direct, 0.99),
+                                 "issue page p99 over HTTP / direct issue_json p99", quick,
+                                 {{"issues", issues},
+                                  {"clients", clients},
+                                  {"threads", threads},
+                                  {"seconds", elapsed},
+                                  {"requests", requests},
+                                  {"requests_per_s", static_cast<double>(requests) / elapsed},
+                                  {"errors", all.errors},
+                                  {"issue_p50_ms", pct(all.issue, 0.5)},
+                                  {"issue_p99_ms", pct(all.issue, 0.99)},
+                                  {"list_p99_ms", pct(all.list, 0.99)},
+                                  {"post_p50_ms", pct(all.post, 0.5)},
+                                  {"post_p99_ms", pct(all.post, 0.99)},
+                                  {"direct_issue_p99_ms", pct(direct, 0.99)},
+                                  {"direct_post_p99_ms", pct(direct_post, 0.99)},
+                                  {"labels_acknowledged", all.posted_rows},
+                                  {"labels_lost", lost},
+                                  {"labels_duplicated", duplicated},
+                                  {"goal_met", goal}});
   return (lost || duplicated || all.errors || rows != all.posted_rows) ? 1 : 0;
 }

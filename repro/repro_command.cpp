@@ -48,6 +48,7 @@ std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int
   row.ort_version = v.ort_version;
   row.onnx_version = v.onnx_version;
   row.duration_ms = v.duration_ms;
+  row.message = v.error;
   nlohmann::json details = v.to_json();
   details["isolation"] = current_isolation();  // which sandbox the run had
   row.details_json = json_text(details);
@@ -138,7 +139,8 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     ++verdicts[v.verdict];
     json j = v.to_json();
     if (issue) j["issue"] = issue_ref;
-    output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j));
+    output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j),
+                  output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
   };
   auto verdict_totals = [&] {
     int total = 0;
@@ -170,9 +172,12 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       json j = v.to_json();
       j["case"] = name;
       j["outcome"] = outcome;
+      // A suite has many cases: the first line of each failure's message only.
       output.result(
           output.is_text() ? terminal_safe(outcome) + "  " + text_line(name, v) : std::string(),
-          std::move(j));
+          std::move(j),
+          output.is_text() && outcome != "pass" ? message_lines(v.error, "", 1)
+                                                : std::vector<std::string>());
     }
     if (req.progress) std::cerr << "\r\x1b[K";
     output.finish(json{{"total", totals.total},

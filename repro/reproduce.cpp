@@ -40,6 +40,9 @@ json ModelVerdict::to_json() const {
   if (!reason.empty()) j["reason"] = reason;
   if (!output_name.empty()) j["output"] = output_name;
   if (!error.empty()) j["error"] = error;
+  // The keys every reproduce result has (script runs add a traceback).
+  j["message"] = error.empty() ? json() : json(error);
+  j["traceback"] = json();
   json checks_json = json::array();
   for (const auto& c : checks) {
     json cj = {{"output", c.output},

@@ -44,7 +44,7 @@ struct ModelVerdict {
   std::string verdict;
   std::string step;       // parse | checker | shape_inference | inputs | session | run | compare
   std::string signature;  // normalised error text (crash) or "output X: N of M elements differ"
-  std::string error;      // raw error text (first lines)
+  std::string error;      // raw error text (first lines): the message people read
   std::string reason;     // not_runnable: why
   std::string output_name;
   double max_abs_error = 0;

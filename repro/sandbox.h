@@ -2,15 +2,19 @@
 // bubblewrap (`bwrap`): new user, PID, network, IPC, UTS, cgroup and mount namespaces, no network
 // at all, uid/gid 65534 inside (and outside too when convfail runs as root: the child drops to
 // 65534 before starting bwrap, so RLIMIT_NPROC counts and host files are seen as nobody's), all
-// capabilities dropped, no nested user namespaces, a seccomp filter (libseccomp) refusing mount,
-// setns, unshare, ptrace, keyctl, bpf, module loading and the like with EPERM. The file system is
-// the system directories read-only (/usr, /lib*, /bin, the loader's and Python's files in /etc),
-// SandboxSpec::read_only_paths read-only, SandboxLimits::writable_dir (the scratch directory, the
-// only writable place), a fresh /tmp, /dev (with /dev/shm) and /proc; nothing else of the host.
-// Limits: address space, CPU time, file size, processes (RLIMIT_*), a wall-clock timeout; the
-// run ends when its main process does and everything it started dies with it (PID namespace).
-// No descriptor beyond the pipes and no variable beyond SandboxSpec::env reaches the child.
-// When bwrap cannot create its namespaces here, runs are refused (kSpawnFailed with
+// capabilities dropped, no nested user namespaces, a seccomp filter (libseccomp, modelled on
+// Flatpak's and Docker's) refusing mount, setns, unshare, ptrace, keyctl, bpf, module loading,
+// modify_ldt, NUMA policy calls and the like with EPERM, io_uring and clone3 with ENOSYS (callers
+// fall back), clone with a CLONE_NEW* flag, personality other than PER_LINUX or the query, ioctl
+// TIOCSTI/TIOCLINUX with EPERM, and socket families other than AF_UNIX, AF_INET, AF_INET6 and
+// AF_NETLINK with EAFNOSUPPORT (tests/e2e/repro_sandbox_seccomp.sh checks the table). The file
+// system is the system directories read-only (/usr, /lib*, /bin, the loader's and Python's files in
+// /etc), SandboxSpec::read_only_paths read-only, SandboxLimits::writable_dir (the scratch
+// directory, the only writable place), a fresh /tmp, /dev (with /dev/shm) and /proc; nothing else
+// of the host. Limits: address space, CPU time, file size, processes (RLIMIT_*), a wall-clock
+// timeout; the run ends when its main process does and everything it started dies with it (PID
+// namespace). No descriptor beyond the pipes and no variable beyond SandboxSpec::env reaches the
+// child. When bwrap cannot create its namespaces here, runs are refused (kSpawnFailed with
 // sandbox_refusal()) unless set_unsandboxed(true) (`--unsafe-no-sandbox`): then children run with
 // the rlimits only, and SandboxResult::isolation says so.
 // A child that segfaults, aborts, hangs or exhausts memory is a result, never an exception.

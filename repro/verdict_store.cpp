@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail::repro {
 
@@ -11,11 +12,20 @@ std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
   auto text = [](const std::string& s) {
     return s.empty() ? std::nullopt : std::optional<std::string>(s);
   };
+  // Cut and escaped here too: text that reaches a terminal from the database must be printable
+  // whoever produced it (idempotent on text the producers made safe already).
+  auto people_text = [&](const std::string& s, std::size_t max_bytes) {
+    std::string safe = terminal_safe(s, /*keep_newlines=*/true, /*escape_backslash=*/false);
+    std::string cut = truncate_utf8(safe, max_bytes);
+    if (cut.size() < safe.size()) cut += "...";
+    while (!cut.empty() && (cut.back() == '\n' || cut.back() == ' ')) cut.pop_back();
+    return text(cut);
+  };
   auto st = db.prepare(
       "INSERT INTO repro_runs (issue_id, artifact_id, model_path, verdict, step, signature, "
       "reason, output_name, max_abs_error, max_rel_error, ort_version, onnx_version, "
-      "torch_version, duration_ms, details_json, script_source, script_sha256) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "torch_version, duration_ms, details_json, script_source, script_sha256, message, "
+      "traceback) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   st.bind(1, r.issue_id).bind(2, r.artifact_id).bind(3, text(r.model_path)).bind(4, r.verdict);
   st.bind(5, text(r.step)).bind(6, text(r.signature)).bind(7, text(r.reason));
   st.bind(8, text(r.output_name));
@@ -28,8 +38,34 @@ std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
   st.bind(11, text(r.ort_version)).bind(12, text(r.onnx_version)).bind(13, text(r.torch_version));
   st.bind(14, r.duration_ms).bind(15, text(r.details_json));
   st.bind(16, text(r.script_source)).bind(17, text(r.script_sha256));
+  st.bind(18, people_text(r.message, kMaxMessageBytes));
+  st.bind(19, people_text(r.traceback, kMaxTracebackBytes));
   st.run();
   return db.last_insert_id();
+}
+
+std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id) {
+  auto st = db.prepare(
+      "SELECT id, verdict, started_at, step, signature, reason, output_name, message, traceback, "
+      "max_abs_error, script_source IS NOT NULL FROM repro_runs WHERE issue_id = ? ORDER BY id");
+  st.bind(1, issue_id);
+  std::vector<StoredReproRun> out;
+  while (st.step()) {
+    StoredReproRun r;
+    r.id = st.int64(0);
+    r.verdict = st.text(1);
+    r.started_at = st.text(2);
+    r.step = st.opt_text(3);
+    r.signature = st.opt_text(4);
+    r.reason = st.opt_text(5);
+    r.output_name = st.opt_text(6);
+    r.message = st.opt_text(7);
+    r.traceback = st.opt_text(8);
+    if (!st.is_null(9)) r.max_abs_error = st.real(9);
+    r.script = st.int64(10) != 0;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace convfail::repro

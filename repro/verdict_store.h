@@ -2,17 +2,24 @@
 // repro script (`reproduce --scripts`) both become one row through store_repro_run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/db.h"
 
 namespace convfail::repro {
 
-// One repro_runs row (schema/0005_artifacts_repro.sql, 0006_script_runs.sql). Empty strings and
-// NaN errors are stored as NULL; started_at is set by the database.
+// The longest message and traceback stored (bytes, cut on a UTF-8 boundary, "..." added).
+inline constexpr std::size_t kMaxMessageBytes = 2000;
+inline constexpr std::size_t kMaxTracebackBytes = 4000;
+
+// One repro_runs row (schema/0005_artifacts_repro.sql, 0006_script_runs.sql,
+// 0013_repro_messages.sql). Empty strings and NaN errors are stored as NULL; started_at is set
+// by the database.
 struct ReproRunRow {
   std::optional<std::int64_t> issue_id;     // none for `reproduce --model`
   std::optional<std::int64_t> artifact_id;  // the model, archive or script artifact
@@ -27,10 +34,27 @@ struct ReproRunRow {
   std::string details_json;
   std::string script_source;  // script runs only: body | comments | none
   std::string script_sha256;  // script runs only
+  // What people read (the signature is for grouping): the error as the failing part said it
+  // (checker, runtime, the script's exception "Type: message"), and for script runs the first
+  // lines of the traceback. Multi-line; stored cut (kMaxMessageBytes, kMaxTracebackBytes) and
+  // with control characters escaped whatever the caller passed.
+  std::string message, traceback;
 };
 
 // Appends the row and returns its id. The caller owns the transaction. Throws UserError on an
 // empty verdict (the column is NOT NULL).
 std::int64_t store_repro_run(Db& db, const ReproRunRow& row);
+
+// A stored run as `show` prints it; NULL columns are nullopt.
+struct StoredReproRun {
+  std::int64_t id = 0;
+  std::string verdict, started_at;
+  std::optional<std::string> step, signature, reason, output_name, message, traceback;
+  std::optional<double> max_abs_error;
+  bool script = false;  // a script run (script_source set), else a model run
+};
+
+// The runs of one issue, in the order they were stored.
+std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id);
 
 }  // namespace convfail::repro

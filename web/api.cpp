@@ -439,8 +439,8 @@ json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std:
   j["current"] = current;
   json repro = json::array();
   Stmt r(db,
-         "SELECT id, verdict, step, signature, reason, output_name, max_abs_error, started_at "
-         "FROM repro_runs WHERE issue_id = ? ORDER BY id");
+         "SELECT id, verdict, step, signature, reason, output_name, max_abs_error, started_at, "
+         "message, traceback FROM repro_runs WHERE issue_id = ? ORDER BY id");
   r.bind(1, id);
   while (r.step())
     repro.push_back({{"id", r.int64(0)},
@@ -450,7 +450,9 @@ json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std:
                      {"reason", opt(r.opt_text(4))},
                      {"output_name", opt(r.opt_text(5))},
                      {"max_abs_error", r.is_null(6) ? json() : json(r.real(6))},
-                     {"started_at", r.text(7)}});
+                     {"started_at", r.text(7)},
+                     {"message", opt(r.opt_text(8))},
+                     {"traceback", opt(r.opt_text(9))}});
   j["repro"] = repro;
   return j;
 }

@@ -20,19 +20,22 @@ nlohmann::json num_or_null(double v) {
 
 void print_result(const std::string& what, const ScriptReproResult& r, ResultOutput& output) {
   const ScriptVerdict& v = r.verdict;
-  nlohmann::json j = {{"issue", what},
-                      {"verdict", v.verdict},
-                      {"step", v.step},
-                      {"signature", v.signature},
-                      {"reason", v.reason},
-                      {"output_name", v.output_name},
-                      {"max_abs_error", num_or_null(v.max_abs_error)},
-                      {"max_rel_error", num_or_null(v.max_rel_error)},
-                      {"torch_version", r.torch_version},
-                      {"ort_version", v.ort_version},
-                      {"script_source", r.script_source},
-                      {"blocks", r.blocks},
-                      {"duration_ms", r.duration_ms}};
+  nlohmann::json j = {
+      {"issue", what},
+      {"verdict", v.verdict},
+      {"step", v.step},
+      {"signature", v.signature},
+      {"reason", v.reason},
+      {"output_name", v.output_name},
+      {"max_abs_error", num_or_null(v.max_abs_error)},
+      {"max_rel_error", num_or_null(v.max_rel_error)},
+      {"torch_version", r.torch_version},
+      {"ort_version", v.ort_version},
+      {"script_source", r.script_source},
+      {"blocks", r.blocks},
+      {"duration_ms", r.duration_ms},
+      {"message", v.message.empty() ? nlohmann::json() : nlohmann::json(v.message)},
+      {"traceback", v.traceback.empty() ? nlohmann::json() : nlohmann::json(v.traceback)}};
   if (v.details.contains("shims")) j["shims"] = v.details["shims"];
   if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
   std::ostringstream line;
@@ -43,7 +46,9 @@ void print_result(const std::string& what, const ScriptReproResult& r, ResultOut
     if (!v.reason.empty()) line << "  " << v.reason;
     if (!std::isnan(v.max_abs_error)) line << "  max_abs_error=" << v.max_abs_error;
   }
-  output.result(line.str(), std::move(j));
+  output.result(
+      line.str(), std::move(j),
+      output.is_text() ? message_lines(v.message, v.traceback) : std::vector<std::string>());
 }
 
 }  // namespace
@@ -101,6 +106,10 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
       targets.push_back({require_issue(db, ref), to_string(ref)});
     }
   }
+
+  if (args.limit < 0) throw UsageError("--limit must not be negative");
+  if (args.limit > 0 && targets.size() > static_cast<std::size_t>(args.limit))
+    targets.resize(static_cast<std::size_t>(args.limit));
 
   ResultOutput output(args.format, out);
   std::map<std::string, int> counts;

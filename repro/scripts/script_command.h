@@ -21,6 +21,7 @@ struct ScriptsCommandArgs {
   OutputFormat format = OutputFormat::kText;  // results and totals (repro/result_output.h)
   bool progress = false;                      // progress lines on stderr
   bool store = true;                          // append repro_runs rows
+  int limit = 0;                              // run at most this many scripts (0 = all)
   ScriptRunOptions run;
   ReproOptions repro;  // tolerances and per-model timeout for the exported models
   std::uint64_t runner_memory_mb = 4096;

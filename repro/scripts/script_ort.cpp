@@ -17,6 +17,7 @@ ModelEvaluator make_ort_evaluator(OrtRunner& runner, const ReproOptions& options
     m.verdict = mv.verdict;
     m.step = mv.step;
     m.signature = mv.signature;
+    m.message = mv.error;
     m.reason = mv.reason;
     m.output_name = mv.output_name;
     m.max_abs_error = mv.max_abs_error;

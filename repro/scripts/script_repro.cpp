@@ -104,6 +104,8 @@ std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::
   row.details_json = details.dump();
   row.script_source = result.script_source.empty() ? "none" : result.script_source;
   row.script_sha256 = result.script_sha256;
+  row.message = v.message;
+  row.traceback = v.traceback;
   Transaction tx(db);
   std::int64_t id = store_repro_run(db, row);
   tx.commit();

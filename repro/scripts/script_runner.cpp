@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
+#include "repro/verdict_store.h"
 
 namespace fs = std::filesystem;
 
@@ -58,9 +59,13 @@ std::string file_inside(const std::string& outdir, const std::string& rel) {
   return fs::is_regular_file(fs::symlink_status(at, ec)) ? at.string() : "";
 }
 
-std::string str(const nlohmann::json& j, const char* key) {
+std::string raw_str(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_string() ? stored_text(it->get<std::string>(), 2000) : "";
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return stored_text(raw_str(j, key), 2000);
 }
 
 std::optional<HarnessException> exception_from(const nlohmann::json& j, const char* key) {
@@ -73,6 +78,11 @@ std::optional<HarnessException> exception_from(const nlohmann::json& j, const ch
   e.module = str(*it, "module");
   e.where = str(*it, "where");
   if (it->contains("line") && (*it)["line"].is_number_integer()) e.line = (*it)["line"].get<int>();
+  std::string type = raw_str(*it, "type"), message = raw_str(*it, "message");
+  e.text = stored_text(message.empty() ? type : type + ": " + message, kMaxMessageBytes, true);
+  std::string traceback = raw_str(*it, "traceback");
+  if (traceback.find('\n') != std::string::npos)  // more than the header line
+    e.traceback = stored_text(traceback, kMaxTracebackBytes, true);
   return e;
 }
 
@@ -96,13 +106,14 @@ bool flag(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-std::string stored_text(const std::string& text, std::size_t max_bytes) {
+std::string stored_text(const std::string& text, std::size_t max_bytes, bool keep_newlines) {
   // Tokens first (on a margin longer than any token, so none is cut in two), then the cut.
   std::string s = text.substr(0, max_bytes + 256);
   static const RE2 token(R"((gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))");
   RE2::GlobalReplace(&s, token, "<token>");
   bool cut_off = s.size() > max_bytes || text.size() > max_bytes + 256;
-  return convfail::terminal_safe(convfail::truncate_utf8(s, max_bytes)) + (cut_off ? "..." : "");
+  return convfail::terminal_safe(convfail::truncate_utf8(s, max_bytes), keep_newlines) +
+         (cut_off ? "..." : "");
 }
 
 ScratchDir::ScratchDir() {

@@ -34,6 +34,10 @@ struct HarnessException {
   std::string type, message, frame, module, where;  // frame: export | eager | before_export |
                                                     // after_export | syntax | harness
   int line = 0;                                     // for syntax errors
+  // For people (stored_text with newlines kept): "Type: message" as Python prints it, and the
+  // traceback's lines without the harness's frames and without that last line ("" when the
+  // harness gave no frame).
+  std::string text, traceback;
 };
 
 struct HarnessExport {
@@ -90,8 +94,9 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options);
 
 // Text written by untrusted code, made fit to store and print: cut to `max_bytes` (on a UTF-8
 // boundary), anything shaped like a GitHub token (ghp_..., github_pat_...) replaced by
-// "<token>", control characters and invalid UTF-8 escaped (terminal_safe).
-std::string stored_text(const std::string& text, std::size_t max_bytes);
+// "<token>", control characters and invalid UTF-8 escaped (terminal_safe; newlines and tabs
+// kept when `keep_newlines`, for multi-line texts such as a traceback).
+std::string stored_text(const std::string& text, std::size_t max_bytes, bool keep_newlines = false);
 
 // Parses a harness result.json (exposed for tests). Paths are resolved against outdir; a path
 // that leaves it, is absolute, or crosses a symbolic link is dropped.

@@ -7,6 +7,7 @@
 
 #include "repro/scripts/script_extract.h"
 #include "repro/signature.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 namespace {
@@ -67,6 +68,23 @@ void scrub_json(nlohmann::json& j) {
   }
 }
 
+// The verdict with the exception's own words attached.
+ScriptVerdict with_exception(ScriptVerdict v, const HarnessException& e) {
+  v.message = e.text;
+  v.traceback = e.traceback;
+  return v;
+}
+
+// The last `n` lines of `text` up to its last non-blank character (the harness's last words).
+std::string last_lines(const std::string& text, int n) {
+  std::size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  std::size_t start = end;
+  for (int seen = 0; start > 0; --start)
+    if (text[start - 1] == '\n' && ++seen == n) break;
+  return text.substr(start, end - start + 1);
+}
+
 std::string last_line(const std::string& text) {
   std::size_t end = text.find_last_not_of("\n\r ");
   if (end == std::string::npos) return "";
@@ -104,16 +122,24 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       std::string what = sb.kind == ExitKind::kExited ? "harness failed (" + sb.describe() +
                                                             "): " + last_line(sb.stderr_text)
                                                       : sb.describe();
+      // Its last words on stderr (Python's "Fatal Python error: ..." and stack, a MemoryError).
+      std::string last_words =
+          sb.kind == ExitKind::kTimeout
+              ? ""
+              : stored_text(last_lines(sb.stderr_text, 12), kMaxMessageBytes, true);
       if (run.phase == "export" && sb.kind != ExitKind::kExited) {
         ScriptVerdict c;
         c.verdict = "crash_reproduced";
         c.step = "export";
         c.signature = sb.kind == ExitKind::kTimeout ? "timeout" : sb.describe();
+        c.message = last_words;
         return c;
       }
       std::string where = run.phase == "eager" ? "eager" : "script";
       if (sb.kind == ExitKind::kTimeout) return not_runnable("timeout", "timeout in " + where);
-      return not_runnable(where, what);
+      ScriptVerdict nr = not_runnable(where, what);
+      nr.message = last_words;
+      return nr;
     }
 
     if (run.exception) {
@@ -122,26 +148,30 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         return not_runnable(
             "script",
             "syntax error" + (e.line ? " (line " + std::to_string(e.line) + ")" : std::string()));
-      if (e.frame == "harness") return not_runnable("harness", "harness error: " + e.type);
+      if (e.frame == "harness")
+        return with_exception(not_runnable("harness", "harness error: " + e.type), e);
       if (e.frame == "export") {
         ScriptVerdict c;
         c.verdict = "crash_reproduced";
         c.step = "export";
         c.signature = exception_signature(e.type, e.message);
-        return c;
+        return with_exception(c, e);
       }
       if (e.frame == "before_export") {
         if (e.type == "ModuleNotFoundError" && !e.module.empty())
-          return not_runnable("script", "missing module: " + e.module);
+          return with_exception(not_runnable("script", "missing module: " + e.module), e);
         if (e.type == "StubbedModuleError")  // needed before the export, not just to compare
-          return not_runnable("script",
-                              "missing module: " + e.message.substr(0, e.message.find(' ')));
+          return with_exception(
+              not_runnable("script", "missing module: " + e.message.substr(0, e.message.find(' '))),
+              e);
         if (!run.blocked.empty())
-          return not_runnable("script", "blocked: " + blocked_kind(run.blocked.front()));
-        if (is_network_error(e)) return not_runnable("script", "needs network: " + e.type);
+          return with_exception(
+              not_runnable("script", "blocked: " + blocked_kind(run.blocked.front())), e);
+        if (is_network_error(e))
+          return with_exception(not_runnable("script", "needs network: " + e.type), e);
         auto nr = not_runnable("script", "script failed before export: " + e.type);
         nr.signature = exception_signature(e.type, e.message);
-        return nr;
+        return with_exception(nr, e);
       }
       // after_export: the script's own follow-up failed; the exported models decide.
     }
@@ -152,7 +182,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         c.verdict = "crash_reproduced";
         c.step = "export";
         c.signature = exception_signature(x.error->type, x.error->message);
-        return c;
+        return with_exception(c, *x.error);
       }
     if (run.export_calls == 0) return not_runnable("script", "no export call");
 
@@ -195,6 +225,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       out.verdict = pick->verdict;
       out.step = pick->step;
       out.signature = pick->signature;
+      out.message = stored_text(pick->message, kMaxMessageBytes, true);
       out.output_name = pick->output_name;
       out.max_abs_error = pick->max_abs_error;
       out.max_rel_error = pick->max_rel_error;
@@ -207,11 +238,12 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       for (const auto& x : run.exports)
         if (x.eager_error) eager = &*x.eager_error;
       if (comparable == 0 && eager)
-        return not_runnable("eager", "eager run failed: " + eager->type);
+        return with_exception(not_runnable("eager", "eager run failed: " + eager->type), *eager);
     } else {
       out.verdict = "not_runnable";
       out.step = unrunnable ? unrunnable->step : "run";
       out.reason = unrunnable ? unrunnable->reason : "model not evaluated";
+      if (unrunnable) out.message = stored_text(unrunnable->message, kMaxMessageBytes, true);
     }
     out.ort_version = ort_version;
     out.onnx_version = onnx_version;

@@ -27,6 +27,10 @@ struct ScriptVerdict {
   double max_rel_error = std::numeric_limits<double>::quiet_NaN();
   std::string ort_version, onnx_version;
   nlohmann::json details = nlohmann::json::object();
+  // For people (the signature is for grouping): the real error, multi-line, already cut and
+  // escaped (the exception's "Type: message", the exported model's checker or runtime error,
+  // the harness's last words), and the script's traceback when an exception decided.
+  std::string message, traceback;
 };
 
 // Checks made before anything runs. nullopt when the script may run; otherwise a not_runnable
@@ -39,6 +43,7 @@ std::optional<ScriptVerdict> static_check(
 // with the eager outputs when the export is comparable). verdict uses the same four values.
 struct ModelOutcome {
   std::string verdict, step, signature, reason, output_name;
+  std::string message;  // the checker's or runtime's own error text (ModelVerdict::error)
   double max_abs_error = std::numeric_limits<double>::quiet_NaN();
   double max_rel_error = std::numeric_limits<double>::quiet_NaN();
   std::string ort_version, onnx_version;

@@ -27,9 +27,10 @@ import sys
 import time
 import traceback
 
-HARNESS_VERSION = 1
+HARNESS_VERSION = 2  # 2: exceptions carry "traceback"
 MAX_EXPORTS = 8
 MAX_MESSAGE = 2000
+MAX_TRACEBACK_LINES = 40  # longer tracebacks keep their first 30 and last 9 lines
 
 _state = {
     "outdir": None,
@@ -66,7 +67,28 @@ def _exc_info(exc, frame):
     if tb:
         last = tb[-1]
         info["where"] = "%s:%s in %s" % (os.path.basename(last.filename), last.lineno, last.name)
+    info["traceback"] = _traceback_text(tb)
     return info
+
+
+def _traceback_text(frames):
+    """The traceback as Python prints it, without the harness's and runpy's frames and without
+    the last line (the exception itself, which "type" and "message" hold); files in the working
+    directory are named relative to it (the script is "repro_script.py")."""
+    lines = ["Traceback (most recent call last):"]
+    workdir = _state["workdir"]
+    for fr in frames:
+        name = fr.filename
+        if os.path.basename(name) == "runpy.py" or name == "<frozen runpy>":
+            continue  # how the harness started the script
+        if workdir and name.startswith(workdir + os.sep):
+            name = os.path.relpath(name, workdir)
+        lines.append('  File "%s", line %s, in %s' % (name, fr.lineno, fr.name))
+        if fr.line:
+            lines.append("    " + fr.line.strip()[:300])
+    if len(lines) > MAX_TRACEBACK_LINES:
+        lines = lines[:30] + ["  ... (%d lines)" % (len(lines) - 39)] + lines[-9:]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- guard (audit hook)

@@ -19,8 +19,13 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       "from the graph; outputs are compared with reference outputs (output_N.pb) when given and\n"
       "optimized against unoptimized. Verdicts: crash_reproduced, wrong_output_reproduced,\n"
       "not_reproduced, not_runnable. Issue and --model runs are stored in repro_runs.\n"
-      "--json prints one document {\"results\": [...], \"totals\": {...}} at the end; --jsonl\n"
-      "streams one result per line and a last line {\"totals\": {...}}.");
+      "Each result line ends with the normalised error signature (for grouping: paths, names\n"
+      "and numbers replaced); under it come the error message as the checker, the runtime or\n"
+      "the script said it (cut, control characters escaped) and, for scripts, the first lines\n"
+      "of the Python traceback. `convfail show ISSUE` shows them again.\n"
+      "--json prints one document {\"results\": [...], \"totals\": {...}} at the end (each\n"
+      "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
+      "result per line and a last line {\"totals\": {...}}.");
   auto args = std::make_shared<repro::ReproduceRequest>();
   struct Flags {
     bool json = false, jsonl = false;
@@ -53,7 +58,9 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--dim", args->dims,
                   "NAME=V: value of a symbolic input dimension for generated inputs (default 1)");
   auto* limit =
-      cmd->add_option("--limit", args->limit, "--suite/--all: stop after N models (0 = all)")
+      cmd->add_option("--limit", args->limit,
+                      "stop after N models (ISSUE, --all, --suite) or N scripts (--scripts "
+                      "ISSUE/--all); 0 = all")
           ->capture_default_str()
           ->check(CLI::Range(0, 1 << 30));
   auto* filter =
@@ -109,6 +116,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       s.progress = Context::stderr_is_tty();
       s.repro = args->options;
       s.runner_memory_mb = args->memory_mb;
+      s.limit = args->limit;
       repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
                                  std::cerr);
       return;

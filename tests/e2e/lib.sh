@@ -3,7 +3,8 @@
 # Gives: BUILD SRC SHARED; T, a fresh temp dir removed at exit (on_exit adds cleanup before
 # that); DB ($T/db unless the script sets another); cf (build/convfail on $DB with the source
 # data folder); fail, skip (exit 77), expect_exit, expect_grep; counts (the row-count
-# fingerprint of a database); one_rule_set (a one-rule rules folder).
+# fingerprint of a database); one_rule_set (a one-rule rules folder); root_then_nobody (a test
+# run as root and as uid 65534).
 # Leaves the shell options (set -e or not) to the script.
 
 BUILD=$1 SRC=${2-} SHARED=${3-}
@@ -47,6 +48,21 @@ counts() {
   for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
     printf '%s=%s ' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"")"
   done
+}
+
+# root_then_nobody FUNC: `FUNC root DIR`, then `FUNC nobody DIR`, each DIR a fresh folder (the
+# second owned by uid 65534, under a folder it may enter): for the sandbox tests, which run
+# convfail as root and again as an unprivileged user. Returns 1 when either call failed.
+root_then_nobody() {
+  local rc=0 home
+  mkdir -p "$T/root"
+  "$1" root "$T/root" || rc=1
+  home=$(mktemp -d)
+  on_exit "rm -rf '$home'"
+  chmod 755 "$home"
+  mkdir "$home/nobody" && chown 65534:65534 "$home/nobody"
+  "$1" nobody "$home/nobody" || rc=1
+  return $rc
 }
 
 # one_rule_set DIR: a rules folder with the shipped settings and one rule, symptom crash on the

@@ -301,9 +301,6 @@ PYEOF
     { echo "FAIL scratch directories left ($mode)"; fail=1; }
 }
 
-run_as root "$T/root" && check root "$T/root" || fail=1
-U=$(mktemp -d)
-on_exit "rm -rf '$U'"
-chmod 755 "$U"
-run_as nobody "$U/nobody" && check nobody "$U/nobody" || fail=1
+run_and_check() { run_as "$1" "$2" && check "$1" "$2"; }
+root_then_nobody run_and_check || fail=1
 exit $fail

@@ -7,6 +7,7 @@
 
 #include "repro/scripts/script_extract.h"
 #include "repro/scripts/script_verdict.h"
+#include "repro/verdict_store.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -313,4 +314,64 @@ TEST_CASE("scripts: result.json cannot point outside the output directory") {
   CHECK(parse("../../etc/passwd", "x", "x").model_path.empty());
   CHECK(parse("linkdir/passwd", "x", "x").model_path.empty());
   CHECK(parse("export_0/../export_0/model.onnx", "../x", "x").inputs.empty());
+}
+
+TEST_CASE("scripts: the exception's own words and traceback reach the verdict, cut and escaped") {
+  const std::string token = "ghp_" + std::string(36, 'z');
+  nlohmann::json result = {
+      {"exception",
+       {{"type", "NameError"},
+        {"message", "name 'foo' is not defined\nsecond line \x1b[31mred " + token},
+        {"frame", "before_export"},
+        {"traceback",
+         "Traceback (most recent call last):\n  File \"repro_script.py\", line 3, "
+         "in <module>\n    foo()\x07\n" +
+             std::string(9000, 'x')}}}};
+  convfail::test::TempDir dir;
+  ScriptRun run = finished_run();
+  parse_harness_result(result, dir.path().string(), &run);
+  REQUIRE(run.exception);
+  CHECK(run.exception->text ==
+        "NameError: name 'foo' is not defined\nsecond line \\x1b[31mred <token>");
+  CHECK(run.exception->traceback.rfind("Traceback (most recent call last):\n  File "
+                                       "\"repro_script.py\", line 3, in <module>\n    foo()\\x07\n",
+                                       0) == 0);
+  CHECK(run.exception->traceback.size() <= kMaxTracebackBytes + 16);  // cut, then escaped
+  auto v = decide_script_verdict(run, fixed("not_reproduced"));
+  CHECK(v.reason == "script failed before export: NameError");
+  CHECK(v.signature.find("nameerror: name '<name>' is not defined") == 0);  // for grouping
+  CHECK(v.message == run.exception->text);                                  // for people
+  CHECK(v.traceback == run.exception->traceback);
+
+  // A traceback of the header alone (no frame outside the harness) is no traceback.
+  result["exception"]["traceback"] = "Traceback (most recent call last):";
+  ScriptRun bare = finished_run();
+  parse_harness_result(result, dir.path().string(), &bare);
+  CHECK(bare.exception->traceback.empty());
+
+  // An exported model that crashes: its runtime's message, no traceback.
+  ScriptRun exported = finished_run();
+  exported.export_calls = 1;
+  exported.exports = {comparable_export()};
+  auto crash = decide_script_verdict(exported, [](const HarnessExport&) {
+    ModelOutcome m;
+    m.verdict = "crash_reproduced";
+    m.step = "session";
+    m.signature = "[onnxruntimeerror] : n : fail : dimension n";
+    m.message = "[ONNXRuntimeError] : 1 : FAIL : dimension 0: (0) vs (1)";
+    return m;
+  });
+  CHECK(crash.verdict == "crash_reproduced");
+  CHECK(crash.message == "[ONNXRuntimeError] : 1 : FAIL : dimension 0: (0) vs (1)");
+  CHECK(crash.traceback.empty());
+
+  // The harness died: its last words on stderr are the message.
+  ScriptRun died;
+  died.sandbox.kind = ExitKind::kSignaled;
+  died.sandbox.signal = 11;
+  died.sandbox.stderr_text = "noise\nFatal Python error: Segmentation fault\n\nCurrent thread:\n";
+  died.phase = "script";
+  auto d = decide_script_verdict(died, fixed("x"));
+  CHECK(d.verdict == "not_runnable");
+  CHECK(d.message.find("Fatal Python error: Segmentation fault") != std::string::npos);
 }

@@ -9,10 +9,13 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
+#include "core/taxonomy.h"
 #include "repro/repro_command.h"
+#include "repro/result_output.h"
 #include "repro/scripts/script_repro.h"
 #include "repro/verdict_store.h"
 #include "test_helpers.h"
+#include "web/api.h"
 
 using namespace convfail;
 using namespace convfail::repro;
@@ -132,4 +135,98 @@ TEST_CASE("verdict store: model runs and script runs are rows of the same shape"
   CHECK(f.db.scalar("SELECT count(DISTINCT signature) FROM repro_runs") == 1);
   CHECK(f.db.scalar("SELECT count(*) FROM repro_runs WHERE issue_id = " +
                     std::to_string(f.issue)) == 2);
+}
+
+TEST_CASE("verdict store: message and traceback are stored cut and escaped, and read back") {
+  StoreFixture f;
+  ReproRunRow row;
+  row.issue_id = f.issue;
+  row.verdict = "crash_reproduced";
+  row.signature = "field '<name>' of '<name>' is required but missing.";
+  row.message = "Field 'shape' of 'type' is required but missing.\n\x1b]0;pwned\x07 \xff end";
+  row.traceback = "Traceback (most recent call last):\n" + std::string(10000, 't');
+  std::int64_t id = store_repro_run(f.db, row);
+  // Newlines kept (multi-line texts), every control character and invalid byte escaped.
+  CHECK(f.column(id, "message") ==
+        "Field 'shape' of 'type' is required but missing.\n\\x1b]0;pwned\\x07 \\xff end");
+  std::string tb = *f.column(id, "traceback");
+  CHECK(tb.size() == kMaxTracebackBytes + 3);
+  CHECK(tb.substr(tb.size() - 3) == "...");
+  CHECK(tb.rfind("Traceback (most recent call last):\n", 0) == 0);
+  // Escaping is idempotent: text a producer made safe is stored as it is.
+  ReproRunRow again = row;
+  again.message = *f.column(id, "message");
+  CHECK(f.column(store_repro_run(f.db, again), "message") == f.column(id, "message"));
+
+  ReproRunRow quiet;  // nothing to say: NULL, as on runs stored before migration 0013
+  quiet.issue_id = f.issue;
+  quiet.verdict = "not_reproduced";
+  std::int64_t q = store_repro_run(f.db, quiet);
+  CHECK(f.column(q, "message") == std::nullopt);
+  CHECK(f.column(q, "traceback") == std::nullopt);
+
+  auto runs = issue_repro_runs(f.db, f.issue);
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].id == id);
+  CHECK(runs[0].message == f.column(id, "message"));
+  CHECK(runs[0].signature == row.signature);
+  CHECK(runs[2].message == std::nullopt);
+  CHECK_FALSE(runs[2].script);
+
+  // What people see under the verdict line: each stored line printable on its own.
+  auto lines =
+      message_lines(*runs[0].message, "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0] == "message: Field 'shape' of 'type' is required but missing.");
+  CHECK(lines[1] == "         \\x1b]0;pwned\\x07 \\xff end");
+  CHECK(lines[2] == "traceback: Traceback (most recent call last):");
+  CHECK(lines[3] == "             a");
+  CHECK(lines[4] == "           ... 2 more lines (--json shows all)");
+}
+
+TEST_CASE("verdict store: model verdicts store the checker's own words as the message") {
+  StoreFixture f;
+  ModelVerdict mv;
+  mv.verdict = "crash_reproduced";
+  mv.step = "checker";
+  mv.error = "Field 'shape' of 'type' is required but missing.";
+  mv.signature = "field '<name>' of '<name>' is required but missing.";
+  std::int64_t id = store_verdict(f.db, mv, f.issue, std::nullopt);
+  CHECK(f.column(id, "message") == mv.error);
+  CHECK(f.column(id, "signature") == mv.signature);
+  auto j = mv.to_json();
+  CHECK(j["message"] == mv.error);
+  CHECK(j["traceback"].is_null());
+
+  ScriptReproResult sr;
+  sr.verdict.verdict = "not_runnable";
+  sr.verdict.step = "script";
+  sr.verdict.reason = "script failed before export: NameError";
+  sr.verdict.message = "NameError: name 'foo' is not defined";
+  sr.verdict.traceback = "Traceback (most recent call last):\n  File \"repro_script.py\", line 3";
+  std::int64_t s = store_script_run(f.db, f.issue, std::nullopt, sr);
+  CHECK(f.column(s, "message") == sr.verdict.message);
+  CHECK(f.column(s, "traceback") == sr.verdict.traceback);
+}
+
+TEST_CASE("verdict store: the web's issue JSON carries each run's message and traceback") {
+  StoreFixture f;
+  ReproRunRow row;
+  row.issue_id = f.issue;
+  row.verdict = "not_runnable";
+  row.reason = "script failed before export: NameError";
+  row.message = "NameError: name 'foo' is not defined";
+  row.traceback = "Traceback (most recent call last):\n  File \"repro_script.py\", line 3";
+  store_repro_run(f.db, row);
+  ReproRunRow quiet;
+  quiet.issue_id = f.issue;
+  quiet.verdict = "not_reproduced";
+  store_repro_run(f.db, quiet);
+  Taxonomy tax = Taxonomy::load(std::string(CONVFAIL_SOURCE_DIR) + "/data");
+  nlohmann::json j = web::issue_json(f.db, tax, "o/r", "7");
+  REQUIRE(j["repro"].size() == 2);
+  CHECK(j["repro"][0]["message"] == row.message);
+  CHECK(j["repro"][0]["traceback"] == row.traceback);
+  CHECK(j["repro"][1]["message"].is_null());
+  CHECK(j["repro"][1]["traceback"].is_null());
 }
