@@ -149,7 +149,9 @@ TEST_CASE("scripts: an export exception is a reproduced crash with a normalised 
                                    "export",
                                    "",
                                    "",
-                                   0};
+                                   0,
+                                   "",
+                                   ""};
   int calls = 0;
   auto v = decide_script_verdict(run, [&](const HarnessExport&) {
     ++calls;
@@ -167,7 +169,7 @@ TEST_CASE("scripts: an export exception is a reproduced crash with a normalised 
   ScriptRun caught = finished_run();
   caught.export_calls = 1;
   HarnessExport x;
-  x.error = HarnessException{"RuntimeError", "boom 12", "export", "", "", 0};
+  x.error = HarnessException{"RuntimeError", "boom 12", "export", "", "", 0, "", ""};
   caught.exports = {x};
   auto w = decide_script_verdict(caught, fixed("not_reproduced"));
   CHECK(w.verdict == "crash_reproduced");
@@ -198,7 +200,7 @@ TEST_CASE("scripts: exported models decide: wrong output, crash, agreement") {
   CHECK(same.details["comparable_exports"] == 2);
 
   // An error in the script after the export does not change what the models say.
-  run.exception = HarnessException{"AssertionError", "", "after_export", "", "", 0};
+  run.exception = HarnessException{"AssertionError", "", "after_export", "", "", 0, "", ""};
   CHECK(decide_script_verdict(run, fixed("not_reproduced")).verdict == "not_reproduced");
 }
 
@@ -207,16 +209,17 @@ TEST_CASE("scripts: scripts that cannot get to a model are not runnable, with th
   CHECK(decide_script_verdict(none, fixed("not_reproduced")).reason == "no export call");
 
   ScriptRun syntax = finished_run();
-  syntax.exception = HarnessException{"SyntaxError", "invalid syntax", "syntax", "", "", 7};
+  syntax.exception = HarnessException{"SyntaxError", "invalid syntax", "syntax", "", "", 7, "", ""};
   CHECK(decide_script_verdict(syntax, fixed("x")).reason == "syntax error (line 7)");
 
   ScriptRun missing = finished_run();
-  missing.exception =
-      HarnessException{"ModuleNotFoundError", "No module named 'tv'", "before_export", "tv", "", 0};
+  missing.exception = HarnessException{
+      "ModuleNotFoundError", "No module named 'tv'", "before_export", "tv", "", 0, "", ""};
   CHECK(decide_script_verdict(missing, fixed("x")).reason == "missing module: tv");
 
   ScriptRun blocked = finished_run();
-  blocked.exception = HarnessException{"PermissionError", "blocked", "before_export", "", "", 0};
+  blocked.exception =
+      HarnessException{"PermissionError", "blocked", "before_export", "", "", 0, "", ""};
   blocked.blocked = {"write outside working directory: ../x.txt"};
   CHECK(decide_script_verdict(blocked, fixed("x")).reason ==
         "blocked: write outside working directory");
@@ -239,7 +242,7 @@ TEST_CASE("scripts: scripts that cannot get to a model are not runnable, with th
   ScriptRun eager = finished_run();
   eager.export_calls = 1;
   HarnessExport x = comparable_export();
-  x.eager_error = HarnessException{"RuntimeError", "bad", "eager", "", "", 0};
+  x.eager_error = HarnessException{"RuntimeError", "bad", "eager", "", "", 0, "", ""};
   eager.exports = {x};
   auto e = decide_script_verdict(eager, fixed("not_reproduced"));
   CHECK(e.verdict == "not_runnable");
@@ -255,7 +258,9 @@ TEST_CASE("scripts: a stubbed module needed before the export is still a missing
                                    "before_export",
                                    "",
                                    "",
-                                   0};
+                                   0,
+                                   "",
+                                   ""};
   CHECK(decide_script_verdict(run, fixed("x")).reason ==
         "missing module: onnxruntime.InferenceSession");
   // After the export it is the script's own comparison: the exported model decides.
@@ -281,8 +286,8 @@ TEST_CASE("scripts: stored text is cut, escaped and has no token") {
 
   // Every string of a decision, details included, goes through it.
   ScriptRun run = finished_run();
-  run.exception =
-      HarnessException{"RuntimeError", "token " + token + "\x07", "before_export", "", "", 0};
+  run.exception = HarnessException{
+      "RuntimeError", "token " + token + "\x07", "before_export", "", "", 0, "", ""};
   run.blocked = {"write outside working directory: /root/" + token};
   auto v = decide_script_verdict(run, fixed("not_reproduced"));
   std::string all = v.details.dump() + v.signature + v.reason;

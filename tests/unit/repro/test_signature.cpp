@@ -18,7 +18,7 @@ ScriptVerdict script_export_crash(const std::string& type, const std::string& me
   run.have_result = true;
   run.phase = "done";
   run.export_calls = 1;
-  run.exception = HarnessException{type, message, "export", "", "", 0};
+  run.exception = HarnessException{type, message, "export", "", "", 0, "", ""};
   return decide_script_verdict(run, [](const HarnessExport&) { return ModelOutcome{}; });
 }
 
