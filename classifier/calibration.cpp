@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "labeling/agreement.h"
 
 namespace convfail::classifier {
+
+const char* const kAbstained = "(abstained)";
 
 double Calibration::apply(double raw) const {
   if (blocks.empty()) return raw;
@@ -84,8 +88,14 @@ std::optional<double> threshold_for_accuracy(std::vector<std::pair<double, bool>
   return best;
 }
 
+const std::vector<double>& default_share_thresholds() {
+  static const std::vector<double> t = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+  return t;
+}
+
 SelectiveEval selective_eval(std::vector<ScoredLabel> items, double target_accuracy,
-                             std::optional<double> human_share) {
+                             std::optional<double> human_share,
+                             const std::vector<double>& share_thresholds) {
   std::stable_sort(items.begin(), items.end(), [](const ScoredLabel& a, const ScoredLabel& b) {
     return a.confidence != b.confidence ? a.confidence > b.confidence : a.raw > b.raw;
   });
@@ -133,6 +143,60 @@ SelectiveEval selective_eval(std::vector<ScoredLabel> items, double target_accur
     }
     out.hybrid_kappa = labeling::cohen_kappa(pairs).kappa;
   }
+  for (double t : share_thresholds) {
+    ThresholdShares s;
+    s.threshold = t;
+    long right = 0, wrong = 0;
+    for (const ScoredLabel& it : items) {
+      if (it.predicted == kAbstained || it.confidence < t - 1e-12) continue;
+      ++(it.gold == it.predicted ? right : wrong);
+    }
+    if (out.n) {
+      s.correct = static_cast<double>(right) / out.n;
+      s.wrong = static_cast<double>(wrong) / out.n;
+      s.abstained = static_cast<double>(out.n - right - wrong) / out.n;
+    }
+    out.thresholds.push_back(s);
+  }
+  return out;
+}
+
+OutOfFoldCalibration calibrate_out_of_fold(const std::vector<OutOfFoldSample>& samples,
+                                           double target_accuracy, double human_share) {
+  OutOfFoldCalibration out;
+  if (samples.empty()) return out;
+  std::vector<std::pair<double, bool>> raw, crossed;
+  std::vector<ScoredLabel> scored;
+  std::set<int> groups;
+  for (const OutOfFoldSample& o : samples) {
+    raw.push_back({o.p, o.gold == o.predicted});
+    groups.insert(o.group);
+  }
+  out.calibration = fit_isotonic(raw);
+  std::map<int, Calibration> by_group;
+  for (int g : groups) {
+    std::vector<std::pair<double, bool>> others;
+    for (const OutOfFoldSample& o : samples)
+      if (o.group != g) others.push_back({o.p, o.gold == o.predicted});
+    by_group[g] = fit_isotonic(others);
+  }
+  for (const OutOfFoldSample& o : samples) {
+    double c = by_group[o.group].apply(o.p);
+    crossed.push_back({c, o.gold == o.predicted});
+    scored.push_back({o.gold, o.predicted, c, o.p});
+  }
+  out.raw_ece = expected_calibration_error(raw);
+  out.ece = expected_calibration_error(crossed);
+  out.method = "isotonic";
+  if (out.ece > out.raw_ece) {  // isotonic overfits: keep the probabilities
+    out.method = "none";
+    out.calibration = Calibration{};
+    out.ece = out.raw_ece;
+    crossed = raw;
+    for (ScoredLabel& l : scored) l.confidence = l.raw;
+  }
+  out.threshold = threshold_for_accuracy(crossed, target_accuracy);
+  out.selective = selective_eval(scored, target_accuracy, human_share);
   return out;
 }
 

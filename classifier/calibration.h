@@ -49,6 +49,18 @@ struct CoveragePoint {
   double threshold = 0;  // confidence of the least confident issue kept
 };
 
+// At one confidence threshold: labels with confidence >= threshold are answered (right or wrong),
+// the rest (and abstentions) are not: the shares of all issues, as deployed issue labelers report.
+struct ThresholdShares {
+  double threshold = 0;
+  double correct = 0;
+  double wrong = 0;
+  double abstained = 0;
+};
+
+// The thresholds `eval` reports by default: 0, 0.1, ..., 0.9, 0.95.
+const std::vector<double>& default_share_thresholds();
+
 struct SelectiveEval {
   long n = 0;
   double ece = 0;
@@ -64,14 +76,47 @@ struct SelectiveEval {
   std::optional<double> human_share;
   long human_labeled = 0;
   double hybrid_kappa = 0;
+  std::vector<ThresholdShares> thresholds;  // when asked
 };
 
+// The predicted-label stand-in for an abstention of symptom/cause (kappa, accuracy and the
+// confusion matrix count it as a wrong answer; the threshold shares as not answered).
+extern const char* const kAbstained;
+
+// With share_thresholds, also the shares at each (a prediction equal to kAbstained is never
+// answered).
 SelectiveEval selective_eval(std::vector<ScoredLabel> items, double target_accuracy,
-                             std::optional<double> human_share);
+                             std::optional<double> human_share,
+                             const std::vector<double>& share_thresholds = {});
 
 // The confidence threshold reaching `target_accuracy` on samples (probability, right): the lowest
 // probability p such that the samples with probability >= p are right at least that often.
 std::optional<double> threshold_for_accuracy(std::vector<std::pair<double, bool>> samples,
                                              double target_accuracy);
+
+// One out-of-fold prediction of a predictor (a trained model, the rules, a blend): the fold it was
+// held out in, the probability (or raw confidence) of the label it chose, that label and gold.
+struct OutOfFoldSample {
+  int group = 0;
+  double p = 0;
+  std::string gold, predicted;
+};
+
+// A predictor's confidence calibrated on its out-of-fold predictions, never in-sample: isotonic
+// regression of "label right" on p over all of them (`calibration`), kept only when its
+// cross-fitted ECE (each fold's samples calibrated by a fit on the other folds') is below the raw
+// p's (method "isotonic"; else "none", and p is the confidence); the cross-fitted confidence
+// threshold reaching `target_accuracy`, and the selective figures with a `human_share` hybrid.
+struct OutOfFoldCalibration {
+  std::string method;  // isotonic | none | "" (no samples)
+  Calibration calibration;
+  std::optional<double> threshold;
+  double raw_ece = 0;
+  double ece = 0;
+  SelectiveEval selective;
+  double apply(double p) const { return calibration.empty() ? p : calibration.apply(p); }
+};
+OutOfFoldCalibration calibrate_out_of_fold(const std::vector<OutOfFoldSample>& samples,
+                                           double target_accuracy, double human_share);
 
 }  // namespace convfail::classifier

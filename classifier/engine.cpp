@@ -39,6 +39,7 @@ re2::StringPiece first_nonblank_char(const std::string& text) {
 
 Engine::Engine(RuleSet rules, Taxonomy taxonomy)
     : rules_(std::move(rules)), taxonomy_(std::move(taxonomy)), matchers_(kFieldKindCount) {
+  for (std::size_t r = 0; r < rules_.rules.size(); ++r) rule_index_[rules_.rules[r].id] = r;
   RE2::Options options;
   options.set_log_errors(false);
   options.set_max_mem(256 << 20);
@@ -151,16 +152,31 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
     out.evidence.push_back(std::move(ev));
   }
 
+  out.decisions = decide(out.evidence);
+  return out;
+}
+
+std::vector<Decision> Engine::decide(const std::vector<Evidence>& evidence,
+                                     const std::vector<Vote>& extra) const {
+  // Votes in rule order (then the extra ones), so that sums do not depend on field order.
+  std::vector<std::pair<std::size_t, Vote>> votes;
+  for (const Evidence& e : evidence) {
+    auto it = rule_index_.find(e.rule_id);
+    votes.push_back({it == rule_index_.end() ? rules_.rules.size() : it->second,
+                     Vote{e.dimension, e.label, e.subtype, e.weight}});
+  }
+  std::stable_sort(votes.begin(), votes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const Vote& v : extra) votes.push_back({rules_.rules.size() + 1, v});
+  std::vector<Decision> out;
   for (const auto& dim : taxonomy_.dimensions()) {
     Decision d;
     d.dimension = dim.id;
     std::map<std::pair<std::string, std::string>, double> subtype_scores;
-    for (std::size_t r = 0; r < n; ++r) {
-      if (!fired[r]) continue;
-      const Rule& rule = rules_.rules[r];
-      if (rule.dimension != dim.id) continue;
-      d.scores[rule.label] += rule.weight;
-      if (!rule.subtype.empty()) subtype_scores[{rule.label, rule.subtype}] += rule.weight;
+    for (const auto& [index, v] : votes) {
+      if (v.dimension != dim.id) continue;
+      d.scores[v.label] += v.weight;
+      if (!v.subtype.empty()) subtype_scores[{v.label, v.subtype}] += v.weight;
     }
     std::string best, second;
     double s1 = 0, s2 = 0, positive = 0;
@@ -197,7 +213,7 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
       d.abstained = true;
       if (dim.abstain_label) d.label = *dim.abstain_label;
     }
-    out.decisions.push_back(std::move(d));
+    out.push_back(std::move(d));
   }
   return out;
 }

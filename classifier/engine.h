@@ -50,6 +50,15 @@ struct Classification {
   const Decision* decision(const std::string& dimension) const;
 };
 
+// A vote beside the fired rules (execution evidence): adds `weight` to `label`'s score the way a
+// fired rule of that weight does.
+struct Vote {
+  std::string dimension;
+  std::string label;
+  std::string subtype;
+  double weight = 0;
+};
+
 class Engine {
  public:
   Engine(RuleSet rules, Taxonomy taxonomy);
@@ -59,6 +68,13 @@ class Engine {
 
   Classification classify(const IssueText& issue) const;
   Classification classify(const IssueText& issue, const Segments& segments) const;
+
+  // The decisions (taxonomy order) from fired rules' evidence and extra votes: per dimension the
+  // labels' summed weights, the best label unless the confidence or the lead over the second is
+  // under the settings (then abstained). classify() decides this way from all of its evidence;
+  // a subset (rules left out) or extra votes give what the engine would have decided then.
+  std::vector<Decision> decide(const std::vector<Evidence>& evidence,
+                               const std::vector<Vote>& extra = {}) const;
 
   const RuleSet& rules() const { return rules_; }
   const Taxonomy& taxonomy() const { return taxonomy_; }
@@ -77,6 +93,7 @@ class Engine {
   RuleSet rules_;
   Taxonomy taxonomy_;
   std::vector<FieldMatcher> matchers_;  // by FieldKind
+  std::map<std::string, std::size_t> rule_index_;
 };
 
 }  // namespace convfail::classifier

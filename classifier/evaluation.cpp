@@ -16,8 +16,6 @@ using labeling::Evaluation;
 using labeling::IssueLabels;
 using labeling::LabelPairs;
 
-const char* const kAbstained = "(abstained)";
-
 namespace {
 
 std::string fixed(double v, int digits = 3) {
@@ -177,6 +175,9 @@ struct GoldRow {
   std::string gold;
   std::string predicted;  // kAbstained for an abstention of symptom/cause
   double raw = 0;
+  // Breaks ties of confidence in the selective figures: the predictor's own score behind a
+  // calibrated confidence (scores_json "rank"), else the confidence.
+  double rank = 0;
   bool evaluated = false;  // in the selected folds
   std::string origin;      // hybrid sources: "manual" or "automatic"
 };
@@ -201,6 +202,17 @@ std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& ta
                                                       EvalReport* report,
                                                       const EvaluatedLabels* labels = nullptr) {
   auto predicted = labels ? labels->labels : labeling::load_classifier_labels(db, run_id);
+  // A calibrated confidence pools the predictor's scores into steps; the score it was
+  // calibrated from keeps their order (stored by classify as "rank").
+  std::map<std::pair<std::int64_t, std::string>, double> ranks;
+  if (!labels) {
+    Stmt st(db,
+            "SELECT issue_id, dimension, json_extract(scores_json, '$.rank') FROM "
+            "classifier_labels WHERE run_id = ? AND json_valid(scores_json) AND "
+            "json_type(scores_json, '$.rank') IN ('real', 'integer')");
+    st.bind(1, run_id);
+    while (st.step()) ranks[{st.int64(0), st.text(1)}] = st.real(2);
+  }
   std::map<IssueKey, const IssueLabels*> by_issue;
   for (const auto& p : predicted) by_issue[issue_key(p.repo, p.number)] = &p;
   std::map<std::string, std::vector<GoldRow>> rows;
@@ -222,6 +234,8 @@ std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& ta
       r.predicted = pv != it->second->values.end() ? pv->second : kAbstained;
       auto cv = it->second->confidence.find(dim.id);
       r.raw = cv != it->second->confidence.end() ? cv->second : 0;
+      auto rk = ranks.find({it->second->issue_id, dim.id});
+      r.rank = rk != ranks.end() ? rk->second : r.raw;
       auto ov = it->second->origin.find(dim.id);
       if (ov != it->second->origin.end()) r.origin = ov->second;
       r.evaluated = selected;
@@ -322,7 +336,7 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
       std::optional<std::string> p;
       if (r.predicted != kAbstained) p = r.predicted;
       pairs.emplace_back(r.gold, p);
-      scored.push_back({r.gold, r.predicted, confidence[i], r.raw});
+      scored.push_back({r.gold, r.predicted, confidence[i], r.rank});
     }
     DimensionEval d = evaluate_dimension(taxonomy, dim.id, pairs);
     for (const GoldRow& r : dim_rows) {
@@ -330,7 +344,8 @@ EvalReport evaluate_run(Db& db, const Taxonomy& taxonomy, const GoldSet& gold,
       d.manual += r.origin == "manual";
       d.automatic += r.origin == "automatic";
     }
-    d.selective = selective_eval(scored, selective.target_accuracy, selective.human_share);
+    d.selective = selective_eval(scored, selective.target_accuracy, selective.human_share,
+                                 selective.share_thresholds);
     report.dimensions.push_back(std::move(d));
   }
   return report;
@@ -454,6 +469,13 @@ nlohmann::json eval_report_json(const EvalReport& r) {
                        {"human", s.human_labeled},
                        {"automatic", s.n - s.human_labeled},
                        {"kappa", s.hybrid_kappa}};
+    nlohmann::json shares = nlohmann::json::array();
+    for (const ThresholdShares& t : s.thresholds)
+      shares.push_back({{"threshold", t.threshold},
+                        {"correct", t.correct},
+                        {"wrong", t.wrong},
+                        {"abstained", t.abstained}});
+    one["thresholds"] = shares;
     selective[d.dimension] = one;
   }
   out["selective"] = selective;
@@ -506,6 +528,16 @@ std::string eval_report_text(const EvalReport& r) {
           << "% labeled by people): human=" << sel.human_labeled
           << " automatic=" << (sel.n - sel.human_labeled) << " kappa=" << fixed(sel.hybrid_kappa)
           << "\n";
+    if (!sel.thresholds.empty()) {
+      out << "  at confidence threshold t (>= t answered, else abstained; shares of " << sel.n
+          << "):\n     t  correct    wrong  abstained\n";
+      char line[96];
+      for (const ThresholdShares& t : sel.thresholds) {
+        std::snprintf(line, sizeof line, "  %4.2f  %7.3f  %7.3f  %9.3f\n", t.threshold, t.correct,
+                      t.wrong, t.abstained);
+        out << line;
+      }
+    }
     std::size_t w = 12;
     for (const auto& [label, s] : d.all.per_label) w = std::max(w, label.size());
     char buf[256];

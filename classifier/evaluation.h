@@ -46,10 +46,6 @@ IssueKey issue_key(const std::string& repo, std::int64_t number);
 // Whether a gold item is in the selected folds (every item when `folds` is empty).
 bool in_folds(const GoldItem& item, const std::set<int>& folds);
 
-// The predicted-label stand-in for an abstention of symptom/cause in the pairs (kappa, accuracy
-// and the confusion matrix count it as a wrong answer).
-extern const char* const kAbstained;
-
 struct DimensionEval {
   std::string dimension;
   long n = 0;        // issues with a gold label and a classifier decision
@@ -71,6 +67,7 @@ struct SelectiveOptions {
   std::set<int> fit_folds;
   double target_accuracy = 0.9;
   std::optional<double> human_share;
+  std::vector<double> share_thresholds = default_share_thresholds();
 };
 
 // Labels evaluated instead of a classifier run's: another label source (e.g. hybrid:ANNOTATOR).

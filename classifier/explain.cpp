@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "classifier/extract.h"
+#include "classifier/predict.h"
 #include "core/text.h"
 
 namespace convfail::classifier {
@@ -49,15 +50,32 @@ std::string highlight_in_context(const std::string& text, std::size_t start, std
   return out;
 }
 
-std::string explain_issue(const Engine& engine, const IssueText& issue, bool color) {
+namespace {
+
+std::vector<DimensionResult> classified(const Engine& engine, const Segments& segments,
+                                        const Classification& c, const ExplainContext& context) {
+  std::vector<ExecutionEvidence> execution = execution_evidence(
+      context.verdicts, context.model ? context.model->execution : default_execution_weights());
+  return predict_issue(engine, segments, c, context.model, {}, execution);
+}
+
+}  // namespace
+
+std::string explain_issue(const Engine& engine, const IssueText& issue, bool color,
+                          const ExplainContext& context) {
   Segments segments = segment_issue(issue);
   Classification c = engine.classify(issue, segments);
+  std::vector<DimensionResult> results = classified(engine, segments, c, context);
   std::ostringstream out;
   out << terminal_safe(issue.repo) << "#" << issue.number << "  " << terminal_safe(issue.title)
       << "\n";
   out << "rules " << engine.rules().hash << " (" << engine.rules().rules.size() << " rules), "
-      << segments.fields.size() << " fields, " << segments.bytes() << " bytes\n\n";
-  for (const Decision& d : c.decisions) {
+      << segments.fields.size() << " fields, " << segments.bytes() << " bytes";
+  if (context.model) out << ", trained model " << context.model->id;
+  out << "\n\n";
+  for (std::size_t di = 0; di < c.decisions.size(); ++di) {
+    const Decision& d = c.decisions[di];
+    const DimensionResult& r = results[di];
     out << d.dimension << ": ";
     if (d.abstained)
       out << "abstained" << (d.label ? " (" + *d.label + ")" : "");
@@ -82,6 +100,22 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
         out << "        " << highlight_in_context(field->text, e.span_start, e.span_end, 50, color)
             << "\n";
     }
+    if (!r.execution.empty()) out << "  execution evidence:\n";
+    for (const ExecutionEvidence& e : r.execution)
+      out << "    +" << fixed(e.weight, 2) << " " << e.label << "  " << e.key << "  "
+          << terminal_safe(e.summary) << "\n";
+    if (context.model || !r.execution.empty()) {
+      const Decision& f = r.decision;
+      out << "  classify: "
+          << (f.abstained ? "abstained" + (f.label ? " (" + *f.label + ")" : std::string())
+                          : f.label.value_or("") + (f.subtype ? " / " + *f.subtype : ""))
+          << " by " << r.predictor << ", confidence " << fixed(f.confidence, 2);
+      if (!r.execution.empty())
+        out << (r.without_execution == f.label
+                    ? "; the text alone gives the same"
+                    : "; the text alone: " + r.without_execution.value_or("abstained"));
+      out << "\n";
+    }
     out << "\n";
   }
   Extractions facts = extract_facts(segments);
@@ -91,20 +125,25 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
   return out.str();
 }
 
-nlohmann::json explain_json(const Engine& engine, const IssueText& issue) {
+nlohmann::json explain_json(const Engine& engine, const IssueText& issue,
+                            const ExplainContext& context) {
   using nlohmann::json;
   auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(); };
   Segments segments = segment_issue(issue);
   Classification c = engine.classify(issue, segments);
+  std::vector<DimensionResult> results = classified(engine, segments, c, context);
   json out = {{"repo", issue.repo},
               {"number", issue.number},
               {"title", issue.title},
               {"rules_hash", engine.rules().hash},
               {"rules", engine.rules().rules.size()},
               {"fields", segments.fields.size()},
-              {"bytes", segments.bytes()}};
+              {"bytes", segments.bytes()},
+              {"model_id", context.model ? context.model->id : 0}};
   json dims = json::object();
-  for (const Decision& d : c.decisions) {
+  for (std::size_t di = 0; di < c.decisions.size(); ++di) {
+    const Decision& d = c.decisions[di];
+    const DimensionResult& r = results[di];
     json scores = json::object();
     for (const auto& [label, s] : d.scores) scores[label] = s;
     json evidence = json::array();
@@ -120,9 +159,16 @@ nlohmann::json explain_json(const Engine& engine, const IssueText& issue) {
                           {"span_end", e.span_end},
                           {"matched_text", e.matched_text}});
     }
+    json execution = json::array();
+    for (const ExecutionEvidence& e : r.execution) execution.push_back(execution_evidence_json(e));
+    json final_decision = {
+        {"label", opt(r.decision.label)},    {"subtype", opt(r.decision.subtype)},
+        {"abstained", r.decision.abstained}, {"confidence", r.decision.confidence},
+        {"predictor", r.predictor},          {"without_execution", opt(r.without_execution)}};
     dims[d.dimension] = {{"label", opt(d.label)},    {"subtype", opt(d.subtype)},
                          {"abstained", d.abstained}, {"confidence", d.confidence},
-                         {"scores", scores},         {"evidence", evidence}};
+                         {"scores", scores},         {"evidence", evidence},
+                         {"execution", execution},   {"classified", final_decision}};
   }
   out["dimensions"] = dims;
   json facts = json::array();

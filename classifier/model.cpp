@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "classifier/rules.h"
 #include "core/error.h"
@@ -55,6 +56,19 @@ std::set<std::string> issue_features(const Segments& segments, const Classificat
       if (i + 1 < w.size()) out.insert("b:" + w[i] + " " + w[i + 1]);
     }
   }
+  return out;
+}
+
+OutOfFoldCalibration DimensionModel::calibration_of(const std::string& name) const {
+  if (name == kPredictorRules) return rules_calibration;
+  if (name == kPredictorBlend) return blend_calibration;
+  OutOfFoldCalibration out;
+  out.method = calibration_method;
+  out.calibration = calibration;
+  out.threshold = threshold;
+  out.raw_ece = cv_raw_ece;
+  out.ece = cv_ece;
+  out.selective = cv_selective;
   return out;
 }
 
@@ -170,6 +184,147 @@ std::size_t argmax(const std::vector<double>& p) {
   return static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
 }
 
+using ExampleVector = std::function<const Sparse&(int group, std::size_t example)>;
+
+// Out-of-fold probabilities of each row (rows[r] indexes the examples, y[r] its label): for every
+// group, a fit on the other groups' rows predicts the group's rows. x(g, i) is example i's vector
+// as seen when group g is held out.
+std::vector<std::vector<double>> out_of_fold(const std::vector<std::size_t>& rows,
+                                             const std::vector<int>& group,
+                                             const std::set<int>& groups,
+                                             const std::vector<std::size_t>& y, std::size_t labels,
+                                             std::size_t dims, double lambda,
+                                             const FitOptions& options, const ExampleVector& x) {
+  std::vector<std::vector<double>> out(rows.size());
+  for (int g : groups) {
+    std::vector<const Sparse*> tx;
+    std::vector<std::size_t> ty;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (group[r] != g) {
+        tx.push_back(&x(g, rows[r]));
+        ty.push_back(y[r]);
+      }
+    Fit f = fit_softmax(tx, ty, labels, dims, lambda, options.iterations, options.balanced);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (group[r] == g) out[r] = probabilities(f.w, f.b, x(g, rows[r]));
+  }
+  return out;
+}
+
+// The rules' decision and raw confidence of example i in a dimension (kAbstained, 0 when the data
+// has none).
+std::pair<std::string, double> rules_of(const std::map<std::string, std::vector<std::string>>& l,
+                                        const std::map<std::string, std::vector<double>>& c,
+                                        const std::string& dimension, std::size_t i) {
+  auto li = l.find(dimension);
+  auto ci = c.find(dimension);
+  return {li == l.end() ? kAbstained : li->second[i], ci == c.end() ? 0.0 : ci->second[i]};
+}
+
+// The choice between rules, model and blend of one dimension (predictor_choice.h) from the
+// model's out-of-fold probabilities at the chosen lambda (oof) and, when the data has the
+// correction, the model cross-validated again on the corrected examples (xs_without); and each
+// predictor's out-of-fold calibration.
+void choose(const TrainingData& data, const std::string& dimension,
+            const std::vector<std::size_t>& rows, const std::vector<int>& group,
+            const std::set<int>& groups, const std::vector<std::size_t>& y, std::size_t dims,
+            const FitOptions& options, const std::vector<std::vector<double>>& oof,
+            const std::map<int, std::vector<Sparse>>& xs_without, DimensionModel& dm) {
+  bool corrected = !xs_without.empty();
+  for (int g : groups) corrected = corrected && xs_without.count(g);
+  std::vector<std::vector<double>> fixed_oof =
+      corrected ? out_of_fold(rows, group, groups, y, dm.labels.size(), dims, dm.lambda, options,
+                              [&xs_without](int g, std::size_t i) -> const Sparse& {
+                                return xs_without.at(g)[i];
+                              })
+                : oof;
+  std::map<std::string, std::size_t> label_index;
+  for (std::size_t k = 0; k < dm.labels.size(); ++k) label_index[dm.labels[k]] = k;
+  auto abstain = data.abstain_labels.find(dimension);
+  auto vote = [&](const std::string& rules_label) -> std::optional<std::size_t> {
+    if (rules_label == kAbstained ||
+        (abstain != data.abstain_labels.end() && rules_label == abstain->second))
+      return std::nullopt;
+    auto it = label_index.find(rules_label);
+    if (it == label_index.end()) return std::nullopt;
+    return it->second;
+  };
+  const std::vector<std::string>& gold_of = data.labels.at(dimension);
+  std::vector<std::string> gold, rules, model, raw_rules, raw_model;
+  std::vector<OutOfFoldSample> rules_samples, model_samples;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::size_t i = rows[r];
+    gold.push_back(gold_of[i]);
+    auto raw = rules_of(data.rules_labels, data.rules_confidence, dimension, i);
+    auto fixed = raw;
+    if (corrected) {
+      const RulesView& v = data.rules_without.at(group[r]);
+      fixed = rules_of(v.rules_labels, v.rules_confidence, dimension, i);
+    }
+    raw_rules.push_back(raw.first);
+    rules.push_back(fixed.first);
+    rules_samples.push_back({group[r], fixed.second, gold_of[i], fixed.first});
+    raw_model.push_back(dm.labels[argmax(oof[r])]);
+    std::size_t k = argmax(fixed_oof[r]);
+    model.push_back(dm.labels[k]);
+    model_samples.push_back({group[r], fixed_oof[r][k], gold_of[i], dm.labels[k]});
+  }
+  // The blend: the rules' vote weight with the best out-of-fold kappa (the first of equals).
+  double best_weight = blend_weights().front(), best_kappa = -2;
+  std::vector<std::string> blend, raw_blend;
+  std::vector<OutOfFoldSample> blend_samples;
+  for (double w : blend_weights()) {
+    std::vector<std::string> predicted;
+    std::vector<OutOfFoldSample> samples;
+    labeling::LabelPairs pairs;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      std::vector<double> p = blend_probabilities(fixed_oof[r], vote(rules[r]), w);
+      std::size_t k = argmax(p);
+      predicted.push_back(dm.labels[k]);
+      samples.push_back({group[r], p[k], gold[r], dm.labels[k]});
+      pairs.push_back({gold[r], dm.labels[k]});
+    }
+    double kappa = labeling::cohen_kappa(pairs).kappa;
+    if (kappa > best_kappa + 1e-9) {
+      best_kappa = kappa;
+      best_weight = w;
+      blend = std::move(predicted);
+      blend_samples = std::move(samples);
+    }
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    raw_blend.push_back(
+        dm.labels[argmax(blend_probabilities(oof[r], vote(raw_rules[r]), best_weight))]);
+
+  PredictorChoice c = choose_predictor(gold, rules, model, blend, best_weight, options.choice);
+  PredictorChoice raw = choose_predictor(gold, raw_rules, raw_model, raw_blend, best_weight,
+                                         ChoiceOptions{0, 0, 0, 1});
+  for (auto [to, from] : {std::pair{&c.rules, &raw.rules}, std::pair{&c.model, &raw.model},
+                          std::pair{&c.blend, &raw.blend}}) {
+    to->raw_kappa = from->kappa;
+    to->raw_accuracy = from->accuracy;
+  }
+  c.corrected = corrected;
+  if (corrected) {
+    double dropped = 0;
+    for (int g : groups) dropped += static_cast<double>(data.rules_without.at(g).dropped.size());
+    c.dropped_rules = dropped / static_cast<double>(groups.size());
+  }
+  dm.choice = c;
+  dm.predictor = c.predictor;
+  dm.blend_weight = best_weight;
+
+  OutOfFoldCalibration m = calibrate_out_of_fold(model_samples, kCalibrationTarget, 0.3);
+  dm.calibration_method = m.method;
+  dm.calibration = m.calibration;
+  dm.threshold = m.threshold;
+  dm.cv_raw_ece = m.raw_ece;
+  dm.cv_ece = m.ece;
+  dm.cv_selective = m.selective;
+  dm.rules_calibration = calibrate_out_of_fold(rules_samples, kCalibrationTarget, 0.3);
+  dm.blend_calibration = calibrate_out_of_fold(blend_samples, kCalibrationTarget, 0.3);
+}
+
 }  // namespace
 
 TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
@@ -191,6 +346,11 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
   std::vector<Sparse> xs;
   for (const auto& ex : data.examples) xs.push_back(vectorize(model.index, ex, options.rule_scale));
   const std::size_t dims = model.features.size();
+  // The corrected examples (predictor_choice.h) as vectors, per held-out group.
+  std::map<int, std::vector<Sparse>> xs_without;
+  for (const auto& [g, view] : data.rules_without)
+    for (const auto& ex : view.examples)
+      xs_without[g].push_back(vectorize(model.index, ex, options.rule_scale));
 
   for (const auto& [dimension, gold] : data.labels) {
     DimensionModel dm;
@@ -217,43 +377,25 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
       groups.insert(group[r]);
     }
 
+    std::vector<std::size_t> y(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) y[r] = label_index[gold[rows[r]]];
+    auto same = [&xs](int, std::size_t i) -> const Sparse& { return xs[i]; };
     double best_kappa = -2;
     double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
     std::vector<double> lambdas = options.lambdas;
     std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
     // One candidate: nothing to choose, no cross-validation (cv_kappa stays empty).
-    if (lambdas.size() == 1) lambdas.clear();
-    struct OutOfFold {
-      int group;
-      double p;
-      std::string gold, predicted;
-    };
-    std::vector<OutOfFold> best_oof;
+    if (lambdas.size() == 1 || groups.size() < 2) lambdas.clear();
+    std::vector<std::vector<double>> best_oof;  // per row: out-of-fold probabilities
     for (double lambda : lambdas) {
+      std::vector<std::vector<double>> oof =
+          out_of_fold(rows, group, groups, y, dm.labels.size(), dims, lambda, options, same);
       labeling::LabelPairs pairs;
-      std::vector<OutOfFold> oof;
       long correct = 0;
-      if (groups.size() >= 2) {
-        for (int g : groups) {
-          std::vector<const Sparse*> tx;
-          std::vector<std::size_t> ty;
-          for (std::size_t r = 0; r < rows.size(); ++r)
-            if (group[r] != g) {
-              tx.push_back(&xs[rows[r]]);
-              ty.push_back(label_index[gold[rows[r]]]);
-            }
-          Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, lambda, options.iterations,
-                              options.balanced);
-          for (std::size_t r = 0; r < rows.size(); ++r)
-            if (group[r] == g) {
-              std::vector<double> pr = probabilities(f.w, f.b, xs[rows[r]]);
-              std::size_t k = argmax(pr);
-              std::string predicted = dm.labels[k];
-              oof.push_back({g, pr[k], gold[rows[r]], predicted});
-              pairs.push_back({gold[rows[r]], predicted});
-              correct += predicted == gold[rows[r]];
-            }
-        }
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const std::string& predicted = dm.labels[argmax(oof[r])];
+        pairs.push_back({gold[rows[r]], predicted});
+        correct += predicted == gold[rows[r]];
       }
       double kappa = pairs.empty() ? 0 : labeling::cohen_kappa(pairs).kappa;
       dm.cv_kappa[lambda] = kappa;
@@ -265,36 +407,8 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
       }
     }
     dm.lambda = best_lambda;
-    if (!best_oof.empty()) {
-      std::vector<std::pair<double, bool>> raw, crossed;
-      std::vector<ScoredLabel> scored;
-      for (const OutOfFold& o : best_oof) raw.push_back({o.p, o.gold == o.predicted});
-      dm.calibration = fit_isotonic(raw);
-      std::map<int, Calibration> by_group;
-      for (int g : groups) {
-        std::vector<std::pair<double, bool>> others;
-        for (const OutOfFold& o : best_oof)
-          if (o.group != g) others.push_back({o.p, o.gold == o.predicted});
-        by_group[g] = fit_isotonic(others);
-      }
-      for (const OutOfFold& o : best_oof) {
-        double c = by_group[o.group].apply(o.p);
-        crossed.push_back({c, o.gold == o.predicted});
-        scored.push_back({o.gold, o.predicted, c, o.p});
-      }
-      dm.cv_raw_ece = expected_calibration_error(raw);
-      dm.cv_ece = expected_calibration_error(crossed);
-      dm.calibration_method = "isotonic";
-      if (dm.cv_ece > dm.cv_raw_ece) {  // isotonic overfits: keep the probabilities
-        dm.calibration_method = "none";
-        dm.calibration = Calibration{};
-        dm.cv_ece = dm.cv_raw_ece;
-        crossed = raw;
-        for (ScoredLabel& l : scored) l.confidence = l.raw;
-      }
-      dm.threshold = threshold_for_accuracy(crossed, kCalibrationTarget);
-      dm.cv_selective = selective_eval(scored, kCalibrationTarget, 0.3);
-    }
+    if (!best_oof.empty())
+      choose(data, dimension, rows, group, groups, y, dims, options, best_oof, xs_without, dm);
     std::vector<const Sparse*> tx;
     std::vector<std::size_t> ty;
     for (std::size_t i : rows) {
@@ -348,6 +462,24 @@ Prediction predict(const TrainedModel& model, const DimensionModel& dim,
 
 namespace {
 
+nlohmann::json calibration_json(const std::string& method, const Calibration& c,
+                                const std::optional<double>& threshold) {
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& [from, p] : c.blocks) blocks.push_back({from, p});
+  return {{"method", method},
+          {"blocks", std::move(blocks)},
+          {"threshold", threshold ? nlohmann::json(*threshold) : nlohmann::json()}};
+}
+
+OutOfFoldCalibration calibration_from_json(const nlohmann::json& j) {
+  OutOfFoldCalibration out;
+  out.method = j.at("method").get<std::string>();
+  for (const auto& b : j.at("blocks"))
+    out.calibration.blocks.push_back({b.at(0).get<double>(), b.at(1).get<double>()});
+  if (!j.at("threshold").is_null()) out.threshold = j.at("threshold").get<double>();
+  return out;
+}
+
 nlohmann::json model_json(const TrainedModel& m) {
   nlohmann::json dims = nlohmann::json::array();
   for (const DimensionModel& d : m.dimensions) {
@@ -366,12 +498,21 @@ nlohmann::json model_json(const TrainedModel& m) {
                     {"weights", std::move(w)},
                     {"calibration_method", d.calibration_method},
                     {"calibration", std::move(blocks)},
-                    {"threshold", d.threshold ? nlohmann::json(*d.threshold) : nlohmann::json()}});
+                    {"threshold", d.threshold ? nlohmann::json(*d.threshold) : nlohmann::json()},
+                    {"predictor", d.predictor},
+                    {"blend_weight", d.blend_weight},
+                    {"rules_calibration",
+                     calibration_json(d.rules_calibration.method, d.rules_calibration.calibration,
+                                      d.rules_calibration.threshold)},
+                    {"blend_calibration",
+                     calibration_json(d.blend_calibration.method, d.blend_calibration.calibration,
+                                      d.blend_calibration.threshold)}});
   }
   return {{"format", kFormat},
           {"rule_scale", m.rule_scale},
           {"features", m.features},
-          {"dimensions", std::move(dims)}};
+          {"dimensions", std::move(dims)},
+          {"execution", execution_weights_json(m.execution)}};
 }
 
 TrainedModel model_from_json(std::int64_t id, const std::string& text) {
@@ -401,12 +542,23 @@ TrainedModel model_from_json(std::int64_t id, const std::string& text) {
         dm.calibration_method = d.at("calibration_method").get<std::string>();
       if (d.contains("threshold") && !d.at("threshold").is_null())
         dm.threshold = d.at("threshold").get<double>();
+      // Models stored before the per-dimension choice have none of these: the model decides.
+      if (d.contains("predictor")) {
+        dm.predictor = d.at("predictor").get<std::string>();
+        if (!is_predictor(dm.predictor))
+          throw UserError(where + ": dimension " + dm.dimension + ": unknown predictor \"" +
+                          dm.predictor + "\"");
+        dm.blend_weight = d.at("blend_weight").get<double>();
+        dm.rules_calibration = calibration_from_json(d.at("rules_calibration"));
+        dm.blend_calibration = calibration_from_json(d.at("blend_calibration"));
+      }
       bool ok = !dm.labels.empty() && dm.bias.size() == dm.labels.size() &&
                 dm.weights.size() == dm.labels.size();
       for (const auto& row : dm.weights) ok = ok && row.size() == m.features.size();
       if (!ok) throw UserError(where + ": dimension " + dm.dimension + " has inconsistent sizes");
       m.dimensions.push_back(std::move(dm));
     }
+    if (j.contains("execution")) m.execution = execution_weights_from_json(j.at("execution"));
   } catch (const nlohmann::json::exception& e) {
     throw UserError(where + ": malformed: " + e.what());
   }
@@ -415,12 +567,34 @@ TrainedModel model_from_json(std::int64_t id, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The rules' side of one example (features, decisions, confidence) appended to `view`.
+void add_rules_view(const Engine& engine, const Segments& segments, const Classification& c,
+                    RulesView& view) {
+  view.examples.push_back(issue_features(segments, c));
+  for (const auto& dim : engine.taxonomy().dimensions()) {
+    const Decision* dec = c.decision(dim.id);
+    view.rules_labels[dim.id].push_back(!dec || !dec->label ? kAbstained : *dec->label);
+    view.rules_confidence[dim.id].push_back(dec ? dec->confidence : 0.0);
+  }
+}
+
+}  // namespace
+
 LabeledExamples labeled_examples(Db& db, const Engine& engine,
-                                 const std::vector<const GoldItem*>& items) {
+                                 const std::vector<const GoldItem*>& items,
+                                 const ExecutionVerdicts& verdicts, bool correct) {
   LabeledExamples out;
   TrainingData& data = out.data;
   std::vector<std::string> dims;
-  for (const auto& d : engine.taxonomy().dimensions()) dims.push_back(d.id);
+  for (const auto& d : engine.taxonomy().dimensions()) {
+    dims.push_back(d.id);
+    if (d.abstain_label) data.abstain_labels[d.id] = *d.abstain_label;
+  }
+  std::vector<Segments> all_segments;
+  std::vector<Classification> all_rules;
+  RulesView view;
   for (const GoldItem* g : items) {
     // Only the given items' issues are read from the store.
     std::optional<IssueText> issue = load_issue_text(db, g->repo, g->number);
@@ -430,26 +604,53 @@ LabeledExamples labeled_examples(Db& db, const Engine& engine,
     }
     Segments segments = segment_issue(*issue);
     Classification c = engine.classify(*issue, segments);
-    data.examples.push_back(issue_features(segments, c));
+    add_rules_view(engine, segments, c, view);
     data.cv_group.push_back(g->fold.value_or(-1));
+    auto v = verdicts.find(issue->issue_id);
+    data.verdicts.push_back(v == verdicts.end() ? std::vector<ExecutionVerdict>{} : v->second);
     std::string part = lower(issue->repo) + "#" + std::to_string(issue->number);
     for (const std::string& d : dims) {
       auto it = g->values.find(d);
       std::string label = it == g->values.end() ? "" : it->second;
       data.labels[d].push_back(label);
-      const Decision* dec = c.decision(d);
-      data.rules_labels[d].push_back(!dec || !dec->label ? kAbstained : *dec->label);
       part += "\t" + d + "=" + label;
     }
     out.hash_parts.push_back(part);
     out.keys.push_back(issue->repo + "#" + std::to_string(issue->number));
     out.items.push_back(g);
+    if (correct) {
+      all_segments.push_back(std::move(segments));
+      all_rules.push_back(std::move(c));
+    }
+  }
+  data.examples = std::move(view.examples);
+  data.rules_labels = std::move(view.rules_labels);
+  data.rules_confidence = std::move(view.rules_confidence);
+  std::set<int> groups(data.cv_group.begin(), data.cv_group.end());
+  if (!correct || groups.size() < 2 || groups.count(-1)) return out;
+  // The correction: per held-out fold, what the rules the other folds support decide.
+  std::vector<std::vector<RuleHit>> fired;
+  for (const Classification& c : all_rules) {
+    fired.emplace_back();
+    for (const Evidence& e : c.evidence) fired.back().push_back({e.rule_id, e.dimension, e.label});
+  }
+  for (int g : groups) {
+    RulesView& without = data.rules_without[g];
+    without.dropped = rules_unsupported_without(fired, data.labels, data.cv_group, g);
+    for (std::size_t i = 0; i < all_rules.size(); ++i) {
+      Classification c;
+      for (const Evidence& e : all_rules[i].evidence)
+        if (!without.dropped.count(e.rule_id)) c.evidence.push_back(e);
+      c.decisions = engine.decide(c.evidence);
+      add_rules_view(engine, all_segments[i], c, without);
+    }
   }
   return out;
 }
 
 TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
-                             const std::set<int>& folds, const FitOptions& options) {
+                             const std::set<int>& folds, const FitOptions& options,
+                             const ExecutionVerdicts& verdicts) {
   if (!folds.empty() && !gold.has_folds)
     throw UserError(gold.source + ": --folds needs a gold set with a fold column");
   TrainSummary s;
@@ -465,7 +666,7 @@ TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
     throw UserError(gold.source + ": no gold labels" +
                     (folds.empty() ? std::string() : " in the selected folds"));
 
-  LabeledExamples ex = labeled_examples(db, engine, selected);
+  LabeledExamples ex = labeled_examples(db, engine, selected, verdicts, true);
   s.missing = ex.missing;
   TrainingData& data = ex.data;
   std::vector<std::string>& hash_parts = ex.hash_parts;
@@ -477,6 +678,7 @@ TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
   s.training_hash = fnv1a_hex(hash_parts);
   s.model = fit_model(data, options);
   if (s.model.dimensions.empty()) throw UserError(gold.source + ": the gold rows have no labels");
+  s.model.execution = calibrate_execution_weights(data.verdicts, data.labels);
   s.model.rules_hash = engine.rules().hash;
 
   nlohmann::json params = train_summary_json(s);
@@ -517,6 +719,35 @@ nlohmann::json cv_selective_json(const SelectiveEval& s) {
   return out;
 }
 
+nlohmann::json choice_json(const DimensionModel& d) {
+  const PredictorChoice& c = d.choice;
+  if (c.predictor.empty()) return nullptr;
+  nlohmann::json cv = nlohmann::json::object();
+  for (auto [name, f] : {std::pair{kPredictorRules, &c.rules}, std::pair{kPredictorModel, &c.model},
+                         std::pair{kPredictorBlend, &c.blend}}) {
+    OutOfFoldCalibration cal = d.calibration_of(name);
+    cv[name] = {{"kappa", f->kappa},
+                {"accuracy", f->accuracy},
+                {"uncorrected_kappa", f->raw_kappa},
+                {"uncorrected_accuracy", f->raw_accuracy},
+                {"calibration_method", cal.method},
+                {"ece", cal.ece},
+                {"threshold", cal.threshold ? nlohmann::json(*cal.threshold) : nlohmann::json()},
+                {"selective", cv_selective_json(cal.selective)}};
+  }
+  return {{"predictor", c.predictor},
+          {"blend_weight", c.blend_weight},
+          {"challenger", c.challenger},
+          {"gain", c.gain},
+          {"win_share", c.win_share},
+          {"margin", c.options.margin},
+          {"min_win_share", c.options.min_win_share},
+          {"resamples", c.options.resamples},
+          {"corrected", c.corrected},
+          {"dropped_rules_per_fold", c.dropped_rules},
+          {"cv", cv}};
+}
+
 }  // namespace
 
 nlohmann::json train_summary_json(const TrainSummary& s) {
@@ -537,7 +768,9 @@ nlohmann::json train_summary_json(const TrainSummary& s) {
         {"cv_raw_ece", d.cv_raw_ece},
         {"cv_ece", d.cv_ece},
         {"threshold", d.threshold ? nlohmann::json(*d.threshold) : nlohmann::json()},
-        {"cv_selective", cv_selective_json(d.cv_selective)}};
+        {"cv_selective", cv_selective_json(d.cv_selective)},
+        {"predictor", d.predictor},
+        {"choice", choice_json(d)}};
   }
   return {{"model_id", s.model_id},
           {"training_hash", s.training_hash},
@@ -546,7 +779,8 @@ nlohmann::json train_summary_json(const TrainSummary& s) {
           {"missing", s.missing},
           {"issues", s.issues},
           {"features", s.model.features.size()},
-          {"dimensions", dims}};
+          {"dimensions", dims},
+          {"execution", execution_weights_json(s.model.execution)}};
 }
 
 }  // namespace convfail::classifier

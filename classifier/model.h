@@ -18,6 +18,8 @@
 #include "classifier/calibration.h"
 #include "classifier/engine.h"
 #include "classifier/evaluation.h"
+#include "classifier/execution_evidence.h"
+#include "classifier/predictor_choice.h"
 #include "core/db.h"
 
 namespace convfail::classifier {
@@ -52,6 +54,18 @@ struct DimensionModel {
   double cv_raw_ece = 0;
   double cv_ece = 0;
   SelectiveEval cv_selective;
+
+  // What `classify` uses for this dimension: train's cross-validated choice (predictor_choice.h);
+  // "model" for models trained before the choice existed or without cross-validation.
+  std::string predictor = kPredictorModel;
+  double blend_weight = 0;  // blend: the rules' vote added to the model's log-probabilities
+  // The rules' raw confidence and the blend's probability calibrated the same way as the model's,
+  // on their (corrected) out-of-fold predictions.
+  OutOfFoldCalibration rules_calibration;
+  OutOfFoldCalibration blend_calibration;
+  PredictorChoice choice;  // the evidence of the choice (not stored with the model)
+  // The calibration, threshold and figures of a predictor ("rules", "model", "blend").
+  OutOfFoldCalibration calibration_of(const std::string& predictor) const;
 };
 
 // The accuracy whose calibrated confidence threshold a trained model stores.
@@ -64,6 +78,8 @@ struct TrainedModel {
   std::vector<std::string> features;  // vocabulary
   std::map<std::string, std::size_t> index;
   std::vector<DimensionModel> dimensions;
+  // Execution evidence's weights, calibrated on the training issues' stored verdicts.
+  ExecutionWeights execution = default_execution_weights();
   const DimensionModel* dimension(const std::string& name) const;
 };
 
@@ -79,11 +95,28 @@ Prediction predict(const TrainedModel& model, const DimensionModel& dim,
 
 // Pure fitting, for tests: examples are feature sets, labels[d][i] the gold label of example i in
 // dimension d ("" = none); cv_group[i] names its cross-validation fold.
+// The rules' side of the examples: features (rule firings, the rules' decisions, words), the rules'
+// decisions per dimension (kAbstained, or stage's abstain label, when they abstain) and their raw
+// confidence.
+struct RulesView {
+  std::vector<std::set<std::string>> examples;
+  std::map<std::string, std::vector<std::string>> rules_labels;
+  std::map<std::string, std::vector<double>> rules_confidence;
+  std::set<std::string> dropped;  // rules left out (rules_without only)
+};
 struct TrainingData {
   std::vector<std::set<std::string>> examples;
   std::map<std::string, std::vector<std::string>> labels;
   std::map<std::string, std::vector<std::string>> rules_labels;  // the rules' decisions
+  std::map<std::string, std::vector<double>> rules_confidence;   // and their raw confidence
+  std::map<std::string, std::string> abstain_labels;  // dimension -> the rules' abstain label
   std::vector<int> cv_group;
+  // The correction of the rules' cross-validation (predictor_choice.h): per CV group, the
+  // examples as the rules the other groups support see them. Empty: no correction.
+  std::map<int, RulesView> rules_without;
+  // Per example, the execution evidence of its stored verdicts (empty: none), for calibrating
+  // the evidence's weights.
+  std::vector<std::vector<ExecutionVerdict>> verdicts;
 };
 // The examples of `items` (in that order) whose issue is stored: features from the rules'
 // classification and the segmented fields, gold labels per dimension ("" = none), the rules'
@@ -96,8 +129,11 @@ struct LabeledExamples {
   std::vector<std::string> hash_parts;
   long missing = 0;  // items whose issue is not stored
 };
+// `verdicts` (issue id -> its latest verdicts, from repro via the caller) fill data.verdicts; with
+// `correct`, data.rules_without holds the correction for every fold of the items.
 LabeledExamples labeled_examples(Db& db, const Engine& engine,
-                                 const std::vector<const GoldItem*>& items);
+                                 const std::vector<const GoldItem*>& items,
+                                 const ExecutionVerdicts& verdicts = {}, bool correct = false);
 
 struct FitOptions {
   // Chosen by cross-validation on folds 0-3 of jajal2024 (never fold 4): rule features' block
@@ -109,6 +145,7 @@ struct FitOptions {
   int min_doc_freq = 2;
   double rule_scale = 3;
   bool balanced = true;  // weigh examples so that every label weighs the same
+  ChoiceOptions choice;
 };
 TrainedModel fit_model(const TrainingData& data, const FitOptions& options);
 
@@ -126,7 +163,8 @@ struct TrainSummary {
 // are stored, and stores the model. Throws UserError when there are no usable gold items, or
 // folds are asked of a gold set without folds.
 TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
-                             const std::set<int>& folds, const FitOptions& options = {});
+                             const std::set<int>& folds, const FitOptions& options = {},
+                             const ExecutionVerdicts& verdicts = {});
 
 // The latest stored model; nullopt when none.
 std::optional<TrainedModel> load_latest_model(Db& db);

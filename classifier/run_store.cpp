@@ -12,8 +12,9 @@
 namespace convfail::classifier {
 
 RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<std::string>& repos,
-                              const std::function<void(std::int64_t, std::int64_t)>& progress,
-                              const TrainedModel* model) {
+                              const ClassifyOptions& options) {
+  const TrainedModel* model = options.model;
+  const auto& progress = options.progress;
   auto issues = load_issue_texts(db, repos);
   if (issues.empty())
     throw UserError(repos.empty() ? "no stored issues (run import first)"
@@ -27,8 +28,19 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
   params["rule_count"] = rules.rules.size();
   if (!repos.empty()) params["repos"] = repos;
   if (model) params["model"] = {{"id", model->id}, {"rules_hash", model->rules_hash}};
+  const ExecutionWeights weights = model ? model->execution : default_execution_weights();
 
   RunSummary summary;
+  for (const auto& dim : engine.taxonomy().dimensions()) {
+    const DimensionModel* dm = model ? model->dimension(dim.id) : nullptr;
+    std::string p = predictor_for(dim.id, model, options.predictors);
+    summary.predictors[dim.id] = dm ? p : kPredictorRules;
+  }
+  params["predictors"] = summary.predictors;
+  if (!options.predictors.empty()) params["predictors_overridden"] = options.predictors;
+  if (options.verdicts)
+    params["execution"] = {{"issues_with_verdicts", options.verdicts->size()},
+                           {"weights", execution_weights_json(weights)}};
   summary.rules_hash = rules.hash;
   summary.rule_count = rules.rules.size();
   summary.model_id = model ? model->id : 0;
@@ -46,42 +58,42 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
   Stmt fact(db,
             "INSERT OR IGNORE INTO classifier_extractions (run_id, issue_id, kind, value) "
             "VALUES (?,?,?,?)");
+  Stmt exec(db,
+            "INSERT INTO classifier_execution_evidence (run_id, issue_id, dimension, label, kind, "
+            "weight, repro_run_id, run_kind, verdict, step, signature, summary) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   std::int64_t done = 0;
   const auto total = static_cast<std::int64_t>(issues.size());
   for (const IssueText& issue : issues) {
     Segments segments = segment_issue(issue);
     Classification c = engine.classify(issue, segments);
-    std::set<std::string> features;
-    if (model) features = issue_features(segments, c);
-    for (Decision d : c.decisions) {
-      nlohmann::json scores = nlohmann::json::object();
-      for (const auto& [l, s] : d.scores) scores[l] = s;
-      nlohmann::json sj = {{"scores", scores}, {"abstained", d.abstained}};
-      if (const DimensionModel* dm = model ? model->dimension(d.dimension) : nullptr) {
-        Prediction p = predict(*model, *dm, features);
-        nlohmann::json top = nlohmann::json::array();
-        for (const auto& [f, w] : p.top_features) top.push_back({{"feature", f}, {"weight", w}});
-        nlohmann::json rules_label = d.label ? nlohmann::json(*d.label) : nlohmann::json(nullptr);
-        sj["rules"] = {
-            {"label", rules_label}, {"confidence", d.confidence}, {"abstained", d.abstained}};
-        double confidence =
-            dm->calibration.empty() ? p.probability : dm->calibration.apply(p.probability);
-        sj["model"] = {{"id", model->id},
-                       {"probabilities", p.probabilities},
-                       {"probability", p.probability},
-                       {"calibrated", !dm->calibration.empty()},
-                       {"top_features", top}};
-        if (d.label != p.label) d.subtype.reset();  // the rules' subtype belongs to their cause
-        d.label = p.label;
-        d.confidence = confidence;
-        d.abstained = false;
-        sj["abstained"] = false;
-      }
+    std::vector<ExecutionEvidence> execution;
+    if (options.verdicts) {
+      auto v = options.verdicts->find(issue.issue_id);
+      if (v != options.verdicts->end()) execution = execution_evidence(v->second, weights);
+    }
+    summary.execution_issues += !execution.empty();
+    for (const DimensionResult& r :
+         predict_issue(engine, segments, c, model, options.predictors, execution)) {
+      const Decision& d = r.decision;
       label.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, d.dimension);
-      label.bind(4, d.label).bind(5, d.subtype).bind(6, d.confidence).bind(7, sj.dump());
+      label.bind(4, d.label).bind(5, d.subtype).bind(6, d.confidence).bind(7, r.scores.dump());
       label.run();
       if (d.abstained) ++summary.abstained[d.dimension];
       ++summary.counts[d.dimension][d.label.value_or("")];
+      if (!r.execution.empty() && r.without_execution != d.label)
+        ++summary.moved_by_execution[d.dimension];
+      for (const ExecutionEvidence& e : r.execution) {
+        exec.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, e.dimension);
+        exec.bind(4, e.label).bind(5, e.key).bind(6, e.weight).bind(7, e.verdict.repro_run_id);
+        exec.bind(8, e.verdict.kind).bind(9, e.verdict.verdict);
+        auto text = [](const std::string& t) {
+          return t.empty() ? std::nullopt : std::optional<std::string>(t);
+        };
+        exec.bind(10, text(e.verdict.step)).bind(11, text(e.verdict.signature));
+        exec.bind(12, e.summary);
+        exec.run();
+      }
     }
     for (const Evidence& e : c.evidence) {
       evidence.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, e.dimension);
@@ -109,12 +121,14 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
   finish.bind(1, done).bind(2, summary.run_id).run();
   tx.commit();
   if (model) {
-    // The model's confidence is calibrated already (out-of-fold, see DimensionModel): the run
-    // keeps it as is and takes the model's cross-fitted threshold, which the hybrid source uses.
+    // The chosen predictors' confidence is calibrated already (out-of-fold, see DimensionModel):
+    // the run keeps it as is and takes each predictor's cross-fitted threshold, which the hybrid
+    // source uses.
     std::vector<FittedCalibration> fitted;
-    for (const DimensionModel& dm : model->dimensions)
-      if (!dm.calibration_method.empty())
-        fitted.push_back({dm.dimension, Calibration{}, dm.threshold, dm.n});
+    for (const DimensionModel& dm : model->dimensions) {
+      OutOfFoldCalibration cal = dm.calibration_of(summary.predictors.at(dm.dimension));
+      if (!cal.method.empty()) fitted.push_back({dm.dimension, Calibration{}, cal.threshold, dm.n});
+    }
     if (!fitted.empty())
       store_calibration(
           db, summary.run_id, fitted,

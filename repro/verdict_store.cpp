@@ -68,4 +68,39 @@ std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id) {
   return out;
 }
 
+namespace {
+
+// Latest runs: no later run of the same issue and program (script runs are one program per issue;
+// model runs one per artifact and model path).
+constexpr const char* kLatestRuns =
+    "SELECT id, issue_id, CASE WHEN script_source IS NOT NULL THEN 'script' ELSE 'model' END, "
+    "verdict, coalesce(step, ''), coalesce(signature, ''), started_at FROM repro_runs r "
+    "WHERE issue_id IS NOT NULL AND ?1 IN (0, issue_id) AND NOT EXISTS (SELECT 1 FROM repro_runs "
+    "l WHERE l.issue_id = r.issue_id AND l.id > r.id AND (l.script_source IS NOT NULL) = "
+    "(r.script_source IS NOT NULL) AND (r.script_source IS NOT NULL OR (l.artifact_id IS "
+    "r.artifact_id AND l.model_path IS r.model_path))) ORDER BY issue_id, id";
+
+std::vector<StoredVerdict> read_latest(Db& db, std::int64_t issue_id) {
+  auto st = db.prepare(kLatestRuns);
+  st.bind(1, issue_id);
+  std::vector<StoredVerdict> out;
+  while (st.step())
+    out.push_back(
+        {st.int64(0), st.int64(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6)});
+  return out;
+}
+
+}  // namespace
+
+std::vector<StoredVerdict> latest_verdicts(Db& db, std::int64_t issue_id) {
+  if (issue_id == 0) return {};
+  return read_latest(db, issue_id);
+}
+
+std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& db) {
+  std::map<std::int64_t, std::vector<StoredVerdict>> out;
+  for (StoredVerdict& v : read_latest(db, 0)) out[v.issue_id].push_back(std::move(v));
+  return out;
+}
+
 }  // namespace convfail::repro

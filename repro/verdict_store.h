@@ -1,10 +1,13 @@
 // The one writer of repro_runs: a re-run of an attached model (`reproduce`) and a re-run of a
-// repro script (`reproduce --scripts`) both become one row through store_repro_run.
+// repro script (`reproduce --scripts`) both become one row through store_repro_run; and the
+// reader of an issue's latest verdicts for other modules (classify's execution evidence), which
+// get them as plain data.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,5 +59,21 @@ struct StoredReproRun {
 
 // The runs of one issue, in the order they were stored.
 std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id);
+
+// One stored verdict as other modules read it.
+struct StoredVerdict {
+  std::int64_t id = 0;  // repro_runs.id
+  std::int64_t issue_id = 0;
+  std::string kind;  // script (a `reproduce --scripts` run) | model (an attached model)
+  std::string
+      verdict;  // crash_reproduced | wrong_output_reproduced | not_reproduced | not_runnable
+  std::string step, signature, started_at;
+};
+
+// The latest verdict of each program an issue re-ran: its latest script run, and the latest run of
+// each attached model (by artifact and model path); by id.
+std::vector<StoredVerdict> latest_verdicts(Db& db, std::int64_t issue_id);
+// The same for every issue with a run, by issue id.
+std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& db);
 
 }  // namespace convfail::repro

@@ -408,7 +408,26 @@ json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std:
                     {"matched_text", x.matched},
                     {"weight", x.weight}});
     }
-    classifier = {{"run_id", run}, {"dimensions", dims}, {"evidence", ev}};
+    // Execution evidence: stored repro verdicts that voted for a label in this run.
+    Stmt x(db,
+           "SELECT dimension, label, kind, weight, repro_run_id, run_kind, verdict, step, "
+           "signature, summary FROM classifier_execution_evidence WHERE run_id = ? AND "
+           "issue_id = ? ORDER BY dimension, kind");
+    x.bind(1, run).bind(2, id);
+    json execution = json::array();
+    while (x.step())
+      execution.push_back({{"dimension", x.text(0)},
+                           {"label", x.text(1)},
+                           {"kind", x.text(2)},
+                           {"weight", x.real(3)},
+                           {"repro_run_id", x.int64(4)},
+                           {"run_kind", x.text(5)},
+                           {"verdict", x.text(6)},
+                           {"step", opt(x.opt_text(7))},
+                           {"signature", opt(x.opt_text(8))},
+                           {"summary", x.text(9)}});
+    classifier = {
+        {"run_id", run}, {"dimensions", dims}, {"evidence", ev}, {"execution", execution}};
     Stmt f(db,
            "SELECT kind, value FROM classifier_extractions WHERE run_id = ? AND issue_id = ? "
            "ORDER BY kind, value");

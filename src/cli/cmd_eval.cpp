@@ -98,6 +98,11 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
       "A run labeled by a trained model carries the model's confidence, already calibrated on\n"
       "out-of-fold predictions (`train --help`): evaluate it without --fit-folds (a fit on the\n"
       "model's training folds would be in-sample; eval warns).\n"
+      "Beside kappa, per dimension the shares of correct, wrong and abstained labels at each\n"
+      "confidence threshold (--thresholds, default 0,0.1,...,0.9,0.95): a label whose\n"
+      "confidence reaches the threshold is answered (correct or wrong), the rest and the\n"
+      "classifier's own abstentions count as abstained; so a threshold can be picked for a\n"
+      "wanted error share. JSON: selective.DIM.thresholds.\n"
       "\n"
       "--simulate-annotation replays an annotator instead (no classifier run needed: the stored\n"
       "issues, the rules and `train`'s model, refitted with one --lambda after every batch): the\n"
@@ -129,6 +134,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     std::string uncertainty = "margin";
     double lambda = 0.003;
     int iterations = 300;
+    std::vector<double> thresholds;
   };
   auto args = std::make_shared<Args>();
   add_gold_options(cmd, &args->gold);
@@ -164,6 +170,11 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--min-confidence", args->min_confidence,
                   "hybrid sources: the confidence a classifier label needs (default: the\n"
                   "stored calibration's threshold, else the raw default)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--thresholds", args->thresholds,
+                  "confidence thresholds of the correct/wrong/abstained shares, comma-separated\n"
+                  "(default 0,0.1,...,0.9,0.95)")
+      ->delimiter(',')
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--simulate-annotation", args->simulate,
                 "simulate labeling in uncertainty vs random order (see below)");
@@ -223,6 +234,10 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     if (!args->fit_folds.empty())
       selective.fit_folds = classifier::parse_fold_list(args->fit_folds);
     selective.target_accuracy = args->target_accuracy;
+    if (!args->thresholds.empty()) {
+      selective.share_thresholds = args->thresholds;
+      std::sort(selective.share_thresholds.begin(), selective.share_thresholds.end());
+    }
     if (args->human_share >= 0) selective.human_share = args->human_share;
     if (args->store && selective.fit_folds.empty())
       throw UsageError("--store-calibration needs --fit-folds");

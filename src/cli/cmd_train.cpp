@@ -8,9 +8,62 @@
 #include "classifier/model.h"
 #include "cli/commands.h"
 #include "cli/gold_options.h"
+#include "cli/stored_verdicts.h"
 #include "core/error.h"
 
 namespace convfail::cli {
+
+namespace {
+
+std::string signed_fixed(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << (v >= 0 ? "+" : "") << v;
+  return o.str();
+}
+
+// The choice of one dimension and its evidence (predictor_choice.h).
+std::string choice_text(const classifier::DimensionModel& d) {
+  const classifier::PredictorChoice& c = d.choice;
+  if (c.predictor.empty()) return "  choice: model (no cross-validation)\n";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3);
+  out << "  choice: " << c.predictor << " (out-of-fold kappa" << (c.corrected ? ", corrected" : "")
+      << ": rules " << c.rules.kappa << ", model " << c.model.kappa << ", blend(rules vote "
+      << std::setprecision(1) << c.blend_weight << std::setprecision(3) << ") " << c.blend.kappa
+      << "; " << c.challenger << " - rules " << signed_fixed(c.gain) << " (margin "
+      << c.options.margin << "), wins " << std::setprecision(1) << c.win_share * 100 << "% of "
+      << c.options.resamples << " bootstrap resamples (needs " << c.options.min_win_share * 100
+      << "%))\n"
+      << std::setprecision(3);
+  out << "    uncorrected: rules " << c.rules.raw_kappa << ", model " << c.model.raw_kappa
+      << ", blend " << c.blend.raw_kappa;
+  if (c.corrected)
+    out << "; the correction left out " << std::setprecision(1) << c.dropped_rules
+        << " rule(s) per held-out fold";
+  out << "\n" << std::setprecision(3);
+  classifier::OutOfFoldCalibration cal = d.calibration_of(d.predictor);
+  for (const auto& p : cal.selective.points)
+    if (p.percent == 50)
+      out << "    " << d.predictor << " out of fold: accuracy of the most confident half "
+          << p.accuracy << ", hybrid@30% kappa "
+          << (cal.selective.human_share ? cal.selective.hybrid_kappa : 0.0) << ", threshold for "
+          << classifier::kCalibrationTarget << ": "
+          << (cal.threshold ? std::to_string(*cal.threshold) : std::string("not reached")) << "\n";
+  return out.str();
+}
+
+std::string execution_text(const classifier::ExecutionWeights& w) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2);
+  out << "execution evidence: " << w.issues << " training issue(s) with evidence; weights:\n";
+  for (const auto& [key, x] : w.by_key)
+    out << "  " << key << " -> " << x.kind.dimension << "=" << x.kind.label << ": " << x.weight
+        << " (prior precision " << x.kind.prior << ", " << x.agreed << " of " << x.n
+        << " training issues agree, base rate " << x.base << ")\n";
+  return out.str();
+}
+
+}  // namespace
 
 void add_train_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
@@ -29,7 +82,23 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
       "not see, kept only when its cross-fitted ECE (each fold's predictions calibrated by a fit\n"
       "on the other folds') beats the raw probabilities' (else calibration: none). The threshold\n"
       "reaching 0.9 accuracy on those out-of-fold confidences is stored with the model and, by\n"
-      "`classify`, with its run for the hybrid label source.");
+      "`classify`, with its run for the hybrid label source.\n"
+      "\n"
+      "Per dimension, train then chooses what `classify` uses: the rules, the model, or a blend\n"
+      "(the model's log-probabilities plus the rules' decision as a vote of weight 0.5-8, the\n"
+      "best by out-of-fold kappa). The rules were written on the development folds, so their\n"
+      "figures there are corrected: for each held-out fold, rules that the other folds do not\n"
+      "support (firing on fewer than 2 of their gold issues, or pointing at their label less\n"
+      "often than its base rate there) are left out, for the rules and for the model's and the\n"
+      "blend's rule features alike. The better of model and blend replaces the rules only when\n"
+      "its corrected out-of-fold kappa is at least 0.02 higher and it wins in at least 80% of\n"
+      "2000 paired bootstrap resamples of the issues; else the rules stay. The choice is\n"
+      "printed with these figures (corrected and uncorrected) and stored with the model;\n"
+      "`classify --model-for` overrides it. Each predictor's confidence is calibrated on its\n"
+      "corrected out-of-fold outputs.\n"
+      "Execution evidence (see `classify --help`): the weight of each kind is calibrated on the\n"
+      "training issues' stored verdicts (printed; the taxonomy-based prior where there are\n"
+      "none) and stored with the model.");
   struct Args {
     GoldOptions gold;
     std::string folds;
@@ -69,8 +138,8 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
     classifier::FitOptions options = args->fit;
     options.iterations = args->iterations;
     options.balanced = !args->unbalanced;
-    classifier::TrainSummary s =
-        classifier::train_and_store(ctx.db(), engine, gold_set, folds, options);
+    classifier::TrainSummary s = classifier::train_and_store(ctx.db(), engine, gold_set, folds,
+                                                             options, stored_verdicts(ctx.db()));
     if (args->json) {
       std::cout << classifier::train_summary_json(s).dump(2) << "\n";
       return;
@@ -93,7 +162,9 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
           << "  out-of-fold confidence: ece raw=" << d.cv_raw_ece << " kept=" << d.cv_ece
           << " (calibration: " << d.calibration_method << "); threshold for accuracy "
           << classifier::kCalibrationTarget << ": "
-          << (d.threshold ? std::to_string(*d.threshold) : std::string("not reached")) << "\n";
+          << (d.threshold ? std::to_string(*d.threshold) : std::string("not reached")) << "\n"
+          << choice_text(d);
+    out << execution_text(s.model.execution);
     std::cout << out.str();
   });
 }

@@ -102,3 +102,29 @@ TEST_CASE("calibration: risk-coverage table, target threshold and hybrid kappa, 
   // Human share 1: every label is gold.
   CHECK(selective_eval(items, 0.9, 1.0).hybrid_kappa == doctest::Approx(1.0));
 }
+
+TEST_CASE("calibration: correct / wrong / abstained shares at confidence thresholds, by hand") {
+  // 5 issues: right at 0.9 and 0.6, wrong at 0.8 and 0.3, one abstention (confidence 0.7).
+  std::vector<ScoredLabel> items = {{"a", "a", 0.9, 0},
+                                    {"b", "a", 0.8, 0},
+                                    {"a", kAbstained, 0.7, 0},
+                                    {"b", "b", 0.6, 0},
+                                    {"a", "b", 0.3, 0}};
+  SelectiveEval s = selective_eval(items, 0.9, {}, {0, 0.5, 0.65, 0.85, 0.95});
+  REQUIRE(s.thresholds.size() == 5);
+  auto row = [&](std::size_t i, double correct, double wrong, double abstained) {
+    CAPTURE(i);
+    CHECK(s.thresholds[i].correct == doctest::Approx(correct));
+    CHECK(s.thresholds[i].wrong == doctest::Approx(wrong));
+    CHECK(s.thresholds[i].abstained == doctest::Approx(abstained));
+    CHECK(s.thresholds[i].correct + s.thresholds[i].wrong + s.thresholds[i].abstained ==
+          doctest::Approx(1.0));
+  };
+  row(0, 0.4, 0.4, 0.2);  // everything answered but the abstention
+  row(1, 0.4, 0.2, 0.4);  // 0.3 falls out
+  row(2, 0.2, 0.2, 0.6);  // and 0.6
+  row(3, 0.2, 0.0, 0.8);
+  row(4, 0.0, 0.0, 1.0);
+  CHECK(s.thresholds[2].threshold == doctest::Approx(0.65));
+  CHECK(selective_eval(items, 0.9, {}).thresholds.empty());  // only when asked
+}

@@ -2,6 +2,7 @@
 
 #include "classifier/evaluation.h"
 #include "core/error.h"
+#include "labeling_fixture.h"
 #include "test_helpers.h"
 
 using namespace convfail;
@@ -73,4 +74,37 @@ TEST_CASE("eval: gold CSV with quotes, folds and label names; errors name file:l
   CHECK(classifier::parse_fold_list("4, 1") == std::set<int>{1, 4});
   CHECK_THROWS_AS(classifier::parse_fold_list("a"), UsageError);
   CHECK_THROWS_AS(classifier::parse_fold_list("3-1"), UsageError);
+}
+
+TEST_CASE("eval: ties of a calibrated confidence are broken by the predictor's stored rank") {
+  // Four issues with the same (calibrated) confidence 0.7; the ranks classify stored say which
+  // are surer. Issues 1 and 2 are right, 3 and 4 wrong: the most confident half is the right half
+  // only when the ranks order them.
+  test::LabelingFixture f(4);
+  f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
+  for (int i = 0; i < 4; ++i) {
+    Stmt st(*f.db,
+            "INSERT INTO classifier_labels(run_id, issue_id, dimension, label, confidence, "
+            "scores_json) VALUES (1, ?, 'symptom', ?, 0.7, ?)");
+    st.bind(1, f.issues[i]).bind(2, i < 2 ? "crash" : "wrong_model");
+    st.bind(3, nlohmann::json{{"rank", 0.9 - 0.1 * i}}.dump());
+    st.run();
+  }
+  GoldSet gold;
+  gold.source = "g";
+  for (int n = 1; n <= 4; ++n)
+    gold.items.push_back({"acme/conv", n, std::nullopt, {{"symptom", "crash"}}});
+  auto half = [&] {
+    for (const DimensionEval& d : evaluate_run(*f.db, taxonomy(), gold, 1, {}).dimensions)
+      if (d.dimension == "symptom") return d.selective.points.at(1);
+    FAIL("no symptom");
+    return CoveragePoint{};
+  };
+  CHECK(half().percent == 50);
+  CHECK(half().accuracy == doctest::Approx(1.0));
+  // Reversed ranks: the wrong half first.
+  f.db->exec(
+      "UPDATE classifier_labels SET scores_json = json_object('rank', 1 - "
+      "json_extract(scores_json, '$.rank'))");
+  CHECK(half().accuracy == doctest::Approx(0.0));
 }

@@ -230,3 +230,50 @@ TEST_CASE("verdict store: the web's issue JSON carries each run's message and tr
   CHECK(j["repro"][1]["message"].is_null());
   CHECK(j["repro"][1]["traceback"].is_null());
 }
+
+TEST_CASE("verdict store: an issue's latest verdicts, one per program") {
+  StoreFixture f;
+  f.db.exec(
+      "INSERT INTO artifacts(issue_id, kind, url) VALUES (1, 'model', 'https://e.org/b.onnx')");
+  std::int64_t other_artifact = f.db.last_insert_id();
+  f.db.exec("INSERT INTO issues(repo_id, number, title) VALUES (1, 8, 'u')");
+  std::int64_t other_issue = f.db.last_insert_id();
+  auto run = [&](std::optional<std::int64_t> issue, std::optional<std::int64_t> artifact,
+                 const std::string& path, const std::string& verdict, const std::string& source) {
+    ReproRunRow row;
+    row.issue_id = issue;
+    row.artifact_id = artifact;
+    row.model_path = path;
+    row.verdict = verdict;
+    row.step = verdict == "crash_reproduced" ? "export" : "";
+    row.signature = verdict == "crash_reproduced" ? "boom" : "";
+    row.script_source = source;
+    return store_repro_run(f.db, row);
+  };
+  run(f.issue, std::nullopt, "", "not_runnable", "body");  // script, superseded
+  std::int64_t script = run(f.issue, std::nullopt, "", "crash_reproduced", "body");
+  run(f.issue, f.artifact, "/m/a.onnx", "crash_reproduced", "");  // model a, superseded
+  std::int64_t model_a = run(f.issue, f.artifact, "/m/a.onnx", "not_reproduced", "");
+  std::int64_t model_b = run(f.issue, other_artifact, "/m/b.onnx", "wrong_output_reproduced", "");
+  std::int64_t other = run(other_issue, std::nullopt, "", "crash_reproduced", "comments");
+  run(std::nullopt, std::nullopt, "/x.onnx", "crash_reproduced", "");  // `reproduce --model`
+
+  std::vector<StoredVerdict> v = latest_verdicts(f.db, f.issue);
+  REQUIRE(v.size() == 3);
+  CHECK(v[0].id == script);
+  CHECK(v[0].kind == "script");
+  CHECK(v[0].verdict == "crash_reproduced");
+  CHECK(v[0].step == "export");
+  CHECK(v[0].signature == "boom");
+  CHECK(v[1].id == model_a);
+  CHECK(v[1].kind == "model");
+  CHECK(v[1].verdict == "not_reproduced");
+  CHECK(v[1].step.empty());
+  CHECK(v[2].id == model_b);
+  auto all = latest_verdicts_by_issue(f.db);
+  CHECK(all.size() == 2);
+  CHECK(all.at(f.issue).size() == 3);
+  REQUIRE(all.at(other_issue).size() == 1);
+  CHECK(all.at(other_issue)[0].id == other);
+  CHECK(latest_verdicts(f.db, 99).empty());
+}

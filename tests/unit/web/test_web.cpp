@@ -77,3 +77,28 @@ TEST_CASE("web: a label post is checked before anything is written") {
   CHECK(f.rows().size() == 4);
   CHECK(f.rows()[3].find("|subtype|-|undo|") != std::string::npos);
 }
+
+TEST_CASE("web: the issue's classifier section carries the run's execution evidence") {
+  LabelingFixture f(1);
+  f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
+  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  CHECK(j["classifier"]["execution"].empty());
+  Stmt st(*f.db,
+          "INSERT INTO classifier_execution_evidence(run_id, issue_id, dimension, label, kind, "
+          "weight, repro_run_id, run_kind, verdict, step, signature, summary) VALUES (1, ?, "
+          "'symptom', 'wrong_model', 'model_fails', 2.5, 7, 'model', 'crash_reproduced', "
+          "'session', 'boom', 'confirmed by re-execution: crash in ONNX Runtime, signature boom "
+          "(model run 7)')");
+  st.bind(1, f.issues[0]);
+  st.run();
+  j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  REQUIRE(j["classifier"]["execution"].size() == 1);
+  const Json& e = j["classifier"]["execution"][0];
+  CHECK(e["dimension"] == "symptom");
+  CHECK(e["label"] == "wrong_model");
+  CHECK(e["weight"] == 2.5);
+  CHECK(e["repro_run_id"] == 7);
+  CHECK(e["step"] == "session");
+  CHECK(e["summary"] ==
+        "confirmed by re-execution: crash in ONNX Runtime, signature boom (model run 7)");
+}
