@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The crawl command as a user runs it against build/fake-github started by hand (README):
+# The crawl command as a user runs it against build/fake-github started by hand (docs/crawling.md):
 # --help documents every option, bad arguments exit 2, --json summary keys, the second run is
 # all 304, an edited issue is picked up, the preset crawls both repositories, and the progress
 # line appears on a terminal only.

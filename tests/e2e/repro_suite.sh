@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # convfail reproduce --suite over the ONNX backend node tests (Debian libonnx-testdata):
 # every case gets a verdict, ONNX Runtime passes nearly all, failures stay within the explained
-# classes (see README "Re-execution"). Skips (77) when node, onnxruntime-node or the data are missing.
+# classes (see docs/reproduce.md). Skips (77) when node, onnxruntime-node or the data are missing.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 build=$BUILD tmp=$T  # the names used below
@@ -20,7 +20,7 @@ expected = int(sys.argv[2])
 assert totals["total"] == expected == len(cases), (totals, expected, len(cases))
 assert totals["pass"] + totals["fail"] + totals["not_runnable"] == totals["total"]
 assert totals["pass"] >= 0.9 * expected, totals
-# Every failure must belong to a class explained in the README.
+# Every failure must belong to a class explained in docs/reproduce.md.
 explained = [
     r"^test_(bernoulli|training_dropout)",                      # random outputs
     r"^test_(cast|castlike)_FLOAT_to_STRING",                  # float formatting
