@@ -255,7 +255,7 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
 
 std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std::string& source,
                               LabelFormat format, std::ostream& out, bool raw_csv) {
-  const bool hybrid = source.rfind("hybrid", 0) == 0;
+  const bool hybrid = LabelSource::parse(source).hybrid();
   static const std::vector<std::string> dims = {"symptom", "cause", "stage"};
   std::vector<std::string> columns = {"repo",  "number",  "source", "symptom",
                                       "cause", "subtype", "stage"};

@@ -249,20 +249,28 @@ OriginCounts count_origins(const std::vector<IssueLabels>& labels) {
 
 std::vector<IssueLabels> load_label_set(Db& db, const std::string& source,
                                         std::optional<double> min_confidence) {
+  return load_label_set(db, LabelSource::parse(source), min_confidence);
+}
+
+std::vector<IssueLabels> load_label_set(Db& db, const LabelSource& src,
+                                        std::optional<double> min_confidence) {
   std::vector<IssueLabels> out;
-  if (source == "hybrid") {
-    out = load_hybrid_labels(db, std::nullopt, min_confidence);
-  } else if (source.rfind("hybrid:", 0) == 0) {
-    if (source.size() == 7) throw UsageError("hybrid:ANNOTATOR needs an annotator name");
-    out = load_hybrid_labels(db, source.substr(7), min_confidence);
-  } else if (source == "classifier") {
-    out = load_classifier_labels(db);
-  } else if (source.rfind("classifier:", 0) == 0) {
-    out = load_classifier_labels(db, std::stoll(source.substr(11)));
-  } else if (source == "consensus") {
-    out = load_consensus_labels(db);
-  } else {
-    out = load_annotator_labels(db, source);
+  const std::string source = src.text();
+  switch (src.kind) {
+    case LabelSource::Kind::kHybrid:
+      out = load_hybrid_labels(
+          db, src.annotator.empty() ? std::nullopt : std::optional<std::string>(src.annotator),
+          min_confidence);
+      break;
+    case LabelSource::Kind::kClassifier:
+      out = load_classifier_labels(db, src.run);
+      break;
+    case LabelSource::Kind::kConsensus:
+      out = load_consensus_labels(db);
+      break;
+    case LabelSource::Kind::kAnnotator:
+      out = load_annotator_labels(db, src.annotator);
+      break;
   }
   if (out.empty()) {
     std::string names;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "labeling/label_source.h"
 
 namespace convfail::labeling {
 
@@ -52,7 +53,10 @@ OriginCounts count_origins(const std::vector<IssueLabels>& labels);
 // Source names: "classifier" (latest run, or classifier:RUN_ID), "consensus", "hybrid" or
 // "hybrid:ANNOTATOR" (see load_hybrid_labels; `min_confidence` applies to it only), or an
 // annotator. Throws UserError naming the sources that exist when the source has no labels.
+// `source` is parsed by LabelSource::parse (UsageError for a malformed one).
 std::vector<IssueLabels> load_label_set(Db& db, const std::string& source,
+                                        std::optional<double> min_confidence = {});
+std::vector<IssueLabels> load_label_set(Db& db, const LabelSource& source,
                                         std::optional<double> min_confidence = {});
 
 // The sources that hold labels: "classifier" when a run exists, every annotator, "consensus".

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/issue_store.h"
 #include "core/text.h"
+#include "labeling/label_source.h"
 
 namespace convfail::labeling {
 
@@ -145,7 +146,7 @@ std::string checked_subtype(const Taxonomy& tax, const std::string& cause,
 LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
                            const std::string& source, const std::string& kind) {
-  if (annotator.empty()) throw UserError("an annotator name is required");
+  check_annotator_name(annotator);
   // Check every value before writing any.
   std::vector<std::pair<std::string, std::string>> values;
   if (choice.symptom)

@@ -129,19 +129,13 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
     if (*d && !is_iso_date(**d)) throw UsageError("not a date (YYYY-MM-DD): " + **d);
   if (o.since && o.until && *o.since > *o.until)
     throw UsageError("--since " + *o.since + " is after --until " + *o.until);
-  if (o.source.rfind("classifier:", 0) == 0 ||
-      (o.compare && o.compare->rfind("classifier:", 0) == 0)) {
-    const std::string& s = o.source.rfind("classifier:", 0) == 0 ? o.source : *o.compare;
-    std::string run = s.substr(11);
-    if (run.empty() || run.size() > 18 ||
-        !std::all_of(run.begin(), run.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      throw UsageError("a classifier run source is classifier:RUN_ID, not " + s);
-  }
+  const labeling::LabelSource source = labeling::LabelSource::parse(o.source);
+  if (o.compare) labeling::LabelSource::parse(*o.compare);  // refused before any work
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
 
   std::vector<labeling::IssueLabels> labels;
-  for (auto& l : labeling::load_label_set(db, o.source, o.min_confidence))
+  for (auto& l : labeling::load_label_set(db, source, o.min_confidence))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
@@ -151,8 +145,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   r.compare_source = o.compare;
   r.period = o.period;
   r.issues = static_cast<long>(labels.size());
-  if (o.source == "hybrid" || o.source.rfind("hybrid:", 0) == 0)
-    r.cells = labeling::count_origins(labels);
+  if (source.hybrid()) r.cells = labeling::count_origins(labels);
   r.trend_causes = {"incompatibility", "type_problem"};
   const auto stages = tax.label_ids("stage"), symptoms = tax.label_ids("symptom"),
              causes = tax.label_ids("cause");

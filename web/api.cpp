@@ -175,9 +175,11 @@ std::string checked_annotator(const std::string& name) {
   if (!ok)
     throw HttpError(
         400, "annotator: 1-64 letters, digits, '.', '_', '-' or '@', got " + quoted_excerpt(name));
-  if (name == "classifier" || name == "consensus" || starts_with(name, "hybrid") ||
-      starts_with(name, "classifier:"))
-    throw HttpError(400, "annotator: \"" + name + "\" is the name of a label source");
+  try {
+    labeling::check_annotator_name(name);
+  } catch (const UsageError& e) {
+    throw HttpError(400, e.what());
+  }
   return name;
 }
 
@@ -627,7 +629,7 @@ json agreement_json(Db& db, const Params& p) {
   auto annotators = labeling::manual_annotators(db);
   auto is_annotator = [&](const std::string& s) {
     return std::find(annotators.begin(), annotators.end(), s) != annotators.end() ||
-           starts_with(s, "hybrid");
+           labeling::LabelSource::parse(s).hybrid();
   };
   if (is_annotator(*a) && is_annotator(*b)) {  // the same figures as `convfail agreement`
     return labeling::agreement_json(labeling::compute_agreement(db, {*a, *b}, dimension));

@@ -209,26 +209,20 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
     std::optional<std::int64_t> run;
     if (args->run > 0) run = args->run;
     const std::string& source = args->source;
-    bool hybrid = source.rfind("hybrid", 0) == 0;
-    if (args->min_confidence && !hybrid)
+    const labeling::LabelSource parsed = labeling::LabelSource::parse(source);
+    if (args->min_confidence && !parsed.hybrid())
       throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
     std::optional<classifier::EvaluatedLabels> labels;
-    if (source.rfind("classifier:", 0) == 0) {
+    if (parsed.classifier() && parsed.run) {
       if (run) throw UsageError("give the run either as --run or as --source classifier:RUN_ID");
-      try {
-        std::size_t used = 0;
-        run = std::stoll(source.substr(11), &used);
-        if (used != source.size() - 11 || *run < 1) throw std::invalid_argument("run");
-      } catch (const std::logic_error&) {
-        throw UsageError("--source classifier:RUN_ID needs a positive run id");
-      }
-    } else if (source != "classifier") {
+      run = parsed.run;
+    } else if (!parsed.classifier()) {
       if (run || !args->fit_folds.empty() || args->store || args->by_rule || args->human_share >= 0)
         throw UsageError("--source " + source +
                          " takes none of --run, --fit-folds, --store-calibration, --by-rule, "
                          "--human-share (they are about a classifier run)");
       labels = classifier::EvaluatedLabels{
-          source, labeling::load_label_set(ctx.read_db(), source, args->min_confidence)};
+          source, labeling::load_label_set(ctx.read_db(), parsed, args->min_confidence)};
     }
     classifier::SelectiveOptions selective;
     if (!args->fit_folds.empty())

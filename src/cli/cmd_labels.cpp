@@ -114,9 +114,10 @@ void add_export(CLI::App& parent, Context& ctx) {
                               : format == "jsonl" ? labeling::LabelFormat::kJsonl
                                                   : labeling::LabelFormat::kJson;
     const std::optional<std::string>& source = args->source;
-    bool manual = !source || (*source != "classifier" && source->rfind("classifier:", 0) != 0 &&
-                              *source != "consensus" && source->rfind("hybrid", 0) != 0);
-    if (args->min_confidence && (!source || source->rfind("hybrid", 0) != 0))
+    std::optional<labeling::LabelSource> parsed;
+    if (source) parsed = labeling::LabelSource::parse(*source);
+    bool manual = !parsed || parsed->manual();
+    if (args->min_confidence && (!parsed || !parsed->hybrid()))
       throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
     if (manual) {
       labeling::export_labels(ctx.read_db(), source ? source : args->annotator, f, std::cout,
@@ -126,7 +127,7 @@ void add_export(CLI::App& parent, Context& ctx) {
     std::vector<labeling::IssueLabels> labels =
         labeling::load_label_set(ctx.read_db(), *source, args->min_confidence);
     labeling::export_label_set(labels, *source, f, std::cout, args->raw_csv);
-    if (source->rfind("hybrid", 0) == 0) {
+    if (parsed->hybrid()) {
       labeling::OriginCounts c = labeling::count_origins(labels);
       std::cerr << terminal_safe(*source) << ": " << labels.size() << " issue(s), " << c.manual
                 << " label(s) manual, " << c.automatic << " automatic\n";

@@ -1,5 +1,6 @@
 #include "core/text.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace convfail {
@@ -121,6 +122,14 @@ std::string url_encode(std::string_view value) {
     }
   }
   return out;
+}
+
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+  std::int64_t value = 0;
+  if (text.empty() || text.front() == '+') return std::nullopt;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 std::optional<std::int64_t> parse_iso8601(std::string_view s) {

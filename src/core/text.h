@@ -46,6 +46,10 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 // made terminal_safe, in double quotes.
 std::string quoted_excerpt(std::string_view text, std::size_t max_bytes = 40);
 
+// A decimal integer that is the whole of `text` (an optional '-', digits, nothing else) and fits
+// in 64 bits; nullopt otherwise (callers range-check and name the place in their error).
+std::optional<std::int64_t> parse_int64(std::string_view text);
+
 // "YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm|-hh:mm|+hhmm]" to epoch seconds (fraction dropped, offset
 // applied; no zone means UTC; 't', 'z' and a space for 'T' are accepted). nullopt when the text is
 // not such a time or a field is out of range: callers decide whether that is an error.
