@@ -74,4 +74,32 @@ void CrawlLedger::fill(CrawlSummary& s) const {
   s.timelines_changed = static_cast<std::int64_t>(timelines_changed_.size());
 }
 
+void WalkGuard::start() {
+  seen_.clear();
+  stale_ = 0;
+  delivered_ = 0;
+  total_.reset();
+}
+
+void WalkGuard::expect_total(std::int64_t total) {
+  if (!total_ && total >= 0) total_ = total;
+}
+
+std::optional<std::string> WalkGuard::page(const std::vector<std::int64_t>& numbers,
+                                           bool has_next) {
+  bool fresh = false;
+  for (std::int64_t n : numbers) fresh = seen_.insert(n).second || fresh;
+  delivered_ += static_cast<std::int64_t>(numbers.size());
+  stale_ = fresh ? 0 : stale_ + 1;
+  if (!has_next) return std::nullopt;
+  if (stale_ >= kStalePages)
+    return std::to_string(stale_) +
+           " pages in a row brought no issue not seen in this walk, yet the server offers "
+           "another (endless pagination)";
+  if (total_ && delivered_ > *total_ + std::max<std::int64_t>(100, *total_ / 10))
+    return "the server gave " + std::to_string(delivered_) + " issues in this walk, more than " +
+           "its totalCount of " + std::to_string(*total_) + " allows (endless pagination)";
+  return std::nullopt;
+}
+
 }  // namespace convfail::crawler

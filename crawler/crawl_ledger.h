@@ -56,4 +56,24 @@ class CrawlLedger {
   std::set<std::int64_t> prs_, excluded_, comments_changed_, timelines_changed_;
 };
 
+// Stops a walk of the issue listing that a server keeps going forever (the same issues again
+// under fresh cursors or page numbers), shared by the REST and the GraphQL walk: after
+// kStalePages pages in a row that bring no issue unseen in this walk, or when the walk has
+// been given more issues than the listing's totalCount allows plus a margin.
+class WalkGuard {
+ public:
+  static constexpr int kStalePages = 3;
+  void start();
+  void expect_total(std::int64_t total);  // the first totalCount of the walk counts
+  // A page's issue (and pull request) numbers; `has_next`: the server offers another page.
+  // Returns why the walk must stop, or nullopt.
+  std::optional<std::string> page(const std::vector<std::int64_t>& numbers, bool has_next);
+
+ private:
+  std::set<std::int64_t> seen_;
+  int stale_ = 0;
+  std::int64_t delivered_ = 0;
+  std::optional<std::int64_t> total_;
+};
+
 }  // namespace convfail::crawler

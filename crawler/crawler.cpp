@@ -135,6 +135,7 @@ class Crawl {
       }
       bool changed = false;
       shifted_ = false;
+      guard_.start();
       while (!url.empty()) {
         std::optional<std::string> next;
         bool stop = page(url, &changed, &next);
@@ -183,6 +184,14 @@ class Crawl {
       throw UserError("GET " + url + ": expected a JSON array of issues, got " +
                       std::string(listing.data.type_name()));
     *next = listing.next_url;
+    {  // a server that keeps the walk going (the same issues on ever new pages) is stopped
+      std::vector<std::int64_t> numbers;
+      for (const Json& issue : listing.data)
+        if (auto n = opt_int(issue, "number")) numbers.push_back(*n);
+      if (auto why = guard_.page(numbers, next->has_value()))
+        throw UserError("GET " + url + ": " + *why + "; stopping, the " +
+                        std::to_string(stored_this_run_) + " issue(s) stored by this run are kept");
+    }
     std::vector<CacheEntry> cache_rows;
     if (listing.cache_update) cache_rows.push_back(*listing.cache_update);
 
@@ -297,6 +306,7 @@ class Crawl {
   std::set<std::int64_t> stored_numbers_;  // issues stored by this run
   bool shifted_ = false;                   // this walk re-stored one of them
   std::set<std::string> walk_seen_;        // listing pages of the current walk
+  WalkGuard guard_;                        // stops a walk that never ends
   bool rename_checked_ = false;
   CrawlLedger ledger_{db_, store_};
 };
@@ -341,7 +351,20 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
                    const std::function<void(const std::string&)>& notice,
                    const CrawlProgress& progress) {
   validate(options);
-  if (resolve_api_kind(options) == "graphql") return crawl_graphql(db, options, notice, progress);
+  if (resolve_api_kind(options) == "graphql") {
+    try {
+      return crawl_graphql(db, options, notice, progress);
+    } catch (const NoGraphQLEndpoint& e) {
+      if (options.api_kind != "auto") throw;
+      // --api auto: a server without GraphQL (a proxy, an old GitHub Enterprise) is crawled
+      // through REST, said in one line; the refused POST counts as a request.
+      if (notice) notice(std::string(e.what()) + "; crawling through REST instead");
+      Crawl c(db, options, notice, progress);
+      CrawlSummary s = c.run();
+      s.api.requests += 1;
+      return s;
+    }
+  }
   Crawl c(db, options, notice, progress);
   return c.run();
 }

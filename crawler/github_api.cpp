@@ -18,6 +18,17 @@ double now_epoch() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+// What a body that is not GitHub's JSON is, in a few words (its text is never shown).
+std::string describe_body(const http::Response& r) {
+  std::string head = lower(r.body.substr(0, 512));
+  std::string type = lower(r.header("content-type").value_or(""));
+  if (r.body.empty()) return "an empty body";
+  if (type.find("html") != std::string::npos || head.find("<html") != std::string::npos ||
+      head.find("<!doctype") != std::string::npos)
+    return "an HTML page of " + std::to_string(r.body.size()) + " bytes, not JSON";
+  return "a body of " + std::to_string(r.body.size()) + " bytes that is not GitHub's JSON";
+}
+
 std::optional<std::int64_t> header_int(const http::Response& r, const char* name) {
   auto v = r.header(name);
   if (!v) return std::nullopt;
@@ -37,15 +48,14 @@ std::string fmt_seconds(double s) {
   return buf;
 }
 
-// GitHub's error bodies carry {"message": ...}; anything else is cut short. Not escaped here:
-// main() escapes every error message once, and notices are escaped where they are printed.
+// GitHub's error bodies carry {"message": ...}; anything else (a proxy's HTML page) is named,
+// never shown. Not escaped here: main() escapes every error message once, and notices are
+// escaped where they are printed.
 std::string error_message(const http::Response& r) {
-  try {
-    Json j = Json::parse(r.body);
+  Json j = Json::parse(r.body, nullptr, false);
+  if (j.is_object())
     if (auto m = opt_string(j, "message")) return m->substr(0, 300);
-  } catch (...) {
-  }
-  return r.body.substr(0, 120);
+  return describe_body(r);
 }
 
 // "GET <url>" for messages; URLs come from the server (Link headers, issue objects).
@@ -59,13 +69,59 @@ std::string host_of(const std::string& origin) {  // "scheme://host:port" -> "ho
   return a == std::string::npos || b <= a ? origin : origin.substr(a + 3, b - a - 3);
 }
 
-// Whether a GraphQL answer is GitHub's rate-limit error (HTTP 200, errors[].type RATE_LIMITED).
+// Whether a GraphQL answer is GitHub's rate-limit error (HTTP 200): errors[].type RATE_LIMITED
+// (until 2025), or RATE_LIMIT with code graphql_rate_limit (2026).
 bool graphql_rate_limited(const Json& data) {
   if (!data.is_object()) return false;
   auto e = data.find("errors");
   if (e == data.end() || !e->is_array()) return false;
+  for (const Json& x : *e) {
+    if (!x.is_object()) continue;
+    std::string type = opt_string(x, "type").value_or("");
+    if (type == "RATE_LIMITED" || type == "RATE_LIMIT" ||
+        opt_string(x, "code").value_or("") == "graphql_rate_limit")
+      return true;
+  }
+  return false;
+}
+
+const Json& at_errors0(const Json& data) {
+  static const Json empty = Json::object();
+  auto e = data.find("errors");
+  if (e == data.end() || !e->is_array() || e->empty() || !(*e)[0].is_object()) return empty;
+  return (*e)[0];
+}
+
+bool says_secondary(const std::string& message) {
+  return lower(message).find("secondary rate limit") != std::string::npos;
+}
+
+// A GraphQL answer (HTTP 200) whose errors say "secondary rate limit": its message, else nullopt.
+std::optional<std::string> graphql_secondary_limit(const Json& data) {
+  if (!data.is_object()) return std::nullopt;
+  auto e = data.find("errors");
+  if (e == data.end() || !e->is_array()) return std::nullopt;
   for (const Json& x : *e)
-    if (x.is_object() && opt_string(x, "type").value_or("") == "RATE_LIMITED") return true;
+    if (x.is_object())
+      if (auto m = opt_string(x, "message"); m && says_secondary(*m)) return m->substr(0, 200);
+  return std::nullopt;
+}
+
+// GitHub's answer to a GraphQL query that ran out of its 10 seconds: 502 or 504, with an HTML
+// page from the proxy or JSON {"data": null, "errors": [{"message": "Something went wrong ...
+// timeout ..."}]}.
+bool graphql_timeout_answer(const http::Response& r) {
+  if (r.status != 502 && r.status != 504) return false;
+  Json j = Json::parse(r.body, nullptr, false);
+  if (!j.is_object()) return true;  // the proxy's HTML page
+  auto e = j.find("errors");
+  if (e == j.end() || !e->is_array()) return false;
+  for (const Json& x : *e) {
+    std::string m = lower(x.is_object() ? opt_string(x, "message").value_or("") : "");
+    if (m.find("something went wrong") != std::string::npos ||
+        m.find("timeout") != std::string::npos || m.find("timed out") != std::string::npos)
+      return true;
+  }
   return false;
 }
 
@@ -78,6 +134,43 @@ struct Slot {
 };
 
 }  // namespace
+
+Json parse_bounded_json(const std::string& body, const ApiOptions& o, bool top_is_page,
+                        const std::string& where) {
+  // One pass: the parser's callback counts values and array items as they arrive and stops the
+  // parse at the first bound crossed, before the rest is built in memory.
+  struct Over {
+    std::string why;
+  };
+  std::vector<std::pair<bool, std::size_t>> stack;  // per open container: is array, items
+  std::size_t values = 0;
+  using E = Json::parse_event_t;
+  auto cb = [&](int, E e, Json&) -> bool {
+    if (e == E::object_end || e == E::array_end) {
+      if (!stack.empty()) stack.pop_back();
+      return true;
+    }
+    if (e == E::key) return true;
+    if (++values > o.max_json_values)
+      throw Over{"more than " + std::to_string(o.max_json_values) + " JSON values"};
+    if (!stack.empty() && stack.back().first) {
+      std::size_t limit = stack.size() == 1 && top_is_page ? o.max_page_items : o.max_array_items;
+      if (++stack.back().second > limit)
+        throw Over{stack.size() == 1 && top_is_page
+                       ? "more than " + std::to_string(limit) +
+                             " items in one page (GitHub sends at most 100)"
+                       : "an array of more than " + std::to_string(limit) + " items"};
+    }
+    if (e == E::object_start) stack.push_back({false, 0});
+    if (e == E::array_start) stack.push_back({true, 0});
+    return true;
+  };
+  try {
+    return Json::parse(body, cb, false);
+  } catch (const Over& over) {
+    throw UserError(where + ": the answer holds " + over.why + "; refusing it");
+  }
+}
 
 GitHubApi::GitHubApi(ApiOptions options, HttpCache* cache,
                      std::function<void(const std::string&)> notice)
@@ -193,12 +286,13 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
   return fetch_all(urls, std::nullopt);
 }
 
-Fetched GitHubApi::post(const std::string& url, const std::string& body) {
-  return std::move(fetch_all({url}, body)[0]);
+Fetched GitHubApi::post(const std::string& url, const std::string& body, bool shrinkable) {
+  return std::move(fetch_all({url}, body, shrinkable)[0]);
 }
 
 std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
-                                          const std::optional<std::string>& post_body) {
+                                          const std::optional<std::string>& post_body,
+                                          bool shrinkable) {
   const bool posting = post_body.has_value();
   std::vector<std::optional<Fetched>> done(urls.size());
   std::vector<Slot> pending;
@@ -277,27 +371,58 @@ std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
         done[s.index] = std::move(f);
         continue;
       }
+      // A rate-limit answer: wait as told (the longest wait of the round), then ask again.
+      auto limit_wait = [&](double wait, const std::string& why) {
+        if (++s.limit_waits > 50)
+          throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
+        if (wait >= told_wait) {
+          told_wait = std::max(0.0, wait);
+          told_why = why;
+        }
+        pending.push_back(s);
+      };
+      // GitHub's rule for secondary limits: Retry-After when given, else at least a minute,
+      // doubling while they last; and serial requests from now on.
+      auto secondary = [&](std::optional<std::int64_t> retry_after, const std::string& msg) {
+        if (!serial_) {
+          serial_ = true;
+          if (notice_ && opt_.concurrency > 1)
+            notice_("secondary rate limit: one request at a time for the rest of the run");
+        }
+        std::string status = "HTTP " + std::to_string(r.status);
+        if (retry_after)
+          return limit_wait(static_cast<double>(*retry_after), status + " with Retry-After " +
+                                                                   std::to_string(*retry_after) +
+                                                                   " (secondary rate limit)");
+        limit_wait(std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits + 1)),
+                   status + ": " + msg.substr(0, 80) + " (no Retry-After), backing off");
+      };
+      // Until the reset (X-RateLimit-Reset, else the last rateLimit.resetAt); without one, or a
+      // stale one, a minute (60 x --backoff-base), doubling.
+      auto until_reset = [&](const std::string& what) {
+        double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
+        if (wait > 0) return limit_wait(wait, what + ", until the reset");
+        limit_wait(std::min(opt_.backoff_max_s * 60,
+                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits + 1)),
+                   what + " (no reset time), backing off");
+      };
       if (r.status == 200) {
-        Json data = Json::parse(r.body, nullptr, false);
+        Json data = parse_bounded_json(r.body, opt_, !posting, get_of(url, posting));
         if (data.is_discarded()) {
           fault("truncated or unparsable JSON body");
           continue;
         }
-        if (posting && graphql_rate_limited(data)) {  // GitHub's RATE_LIMITED with HTTP 200
-          if (++s.limit_waits > 50)
-            throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
-          // Until the reset the headers gave; without one (or a stale one), back off as for a
-          // rate-limit 403 without Retry-After.
-          double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
-          if (wait <= 0)
-            wait = std::min(opt_.backoff_max_s * 60,
-                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
-          if (wait >= told_wait) {
-            told_wait = std::max(0.0, wait);
-            told_why = "GraphQL RATE_LIMITED (HTTP 200), until the reset";
-          }
-          pending.push_back(s);
+        if (posting && graphql_rate_limited(data)) {  // RATE_LIMITED / RATE_LIMIT with HTTP 200
+          std::string type = opt_string(at_errors0(data), "type").value_or("RATE_LIMITED");
+          until_reset("GraphQL " + type + " (HTTP 200)");
           continue;
+        }
+        if (posting) {
+          if (auto msg = graphql_secondary_limit(data)) {  // a secondary limit with HTTP 200
+            secondary(header_int(r, "retry-after"), *msg);
+            continue;
+          }
         }
         Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
         if (posting) {
@@ -318,52 +443,32 @@ std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
         auto retry_after = header_int(r, "retry-after");
         auto remaining = header_int(r, "x-ratelimit-remaining");
         std::string msg = error_message(r);
-        bool secondary = msg.find("secondary rate limit") != std::string::npos;
-        if ((secondary || retry_after) && !serial_) {
-          serial_ = true;  // GitHub's advice: serial requests from now on
-          if (notice_ && opt_.concurrency > 1)
-            notice_("secondary rate limit: one request at a time for the rest of the run");
+        if (says_secondary(msg) || retry_after) {
+          secondary(retry_after, msg);
+          continue;
         }
-        if (retry_after || (remaining && *remaining == 0) || secondary || r.status == 429) {
-          if (++s.limit_waits > 50)
-            throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
-          double wait;
-          std::string why;
-          if (retry_after) {
-            wait = static_cast<double>(*retry_after);
-            why = "HTTP " + std::to_string(r.status) + " with Retry-After " +
-                  std::to_string(*retry_after) + " (secondary rate limit)";
-          } else if (remaining && *remaining == 0 && reset_epoch_ &&
-                     static_cast<double>(*reset_epoch_) > now_epoch()) {
-            wait = static_cast<double>(*reset_epoch_) - now_epoch() + 0.05;
-            why = "rate limit exhausted (HTTP " + std::to_string(r.status) + "), until the reset";
-          } else {
-            // No reset time, or a stale one (403s without X-RateLimit-Reset): back off
-            // exponentially. GitHub asks for at least a minute here (60 x the default base).
-            wait = std::min(opt_.backoff_max_s * 60,
-                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits));
-            why = "HTTP " + std::to_string(r.status) + ": " + msg.substr(0, 80) +
-                  " (no Retry-After), backing off";
-          }
-          if (wait >= told_wait) {
-            told_wait = std::max(0.0, wait);
-            told_why = why;
-          }
-          pending.push_back(s);
+        if ((remaining && *remaining == 0) || r.status == 429) {
+          until_reset("rate limit exhausted (HTTP " + std::to_string(r.status) + ")");
           continue;
         }
         throw UserError(get_of(url, posting) + ": HTTP " + std::to_string(r.status) + ": " + msg);
       }
-      if (posting && r.status >= 500) {  // GraphQL's timeout answer: the caller asks for less
-        Json data = Json::parse(r.body, nullptr, false);
-        if (data.is_object() && data.contains("errors")) {
-          Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
+      if (posting && (r.status == 404 || r.status == 501))
+        throw NoGraphQLEndpoint(get_of(url, posting) + ": HTTP " + std::to_string(r.status) +
+                                ": the server has no GraphQL endpoint (" + error_message(r) +
+                                "; --api rest crawls without it)");
+      if (posting && graphql_timeout_answer(r)) {  // GitHub's timeout: ask for less, or retry
+        if (shrinkable) {
+          Fetched f{url, Json(), std::nullopt, false, std::nullopt, std::nullopt};
           f.status = r.status;
+          f.timed_out = true;
           done[s.index] = std::move(f);
-          continue;
+        } else {
+          fault("HTTP " + std::to_string(r.status) + ", GitHub's GraphQL timeout answer");
         }
+        continue;
       }
-      if (http::should_retry(r)) {  // 5xx (429 was a rate limit above)
+      if (http::should_retry(r)) {  // 5xx but 501 (429 was a rate limit above)
         fault("HTTP " + std::to_string(r.status));
         continue;
       }

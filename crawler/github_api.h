@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/http.h"
 #include "core/json_util.h"
 #include "crawler/http_cache.h"
@@ -29,13 +30,34 @@ struct ApiOptions {
   int concurrency = 0;
   std::uint64_t max_response_bytes = 100ull << 20;  // per response, after decompression
   int rate_floor = 10;          // wait for the reset when the remaining budget reaches this
-  double backoff_base_s = 1.0;  // first retry waits base * [0.5, 1); doubles per attempt
+  double backoff_base_s = 1.0;  // first retry waits base * [0.5, 1); doubles per attempt. Also
+                                // scales the waits GitHub leaves to the client: a rate limit
+                                // without a reset time or a secondary limit without Retry-After
+                                // waits 60 x base (GitHub's "at least a minute"), doubling
   double backoff_max_s = 60.0;
   int max_retries = 6;         // per URL, for faults; then the crawl stops with an error
   double max_wait_s = 3900.0;  // a longer rate-limit wait is an error instead
   long timeout_ms = 30000;
   bool conditional = true;  // send If-None-Match / If-Modified-Since from the cache
+  // Bounds checked while a JSON answer is parsed, before it is built in memory: GitHub never
+  // sends more than 100 items a page, so a REST page (a top-level array) with more, any nested
+  // array with more than max_array_items, or more than max_json_values values in all is refused.
+  std::size_t max_page_items = 100;
+  std::size_t max_array_items = 10000;
+  std::size_t max_json_values = 2000000;
 };
+
+// The server has no GraphQL endpoint (POST answered 404 or 501): not retried; `crawl --api
+// auto` falls back to REST.
+struct NoGraphQLEndpoint : UserError {
+  using UserError::UserError;
+};
+
+// Parses a JSON answer within the bounds of `options` (see ApiOptions::max_page_items). Returns
+// a discarded value for a body that is not JSON; throws UserError, naming `where`, for one over
+// the bounds.
+Json parse_bounded_json(const std::string& body, const ApiOptions& options, bool top_is_page,
+                        const std::string& where);
 
 struct ApiStats {
   std::int64_t requests = 0;
@@ -54,7 +76,10 @@ struct Fetched {
   bool not_modified = false;
   std::optional<CacheEntry> cache_update;    // set for a 200 that carried a validator
   std::optional<std::string> redirected_to;  // the URL that answered, when redirected
-  long status = 200;  // a POST's 5xx carrying GraphQL "errors" (a timeout) is given back as is
+  long status = 200;
+  // A shrinkable POST that GitHub answered with its timeout (502/504, an HTML page or GraphQL's
+  // "Something went wrong"): the caller asks for less. `data` is then null.
+  bool timed_out = false;
 };
 
 // The concurrency `options` asks for, with 0 resolved (see ApiOptions::concurrency).
@@ -69,11 +94,13 @@ class GitHubApi {
   Fetched get(const std::string& url);
   // Fetches all URLs, up to `concurrency` at once; results in the order of `urls`.
   std::vector<Fetched> get_all(const std::vector<std::string>& urls);
-  // POSTs a JSON body (a GraphQL request) with the same manners: no conditional request, no
-  // redirect followed. An HTTP 200 whose "errors" say RATE_LIMITED waits for the reset like a
-  // rate-limit 403; a 5xx whose body is JSON with "errors" (GitHub's "Something went wrong" on
-  // a query that timed out) is returned with its status, so the caller can ask for less.
-  Fetched post(const std::string& url, const std::string& body);
+  // POSTs a JSON body (a GraphQL request) with the same manners and the same retry policy: no
+  // conditional request, no redirect followed. An HTTP 200 whose "errors" say RATE_LIMITED or
+  // RATE_LIMIT (code graphql_rate_limit) waits for the reset like a rate-limit 403; one whose
+  // message says "secondary rate limit" waits like a secondary-limit 403. A timeout answer
+  // (502/504, JSON or HTML) is returned with timed_out set when `shrinkable` (the caller asks
+  // for less), else retried as a fault. 404 and 501 throw NoGraphQLEndpoint at once.
+  Fetched post(const std::string& url, const std::string& body, bool shrinkable = false);
 
   const ApiStats& stats() const { return stats_; }
   // A budget read from a response body (GraphQL's rateLimit{remaining resetAt}) when the
@@ -88,7 +115,8 @@ class GitHubApi {
 
  private:
   std::vector<Fetched> fetch_all(const std::vector<std::string>& urls,
-                                 const std::optional<std::string>& post_body);
+                                 const std::optional<std::string>& post_body,
+                                 bool shrinkable = false);
   http::Request make_request(const std::string& url, const std::optional<std::string>& body);
   void note_rate(const http::Response& r);
   void check_origin(const std::string& url, const std::string& what);

@@ -1,11 +1,9 @@
 #include "crawler/graphql_crawl.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <charconv>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "core/error.h"
 #include "core/issue_store.h"
@@ -19,6 +17,7 @@ namespace convfail::crawler {
 namespace {
 
 const char* const kCheckpointPrefix = "graphql:";
+const char* const kGhostLogin = "ghost";  // REST's login for a deleted account
 
 // A nested member or null.
 const Json& at(const Json& j, std::initializer_list<const char*> path) {
@@ -33,9 +32,27 @@ const Json& at(const Json& j, std::initializer_list<const char*> path) {
   return *p;
 }
 
+// A user as REST has it: GraphQL's null for a deleted account is REST's "ghost".
 Json login_of(const Json& actor) {
+  if (actor.is_null()) return Json{{"login", kGhostLogin}};
   const Json& l = at(actor, {"login"});
   return l.is_string() ? Json{{"login", l}} : Json(nullptr);
+}
+
+// A database id: fullDatabaseId (a BigInt, sent as a string: ids passed 2^31 in 2024), else
+// databaseId (a 32-bit Int), else null.
+Json database_id(const Json& node) {
+  const Json& full = at(node, {"fullDatabaseId"});
+  if (full.is_string()) {
+    const std::string& t = full.get_ref<const std::string&>();
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && end == t.data() + t.size() && !t.empty()) return v;
+    return nullptr;
+  }
+  if (full.is_number_integer()) return full;
+  const Json& id = at(node, {"databaseId"});
+  return id.is_number_integer() ? id : Json(nullptr);
 }
 
 Json str_or_null(const Json& v) {
@@ -64,15 +81,15 @@ std::string describe_errors(const Json& errors) {
   return out;
 }
 
-bool is_timeout_error(const Json& errors) {
-  if (!errors.is_array()) return false;
+// GitHub's errors for a request that asked for too much: RESOURCE_LIMITS_EXCEEDED (beside
+// partial data whose nodes are null) and MAX_NODE_LIMIT_EXCEEDED (no data).
+bool is_size_limit_error(const Json& errors) {
+  if (!errors.is_array() || errors.empty()) return false;
   for (const Json& e : errors) {
-    std::string m = lower(opt_string(e, "message").value_or(""));
-    if (m.find("something went wrong") != std::string::npos ||
-        m.find("timeout") != std::string::npos || m.find("timed out") != std::string::npos)
-      return true;
+    std::string t = opt_string(e, "type").value_or("");
+    if (t != "RESOURCE_LIMITS_EXCEEDED" && t != "MAX_NODE_LIMIT_EXCEEDED") return false;
   }
-  return false;
+  return true;
 }
 
 const std::map<std::string, std::string>& event_names() {
@@ -105,7 +122,7 @@ Json issue_from_graphql(const Json& n) {
     for (const Json& l : ln)
       if (at(l, {"name"}).is_string()) labels.push_back({{"name", l["name"]}});
   Json j = {{"number", at(n, {"number"})},
-            {"id", at(n, {"databaseId"})},
+            {"id", database_id(n)},
             {"node_id", str_or_null(at(n, {"id"}))},
             {"title", at(n, {"title"})},
             {"body", at(n, {"body"})},
@@ -124,7 +141,7 @@ Json issue_from_graphql(const Json& n) {
 }
 
 Json comment_from_graphql(const Json& n) {
-  return {{"id", at(n, {"databaseId"})},
+  return {{"id", database_id(n)},
           {"user", login_of(at(n, {"author"}))},
           {"author_association", str_or_null(at(n, {"authorAssociation"}))},
           {"created_at", at(n, {"createdAt"})},
@@ -141,7 +158,7 @@ std::optional<Json> event_from_graphql(const Json& n) {
             {"actor", login_of(at(n, {type == "IssueComment" ? "author" : "actor"}))},
             {"created_at", at(n, {"createdAt"})},
             {"via", "graphql"}};
-  if (type == "IssueComment") e["id"] = at(n, {"databaseId"});
+  if (type == "IssueComment") e["id"] = database_id(n);
   if (type == "ClosedEvent") {
     const Json& oid = at(n, {"closer", "oid"});
     const Json& merge = at(n, {"closer", "mergeCommit", "oid"});
@@ -230,45 +247,32 @@ class GraphQLCrawl {
 
   std::optional<std::string> since() const { return walk_since(o_, state_.max_updated_at); }
 
-  // One GraphQL request; returns "data" after the checks. `what` names the request in errors.
-  // A timeout answer returns nullopt when `may_shrink` (the caller asks for fewer issues).
+  // One GraphQL request; returns "repository" after the checks. `what` names the request in
+  // errors. When `may_shrink`, an answer that says the request was too big (GitHub's timeout,
+  // RESOURCE_LIMITS_EXCEEDED or MAX_NODE_LIMIT_EXCEEDED, whatever partial data came with it)
+  // returns nullopt: the caller asks for less. Faults are retried by the API client's policy.
   std::optional<Json> query(const char* document, const Json& variables, const std::string& what,
                             bool may_shrink) {
     Json body = {{"query", document}, {"variables", variables}};
-    Fetched f;
-    for (int attempt = 1;; ++attempt) {
-      f = api_.post(endpoint_, body.dump());
-      const Json& errors = at(f.data, {"errors"});
-      bool failed = f.status != 200 || (!errors.is_null() && is_timeout_error(errors) &&
-                                        at(f.data, {"data"}).is_null());
-      if (!failed) break;
-      bool timeout = is_timeout_error(errors);
-      if (timeout && may_shrink) return std::nullopt;
-      // Nothing smaller to ask for, or another server error: retry the same request a bounded
-      // number of times.
-      if (attempt > o_.api.max_retries) break;
-      double wait =
-          std::min(o_.api.backoff_max_s, o_.api.backoff_base_s * std::pow(2, attempt - 1));
-      if (notice_)
-        notice_("GitHub's GraphQL API " +
-                (timeout ? std::string("timed out") : "answered HTTP " + std::to_string(f.status)) +
-                " (" + what + "); retrying in " +
-                std::to_string(static_cast<int>(std::ceil(wait * 10))) + "00 ms");
-      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
-    }
-    const Json& errors = at(f.data, {"errors"});
-    bool has_errors = !errors.is_null();
-    if (f.status != 200 ||
-        (has_errors && is_timeout_error(errors) && at(f.data, {"data"}).is_null())) {
-      throw UserError("POST " + endpoint_ + " (" + what + "): HTTP " + std::to_string(f.status) +
-                      ": GraphQL " + describe_errors(errors) +
-                      "; nothing of it was stored, the next run resumes here");
+    Fetched f = api_.post(endpoint_, body.dump(), may_shrink);
+    if (f.timed_out) {
+      shrink_reason_ = "timed out";
+      return std::nullopt;
     }
     if (!f.data.is_object())
       throw UserError("POST " + endpoint_ + " (" + what + "): expected a JSON object, got " +
                       std::string(f.data.type_name()));
-    if (has_errors) {
+    const Json& errors = at(f.data, {"errors"});
+    if (!errors.is_null()) {
       bool partial = at(f.data, {"data"}).is_object();
+      if (is_size_limit_error(errors)) {
+        if (may_shrink) {  // never store its null nodes: ask for less
+          shrink_reason_ = "answered " + opt_string(errors[0], "type").value_or("a limit error");
+          return std::nullopt;
+        }
+        throw UserError("POST " + endpoint_ + " (" + what + "): GraphQL " +
+                        describe_errors(errors) + " on the smallest request; nothing was stored");
+      }
       throw UserError("POST " + endpoint_ + " (" + what + "): GraphQL " + describe_errors(errors) +
                       (partial ? "; the partial data was refused" : "") +
                       "; nothing of it was stored");
@@ -352,6 +356,7 @@ class GraphQLCrawl {
                                  : Checkpoint{since(), {}};
       bool changed = false;
       std::set<std::string> seen;
+      guard_.start();
       for (int page = 0;; ++page) {
         if (page >= o_.max_pages)
           throw UserError("more than " + std::to_string(o_.max_pages) +
@@ -395,9 +400,24 @@ class GraphQLCrawl {
         break;
       }
       page_size_ = std::max(1, first / 2);
+      good_pages_ = 0;
+      if (just_grew_) grow_after_ = std::min(48, grow_after_ * 2);  // it was not passing
+      just_grew_ = false;
       if (notice_)
-        notice_("GitHub's GraphQL API timed out on " + std::to_string(first) +
+        notice_("GitHub's GraphQL API " + shrink_reason_ + " on " + std::to_string(first) +
                 " issues per request; asking for " + std::to_string(page_size_));
+    }
+    // Grow back after a few good pages at a reduced size (the timeout may have been passing).
+    just_grew_ = false;
+    int full = std::max(1, std::min(100, o_.graphql_page_size));
+    if (page_size_ < full && ++good_pages_ >= grow_after_) {
+      page_size_ = std::min(full, page_size_ * 2);
+      good_pages_ = 0;
+      just_grew_ = true;
+      if (notice_)
+        notice_("GitHub's GraphQL API answered " + std::to_string(grow_after_) +
+                " pages in a row; asking for " + std::to_string(page_size_) +
+                " issues per request again");
     }
     check_rename(repo);
     const Json& conn = at(repo, {"issues"});
@@ -406,6 +426,16 @@ class GraphQLCrawl {
     if (at(conn, {"pageInfo", "hasNextPage"}) == true) {
       *next = opt_string(at(conn, {"pageInfo"}), "endCursor");
       if (!*next) throw UserError("POST " + endpoint_ + ": hasNextPage without an endCursor");
+    }
+    {  // a server that keeps the walk going (the same issues under fresh cursors) is stopped
+      std::vector<std::int64_t> numbers;
+      for (const Json& node : conn["nodes"])
+        if (auto n = opt_int(node, "number")) numbers.push_back(*n);
+      if (auto total = opt_int(conn, "totalCount")) guard_.expect_total(*total);
+      if (auto why = guard_.page(numbers, next->has_value()))
+        throw UserError("POST " + endpoint_ + " (issues of " + repo_name_ + "): " + *why +
+                        "; stopping, the " + std::to_string(stored_) +
+                        " issue(s) stored by this run are kept");
     }
 
     bool stop = false;
@@ -488,6 +518,13 @@ class GraphQLCrawl {
   CrawlSummary summary_;
   CrawlState state_;
   int page_size_ = 100;
+  // Page size recovery: after grow_after_ good pages in a row at a reduced size, double it;
+  // when the doubled size fails at once, wait twice as long before the next try.
+  int good_pages_ = 0;
+  int grow_after_ = 3;
+  bool just_grew_ = false;
+  std::string shrink_reason_;
+  WalkGuard guard_;
   std::int64_t stored_ = 0;
   CrawlLedger ledger_{db_, store_};
 };

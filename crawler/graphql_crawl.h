@@ -5,10 +5,12 @@
 // Raw JSON shape: each GraphQL node is mapped to the REST object's field names before it is
 // stored, and that mapped object is what raw_json holds, with "node_id" (the GraphQL id) and
 // "via": "graphql" added:
-//   issue    {number, id (databaseId), node_id, title, body, state (lower case), user{login},
+//   issue    {number, id (fullDatabaseId), node_id, title, body, state (lower case), user{login},
 //             author_association, created_at, updated_at, closed_at, html_url, labels[{name}],
 //             comments (totalCount), via}
-//   comment  {id (databaseId), user{login}, author_association, created_at, updated_at, body, via}
+//   comment  {id (fullDatabaseId), user{login}, author_association, created_at, updated_at, body,
+//             via}
+// A null author or actor (a deleted account) is stored as REST's {"login": "ghost"}.
 //   event    {event (REST name: labeled, closed, cross-referenced, commented, ...), actor{login},
 //             created_at, and per type commit_id (closed: closer's oid or merge commit;
 //             referenced: commit.oid), source{type:"issue", issue{number, state, html_url,

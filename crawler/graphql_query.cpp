@@ -6,9 +6,9 @@ namespace convfail::crawler {
 namespace {
 
 // The fields of a comment and of the timeline items; appended to the documents that use them.
-#define CF_COMMENT_FRAGMENT                                                    \
-  "fragment CommentFields on IssueComment {\n"                                 \
-  "  databaseId author { login } authorAssociation createdAt updatedAt body\n" \
+#define CF_COMMENT_FRAGMENT                                                        \
+  "fragment CommentFields on IssueComment {\n"                                     \
+  "  fullDatabaseId author { login } authorAssociation createdAt updatedAt body\n" \
   "}\n"
 
 #define CF_TIMELINE_FRAGMENT                                                                       \
@@ -33,7 +33,7 @@ namespace {
   "  ... on SubscribedEvent { actor { login } createdAt }\n"                                       \
   "  ... on UnsubscribedEvent { actor { login } createdAt }\n"                                     \
   "  ... on MarkedAsDuplicateEvent { actor { login } createdAt }\n"                                \
-  "  ... on IssueComment { databaseId author { login } createdAt }\n"                              \
+  "  ... on IssueComment { fullDatabaseId author { login } createdAt }\n"                          \
   "}\n"
 
 #define CF_TIMELINE_TYPES                                                              \
@@ -54,9 +54,9 @@ const char* const kIssuesQuery =
     "    nameWithOwner\n"
     "    issues(first: $first, after: $after, orderBy: {field: UPDATED_AT, direction: ASC},\n"
     "        filterBy: {since: $since, labels: $labels, states: $states}) {\n"
-    "      pageInfo { hasNextPage endCursor }\n"
+    "      totalCount pageInfo { hasNextPage endCursor }\n"
     "      nodes {\n"
-    "        id databaseId number title body state createdAt updatedAt closedAt url\n"
+    "        id fullDatabaseId number title body state createdAt updatedAt closedAt url\n"
     "        authorAssociation author { login }\n"
     "        labels(first: 100) { pageInfo { hasNextPage endCursor } nodes { name } }\n"
     "        comments(first: $comments) {\n"

@@ -9,7 +9,10 @@
 
 namespace convfail::crawler {
 
-// A page of a repository's issues (orderBy UPDATED_AT ASC, filterBy since/labels/states) with
+// Database ids are asked as fullDatabaseId (a BigInt sent as a string): databaseId is a 32-bit
+// Int, which ids outgrew in 2024.
+// A page of a repository's issues (orderBy UPDATED_AT ASC, filterBy since/labels/states; with
+// the connection's totalCount) with
 // each issue's labels, first 100 comments and first 100 timeline items of the types the store
 // keeps, and rateLimit{cost remaining resetAt limit}. Variables: owner, name, first, after,
 // since, labels, states, comments (100, or 1 with --no-comments: the count is still read),

@@ -313,7 +313,8 @@ std::optional<std::string> origin_of(const std::string& url) {
 }
 
 bool should_retry(const Response& response) {
-  if (response.transport_ok()) return response.status >= 500 || response.status == 429;
+  if (response.transport_ok())  // 501 Not Implemented gives the same answer next time
+    return (response.status >= 500 && response.status != 501) || response.status == 429;
   switch (response.failure) {
     case Failure::kTooLarge:
     case Failure::kTooManyRedirects:

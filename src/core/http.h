@@ -130,8 +130,8 @@ struct RetryPolicy {
 };
 
 // Whether another attempt may succeed: transport faults (timeouts, resets, refused connections,
-// truncated bodies) and HTTP 5xx and 429 are transient; a body over the cap, a redirect loop, a bad
-// URL or scheme, an aborted transfer and other statuses are not.
+// truncated bodies) and HTTP 5xx (but 501) and 429 are transient; a body over the cap, a redirect
+// loop, a bad URL or scheme, an aborted transfer and other statuses are not.
 bool should_retry(const Response& response);
 
 // The wait in seconds before retry `retry` (1 = the first): exponential, capped, with jitter so

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -137,6 +138,28 @@ struct FakeGitHub::Impl {
   std::string bomb;                                 // the gzip body, made on first use
   std::int64_t gql_window = -1;  // GraphQL points: their own budget, as on GitHub
   int gql_used = 0;
+  int posts = 0;                               // POST /graphql answered (for --graphql-shape)
+  mutable std::atomic<std::int64_t> fresh{0};  // --endless-pages: cursor and page counter
+  std::string empty_body;                      // --empty-objects-mb: made on first use
+
+  // A user, or REST's "ghost" for a deleted account (--deleted-users: one user in ten).
+  Json user(const std::string& origin, int k) const {
+    if (!opt.deleted_users || k % 10 != 3) return user_json(origin, k);
+    Json g = user_json(origin, 10137);
+    g["login"] = "ghost";
+    g["id"] = 10137;
+    g["node_id"] = "MDQ6VXNlcjEwMTM3";
+    g["url"] = origin + "/users/ghost";
+    g["html_url"] = "https://github.com/ghost";
+    g["type"] = "User";
+    return g;
+  }
+
+  // Database ids: small ones, or (--big-ids) above 2^31 and, for every third, above 2^53.
+  std::int64_t big(int n, std::int64_t id) const {
+    if (!opt.big_ids) return id;
+    return id + (n % 3 == 0 ? (std::int64_t{1} << 53) + 1 : (std::int64_t{1} << 31));
+  }
 
   static std::string origin(const httplib::Request& req) {
     return "http://" + req.get_header_value("Host");
@@ -190,7 +213,7 @@ struct FakeGitHub::Impl {
               {"node_id", "I_kwDO" + std::to_string(5000000 + n)},
               {"html_url",
                "https://github.com/" + repo + (pr(n) ? "/pull/" : "/issues/") + std::to_string(n)},
-              {"id", 5000000 + n},
+              {"id", big(n, 5000000 + n)},
               {"number", n},
               {"title", n == opt.bad_title_issue
                             ? Json(n)
@@ -198,7 +221,7 @@ struct FakeGitHub::Impl {
                                    ": converter fails on op " + std::to_string(h(n, 13) % 300))},
               {"body", "Steps to reproduce " + std::to_string(n) +
                            (r ? " (edited " + std::to_string(r) + " times)" : std::string())},
-              {"user", user_json(origin, static_cast<int>(h(n, 17) % 50))},
+              {"user", user(origin, static_cast<int>(h(n, 17) % 50))},
               {"labels", labels_json},
               {"locked", false},
               {"assignee", nullptr},
@@ -230,8 +253,8 @@ struct FakeGitHub::Impl {
     int count = base_comments(n) + rev(n);
     for (int i = 0; i < count; ++i) {
       std::string t = format_iso8601(created(n) + 60 * (i + 1));
-      out.push_back({{"id", static_cast<std::int64_t>(n) * 1000 + i},
-                     {"user", user_json(origin, static_cast<int>(h(n + i, 19) % 50))},
+      out.push_back({{"id", big(n + i, static_cast<std::int64_t>(n) * 1000 + i)},
+                     {"user", user(origin, static_cast<int>(h(n + i, 19) % 50))},
                      {"body", "Comment " + std::to_string(i) + " on issue " + std::to_string(n)},
                      {"created_at", t},
                      {"updated_at", t},
@@ -254,7 +277,7 @@ struct FakeGitHub::Impl {
     Json out = Json::array();
     auto ev = [&](const std::string& event, std::int64_t at) {
       return Json{{"event", event},
-                  {"actor", user_json(origin, static_cast<int>(h(n, 23) % 50))},
+                  {"actor", user(origin, static_cast<int>(h(n, 23) % 50))},
                   {"created_at", format_iso8601(at)}};
     };
     std::string sha = std::to_string(h(n, 29));
@@ -332,7 +355,7 @@ struct FakeGitHub::Impl {
                                       {"created_at", format_iso8601(created(n) + 450)},
                                       {"updated_at", format_iso8601(created(n) + 450)}}})}});
       Json a = ev("assigned", created(n) + 500);
-      a["assignee"] = user_json(origin, static_cast<int>(h(n, 67) % 50));
+      a["assignee"] = user(origin, static_cast<int>(h(n, 67) % 50));
       out.push_back(a);
       Json m = ev("merged", created(n) + 600);
       m["commit_id"] = nullptr;  // merged into another branch: no fix link here
@@ -407,6 +430,19 @@ struct FakeGitHub::Impl {
     }
     per_page = std::clamp(per_page, 1, 100);
     page = std::max(page, 1);
+    if (opt.endless_pages && rest == "/issues") {  // the first page again, and a next one
+      Json first = Json::array();
+      for (std::size_t i = 0; i < all.size() && i < static_cast<std::size_t>(per_page); ++i)
+        first.push_back(all[i]);
+      std::string q;
+      for (const auto& [k, v] : req.params)
+        if (k != "page") q += (q.empty() ? "" : "&") + k + "=" + url_encode(v);
+      res.set_header("Link", "<" + origin(req) + "/repositories/" +
+                                 std::to_string(fake_repository_id(repo)) + rest + "?" + q +
+                                 (q.empty() ? "" : "&") + "page=" + std::to_string(page + 1) +
+                                 ">; rel=\"next\"");
+      return first;
+    }
     int total = static_cast<int>(all.size());
     int last = std::max(1, (total + per_page - 1) / per_page);
     Json out = Json::array();
@@ -490,6 +526,32 @@ struct FakeGitHub::Impl {
             }
             sent += chunk.size();
             return sink.write(chunk.data(), chunk.size());
+          });
+      log(req, 200);
+      return true;
+    }
+    if (opt.empty_objects_mb > 0) {  // millions of {} under the size cap
+      bool gql = ends_with(req.path, "/graphql");
+      auto body = std::make_shared<std::string>();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (empty_body.empty()) {
+          std::size_t n = (static_cast<std::size_t>(opt.empty_objects_mb) << 20) / 3;
+          empty_body.reserve(n * 3 + 2);
+          empty_body += "[";
+          for (std::size_t i = 0; i < n; ++i) empty_body += i ? ",{}" : "{}";
+          empty_body += "]";
+        }
+        *body = gql ? R"({"data":{"repository":{"nameWithOwner":"x/y","issues":{"totalCount":1,)"
+                      R"("pageInfo":{"hasNextPage":false,"endCursor":null},"nodes":)" +
+                          empty_body + "}}}}"
+                    : empty_body;
+      }
+      res.status = 200;
+      res.set_content_provider(
+          body->size(), "application/json; charset=utf-8",
+          [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+            return sink.write(body->data() + offset, std::min(length, body->size() - offset));
           });
       log(req, 200);
       return true;
@@ -739,7 +801,8 @@ struct FakeGitHub::Impl {
   }
 
   static Json gql_user(const Json& rest_user) {
-    if (!rest_user.is_object()) return nullptr;
+    // GraphQL's author/actor of a deleted account is null (REST's is "ghost").
+    if (!rest_user.is_object() || rest_user.value("login", "") == "ghost") return nullptr;
     return {{"__typename", rest_user.value("type", "User") == "Bot" ? "Bot" : "User"},
             {"login", rest_user["login"]}};
   }
@@ -756,6 +819,7 @@ struct FakeGitHub::Impl {
       cs.push_back({{"__typename", "IssueComment"},
                     {"id", "IC_kwDO" + std::to_string(c["id"].get<std::int64_t>())},
                     {"databaseId", c["id"]},
+                    {"fullDatabaseId", std::to_string(c["id"].get<std::int64_t>())},
                     {"author", gql_user(c["user"])},
                     {"authorAssociation", c["author_association"]},
                     {"createdAt", c["created_at"]},
@@ -801,6 +865,7 @@ struct FakeGitHub::Impl {
     return {{"__typename", "Issue"},
             {"id", r["node_id"]},
             {"databaseId", r["id"]},
+            {"fullDatabaseId", std::to_string(r["id"].get<std::int64_t>())},
             {"number", n},
             {"title", r["title"]},
             {"body", r["body"]},
@@ -871,6 +936,18 @@ struct FakeGitHub::Impl {
     }
     std::sort(keys.begin(), keys.end());
     std::pair<std::int64_t, int> after{-1, 0};
+    if (opt.endless_pages) {  // the first page again under a fresh cursor, forever
+      Json nodes = Json::array();
+      std::size_t first = args.value("first", 100);
+      for (std::size_t i = 0; i < keys.size() && nodes.size() < first; ++i)
+        nodes.push_back(gql_issue(origin, repo, keys[i].second));
+      std::string cursor = b64("cursor:v2:" + std::to_string(++fresh) + ":0");
+      return {
+          {"__typename", "IssueConnection"},
+          {"totalCount", keys.size()},
+          {"nodes", nodes},
+          {"pageInfo", {{"__typename", "PageInfo"}, {"hasNextPage", true}, {"endCursor", cursor}}}};
+    }
     if (args.contains("after") && args["after"].is_string()) {
       std::string c = unb64(args["after"].get<std::string>());
       std::size_t colon = c.rfind(':');
@@ -896,6 +973,12 @@ struct FakeGitHub::Impl {
              {{"__typename", "PageInfo"},
               {"hasNextPage", i < keys.size()},
               {"endCursor", end.empty() ? Json() : Json(end)}}}};
+  }
+
+  // nginx's error page, as GitHub's proxy sends it for a 5xx of its own.
+  static std::string html_page(const std::string& title) {
+    return "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>" + title +
+           "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
   }
 
   // GitHub's answer to a query that ran out of time (HTTP 502).
@@ -927,6 +1010,16 @@ struct FakeGitHub::Impl {
                          {"documentation_url",
                           "https://docs.github.com/graphql/guides/"
                           "forming-calls-with-graphql#authenticating-with-graphql"}});
+    if (opt.graphql_shape == "no-endpoint-404")  // an old GitHub Enterprise, a REST-only proxy
+      return gql_answer(
+          req, res, 404,
+          {{"message", "Not Found"}, {"documentation_url", "https://docs.github.com/rest"}});
+    if (opt.graphql_shape == "no-endpoint-501") {
+      res.status = 501;
+      res.set_content(html_page("501 Not Implemented"), "text/html");
+      log(req, 501);
+      return;
+    }
     if (hostile(req, res)) return;  // the listing's hostile answers, on /graphql too
     Json in = Json::parse(req.body, nullptr, false);
     if (!in.is_object() || !in.contains("query") || !in["query"].is_string())
@@ -974,6 +1067,42 @@ struct FakeGitHub::Impl {
     }
     set_rate_headers(res, reset, remaining);
     res.set_header("X-RateLimit-Resource", "graphql");
+    int post;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      post = ++posts;
+    }
+    const std::string& shape = opt.graphql_shape;
+    if ((shape == "rate-limit" || shape == "rate-limited") && (post == 2 || post == 3)) {
+      // renovatebot/renovate#21861 (RATE_LIMITED) and yanyongyu/githubkit#271 (RATE_LIMIT with
+      // code graphql_rate_limit): HTTP 200, the budget spent until the reset.
+      set_rate_headers(res, std::time(nullptr) + 1, 0);
+      res.set_header("X-RateLimit-Resource", "graphql");
+      Json e = shape == "rate-limit"
+                   ? Json{{"type", "RATE_LIMIT"},
+                          {"code", "graphql_rate_limit"},
+                          {"message", "API rate limit already exceeded for user ID 1."}}
+                   : Json{{"type", "RATE_LIMITED"},
+                          {"message", "API rate limit exceeded for user ID 1."}};
+      return gql_answer(req, res, 200, {{"errors", Json::array({e})}});
+    }
+    if (shape == "secondary" && (post == 2 || post == 3)) {
+      // A secondary limit, without Retry-After: first as a GraphQL error with HTTP 200, then as
+      // the 403 the REST API sends.
+      std::string m =
+          "You have exceeded a secondary rate limit. Please wait a few minutes before you try "
+          "again. If you reach out to GitHub Support for help, please include the request ID "
+          "0000:FAKE:" +
+          std::to_string(post) + ".";
+      if (post == 2)
+        return gql_answer(req, res, 200, {{"errors", Json::array({{{"message", m}}})}});
+      return gql_answer(
+          req, res, 403,
+          {{"message", m},
+           {"documentation_url",
+            "https://docs.github.com/graphql/overview/"
+            "rate-limits-and-node-limits-for-the-graphql-api#secondary-rate-limits"}});
+    }
     if (limited)
       return gql_answer(
           req, res, 200,
@@ -1070,9 +1199,39 @@ struct FakeGitHub::Impl {
           if (wanted.empty() || wanted.count(item_type(e["__typename"]))) items.push_back(e);
         return slice(items, s.args);
       }
+      if (s.name == "databaseId" && obj.contains("databaseId") &&
+          obj["databaseId"].is_number_integer() &&
+          obj["databaseId"].get<std::int64_t>() > 2147483647) {
+        // GraphQL's Int is 32 bits: a conforming server answers a field error and null.
+        errors.push_back({{"path", Json::array({"repository", s.alias})},
+                          {"message", "Int cannot represent non 32-bit signed integer value: " +
+                                          obj["databaseId"].dump()}});
+        return nullptr;
+      }
       if (obj.contains(s.name)) return obj[s.name];
       throw GqlError("Field '" + s.name + "' doesn't exist on type '" + type + "'");
     };
+    int big_page = 0;  // issues(first: N) of this request, N above 25 (for the size shapes)
+    for (const Selection& top : doc.selections)
+      for (const Selection& r : top.sub)
+        if (top.name == "repository" && r.name == "issues" && r.args.value("first", 0) > 25)
+          big_page = r.args.value("first", 0);
+    if (big_page && shape == "html-timeout") {  // turbot/steampipe-plugin-github#518
+      int status = post % 2 ? 502 : 504;
+      res.status = status;
+      res.set_content(html_page(status == 502 ? "502 Bad Gateway" : "504 Gateway Time-out"),
+                      "text/html");
+      log(req, status);
+      return;
+    }
+    if (big_page && shape == "node-limit")  // no data: refused before it ran
+      return gql_answer(
+          req, res, 200,
+          {{"errors", Json::array({{{"type", "MAX_NODE_LIMIT_EXCEEDED"},
+                                    {"message", "This query requests up to " +
+                                                    std::to_string(cost.nodes * 100) +
+                                                    " possible nodes which exceeds the maximum "
+                                                    "limit of 500,000."}}})}});
     if (opt.graphql_timeout_above > 0) {
       for (const Selection& top : doc.selections)
         for (const Selection& r : top.sub)
@@ -1085,6 +1244,22 @@ struct FakeGitHub::Impl {
       data = graphql_execute(doc, Json{{"__typename", "Query"}}, doc.selections, resolve);
     } catch (const GqlError& e) {
       return gql_answer(req, res, 200, {{"errors", Json::array({{{"message", e.what()}}})}});
+    }
+    if (big_page && shape == "resource-limits") {
+      // Partial data: every other issue node null, one RESOURCE_LIMITS_EXCEEDED error each.
+      for (auto& [key, repo] : data.items()) {
+        if (!repo.is_object()) continue;
+        for (auto& [field, conn] : repo.items()) {
+          if (!conn.is_object() || !conn.contains("nodes") || !conn["nodes"].is_array()) continue;
+          for (std::size_t i = 1; i < conn["nodes"].size(); i += 2) {
+            conn["nodes"][i] = nullptr;
+            errors.push_back({{"type", "RESOURCE_LIMITS_EXCEEDED"},
+                              {"path", Json::array({key, field, "nodes", i})},
+                              {"locations", Json::array({{{"line", 7}, {"column", 7}}})},
+                              {"message", "Resource limits for this query exceeded."}});
+          }
+        }
+      }
     }
     Json out = {{"data", data}};
     if (!errors.empty()) out["errors"] = errors;

@@ -47,6 +47,25 @@ struct FakeGitHubOptions {
                                   // "Something went wrong ... timeout" (0: never)
   int graphql_partial_issue = 0;  // this issue's timelineItems resolve to an error (partial data)
   std::string missing_repo;       // OWNER/NAME answered with NOT_FOUND (HTTP 200 + errors)
+
+  // GitHub as it really answers (issue #32), modelled on public recordings:
+  //   rate-limit     POSTs 2 and 3: HTTP 200 {"errors":[{"type":"RATE_LIMIT","code":
+  //                  "graphql_rate_limit",...}]} with X-RateLimit-Remaining 0 (2026 spelling)
+  //   rate-limited   the same with type RATE_LIMITED (until 2025)
+  //   secondary      POST 2: HTTP 200 whose error says "secondary rate limit", POST 3: a 403
+  //                  saying so; neither with Retry-After
+  //   html-timeout   issue pages of more than 25 answer 502 or 504 with nginx's HTML page
+  //   resource-limits issue pages of more than 25: partial data (every other node null) and
+  //                  RESOURCE_LIMITS_EXCEEDED errors
+  //   node-limit     issue pages of more than 25: MAX_NODE_LIMIT_EXCEEDED, no data
+  //   no-endpoint-404, no-endpoint-501: POST /graphql is not there
+  std::string graphql_shape;
+  bool big_ids = false;        // issue and comment ids above 2^31 and above 2^53 (databaseId:
+                               // a field error for those, as a conforming Int answers)
+  bool deleted_users = false;  // some authors and actors are deleted: REST "ghost", GraphQL null
+  bool endless_pages = false;  // the listing (REST and GraphQL) repeats its first page forever
+                               // under fresh page numbers / cursors
+  int empty_objects_mb = 0;    // the listing answers a page of this many MB of empty objects
 };
 
 struct LoggedRequest {

@@ -68,6 +68,21 @@ int main(int argc, char** argv) {
                  "GraphQL: this issue's timeline items resolve to an error (partial data)");
   app.add_option("--missing-repo", o.missing_repo,
                  "GraphQL: this OWNER/NAME answers NOT_FOUND (HTTP 200 with errors)");
+  app.add_option("--graphql-shape", o.graphql_shape,
+                 "GraphQL as GitHub really answers (see fake_github.h): rate-limit, "
+                 "rate-limited, secondary, html-timeout, resource-limits, node-limit, "
+                 "no-endpoint-404, no-endpoint-501")
+      ->check(
+          CLI::IsMember({"rate-limit", "rate-limited", "secondary", "html-timeout",
+                         "resource-limits", "node-limit", "no-endpoint-404", "no-endpoint-501"}));
+  app.add_flag("--big-ids", o.big_ids, "issue and comment ids above 2^31 and 2^53");
+  app.add_flag("--deleted-users", o.deleted_users,
+               "some authors and actors are deleted accounts (REST: ghost, GraphQL: null)");
+  app.add_flag("--endless-pages", o.endless_pages,
+               "hostile: the listing repeats its first page forever under fresh pages/cursors");
+  app.add_option("--empty-objects-mb", o.empty_objects_mb,
+                 "hostile: the listing is a page of this many MB of empty objects")
+      ->check(CLI::Range(0, 4096));
   CLI11_PARSE(app, argc, argv);
   if (!rename.empty()) {
     auto eq = rename.find('=');

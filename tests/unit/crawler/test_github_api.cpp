@@ -94,3 +94,25 @@ TEST_CASE("github api: the token goes to the API origin only") {
   REQUIRE(other.log().size() == 1);  // libcurl followed the redirect, without the token
   CHECK(other.log()[0].authorization.empty());
 }
+
+TEST_CASE("github api: answers over the item bounds are refused while they are parsed") {
+  ApiOptions o;
+  o.max_page_items = 3;
+  o.max_array_items = 5;
+  o.max_json_values = 20;
+  CHECK(parse_bounded_json("[{},{},{}]", o, true, "GET x").size() == 3);
+  CHECK_THROWS_WITH_AS(parse_bounded_json("[{},{},{},{}]", o, true, "GET x"),
+                       doctest::Contains("GET x: the answer holds more than 3 items in one page"),
+                       UserError);
+  // Nested arrays have their own bound; a GraphQL answer is not a page.
+  CHECK(parse_bounded_json(R"({"a":[1,2,3,4,5]})", o, false, "POST y").is_object());
+  CHECK_THROWS_WITH_AS(parse_bounded_json(R"({"a":[1,2,3,4,5,6]})", o, false, "POST y"),
+                       doctest::Contains("an array of more than 5 items"), UserError);
+  // 1 + 3 arrays + 15 numbers = 19 values: within 20, over 18.
+  CHECK(parse_bounded_json("[[1,2,3,4,5],[1,2,3,4,5],[1,2,3,4,5]]", o, true, "GET x").size() == 3);
+  o.max_json_values = 18;
+  CHECK_THROWS_WITH_AS(
+      parse_bounded_json("[[1,2,3,4,5],[1,2,3,4,5],[1,2,3,4,5]]", o, true, "GET x"),
+      doctest::Contains("more than 18 JSON values"), UserError);
+  CHECK(parse_bounded_json("[1,", o, true, "GET x").is_discarded());
+}

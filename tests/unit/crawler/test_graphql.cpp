@@ -31,7 +31,7 @@ TEST_CASE("graphql: issue and comment nodes map to the REST field names") {
   CHECK(i["number"] == 7);
   CHECK(i["id"] == 42);
   CHECK(i["state"] == "closed");
-  CHECK(i["user"].is_null());  // a deleted account
+  CHECK(i["user"]["login"] == "ghost");  // a deleted account: REST's login for it
   CHECK(i["comments"] == 3);
   CHECK(issue_label_names(i) == std::vector<std::string>{"bug"});
   CHECK_FALSE(is_pull_request(i));
@@ -40,6 +40,14 @@ TEST_CASE("graphql: issue and comment nodes map to the REST field names") {
           "createdAt":"2021-01-01T00:00:00Z","updatedAt":"2021-01-01T00:00:00Z","body":"x"})"));
   CHECK(c["user"]["login"] == "u");
   CHECK(c["id"] == 9);
+  // fullDatabaseId (a BigInt, sent as a string) wins over databaseId, above 2^31 and 2^53.
+  Json big = comment_from_graphql(
+      Json::parse(R"({"fullDatabaseId":"9007199254740993","databaseId":null,"author":null})"));
+  CHECK(big["id"].get<std::int64_t>() == 9007199254740993LL);
+  CHECK(big["user"]["login"] == "ghost");
+  CHECK(comment_from_graphql(Json::parse(R"({"fullDatabaseId":"2147483648"})"))["id"] ==
+        2147483648LL);
+  CHECK(comment_from_graphql(Json::parse(R"({"fullDatabaseId":"12x"})"))["id"].is_null());
 }
 
 TEST_CASE("graphql: timeline items map to REST events that the fix-link rule reads alike") {
