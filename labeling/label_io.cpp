@@ -97,7 +97,9 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
       rec.fields[i] = csv_unneutralise(rec.fields[i]);
       const CsvRecord& head = records.front();
       std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
-      std::string problem = cell_problem(rec.fields[i], name == "note");
+      bool note =
+          name == "note" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_note") == 0);
+      std::string problem = cell_problem(rec.fields[i], note);
       if (!problem.empty()) {
         throw fail(rec.line,
                    "column " + std::to_string(i + 1) +
@@ -127,6 +129,9 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   int c_kind = column("kind");
   if (c_annotator < 0 && !options.annotator)
     throw UsageError(origin + ": no rater/annotator column: give --annotator NAME");
+  std::map<std::string, int> c_dim_note;  // symptom_note, cause_note, ...: one dimension's note
+  for (const std::string& dim : manual_dimensions())
+    if (column(dim + "_note") >= 0) c_dim_note[dim] = column(dim + "_note");
 
   LabelImportResult result;
   std::set<std::string> annotators;
@@ -154,7 +159,14 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
       throw fail(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
                                " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
     }
+    // One rule: --annotator names the annotator of every row; a row that names another one is a
+    // conflict, refused (never silently re-attributed either way).
     std::optional<std::string> annotator = cell(rec, c_annotator);
+    if (annotator && options.annotator && *annotator != *options.annotator)
+      throw fail(rec.line, "the " + header.fields[c_annotator] + " column says " +
+                               quoted_excerpt(*annotator) + " but --annotator says " +
+                               quoted_excerpt(*options.annotator) + " (to import the rows as " +
+                               quoted_excerpt(*options.annotator) + ", drop or edit that column)");
     if (!annotator) annotator = options.annotator;
     if (!annotator) throw fail(rec.line, "no annotator (empty rater cell and no --annotator)");
 
@@ -164,6 +176,9 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
                  "kind " + quoted_excerpt(kind) + " must be label or adjudication (or empty)");
     LabelChoice choice{cell(rec, c_symptom), cell(rec, c_cause), cell(rec, c_subtype),
                        cell(rec, c_stage), cell(rec, c_note)};
+    std::map<std::string, std::string> dim_notes;
+    for (const auto& [dim, c] : c_dim_note)
+      if (auto n = cell(rec, c)) dim_notes[dim] = *n;
     // Check values before looking the issue up, so a bad value is an error even for unknown
     // issues.
     try {
@@ -193,7 +208,8 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
     }
     if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) continue;
     try {
-      LabelOutcome o = append_choice(store, tax, *issue_id, *annotator, choice, source, kind);
+      LabelOutcome o =
+          append_choice(store, tax, *issue_id, *annotator, choice, source, kind, dim_notes);
       result.written += o.written;
       result.unchanged += o.unchanged;
       if (o.written) annotators.insert(*annotator);
@@ -210,39 +226,43 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
                            std::ostream& out, bool raw_csv) {
   std::vector<std::string> who =
       annotator ? std::vector<std::string>{*annotator} : manual_annotators(db);
-  // The latest note of each (issue, annotator).
-  Stmt notes(db,
-             "SELECT note FROM manual_labels WHERE issue_id=? AND annotator=? AND note IS NOT NULL "
-             "ORDER BY id DESC LIMIT 1");
+  ManualLabels store(db);
   // Whether the annotator's current labels of an issue are adjudications.
   Stmt adjudicated(db,
                    "SELECT count(*) FROM current_manual_labels WHERE issue_id=? AND annotator=? "
                    "AND kind='adjudication'");
+  // A note belongs to one dimension: each dimension's current row's note in its own column.
   static const std::vector<std::string> columns = {
-      "repo", "number", "annotator", "symptom", "cause", "subtype", "stage", "note", "kind"};
+      "repo",  "number",       "annotator",  "symptom",      "cause",      "subtype",
+      "stage", "symptom_note", "cause_note", "subtype_note", "stage_note", "kind"};
   if (format == LabelFormat::kCsv) out << csv_line(columns, raw_csv);
   nlohmann::json array = nlohmann::json::array();
   std::int64_t count = 0;
   for (const auto& name : who) {
     for (const IssueLabels& l : load_annotator_labels(db, name)) {
-      notes.bind(1, l.issue_id).bind(2, name);
-      std::string note = notes.step() ? notes.text(0) : "";
-      notes.reset();
+      std::map<std::string, std::string> notes;
+      for (const std::string& dim : manual_dimensions()) {
+        if (!l.values.count(dim)) continue;
+        auto row = store.latest(l.issue_id, name, dim);
+        if (row && row->note) notes[dim] = *row->note;
+      }
       adjudicated.bind(1, l.issue_id).bind(2, name);
       std::string kind = adjudicated.step() && adjudicated.int64(0) > 0 ? "adjudication" : "";
       adjudicated.reset();
-      auto value = [&](const char* dim) {
-        auto it = l.values.find(dim);
-        return it == l.values.end() ? std::string() : it->second;
+      auto value = [](const std::map<std::string, std::string>& m, const std::string& dim) {
+        auto it = m.find(dim);
+        return it == m.end() ? std::string() : it->second;
       };
       if (format == LabelFormat::kCsv) {
-        out << csv_line({l.repo, std::to_string(l.number), name, value("symptom"), value("cause"),
-                         value("subtype"), value("stage"), note, kind},
-                        raw_csv);
+        std::vector<std::string> cells = {l.repo, std::to_string(l.number), name};
+        for (const std::string& dim : manual_dimensions()) cells.push_back(value(l.values, dim));
+        for (const std::string& dim : manual_dimensions()) cells.push_back(value(notes, dim));
+        cells.push_back(kind);
+        out << csv_line(cells, raw_csv);
       } else {
         nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"annotator", name}};
         put_label_values(j, l.values);
-        j["note"] = note.empty() ? nlohmann::json() : nlohmann::json(note);
+        j["notes"] = notes;
         j["kind"] = kind.empty() ? "label" : kind;
         put_record(format, std::move(j), out, array);
       }

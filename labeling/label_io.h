@@ -31,13 +31,15 @@ struct LabelImportResult {
 };
 
 // Imports a CSV with a header holding `repo`, `number` and any of symptom, cause, subtype, stage,
-// note; `rater` or `annotator` names the annotator per row, `kind` (label or adjudication) what
-// its values are. Values may be ids or the spreadsheet
-// names of data/taxonomy.json. Other columns are ignored. A cell with invalid UTF-8, a NUL or
-// another control character (notes may hold tab, LF, CRLF) is refused; a formula-guard
-// apostrophe written by export is dropped (csv_unneutralise). Everything happens in one
-// transaction: on any malformed row nothing is written and UserError("FILE:LINE: what is wrong") is
-// thrown.
+// note (the note of every label of its row, as `label --note`), symptom_note, cause_note,
+// subtype_note, stage_note (one dimension's note, instead of `note` for it); `rater` or
+// `annotator` names the annotator per row (with options.annotator, a row naming another
+// annotator is refused: FILE:LINE), `kind` (label or adjudication) what its values are. Values may
+// be ids or the spreadsheet names of data/taxonomy.json. Other columns are ignored. A cell with
+// invalid UTF-8, a NUL or another control character (notes may hold tab, LF, CRLF) is refused; a
+// formula-guard apostrophe written by export is dropped (csv_unneutralise). Everything happens in
+// one transaction: on any malformed row nothing is written and UserError("FILE:LINE: what is
+// wrong") is thrown.
 LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
                                    const LabelImportOptions& options);
 // The same for text already in memory; `origin` names it in errors and in the rows' source.
@@ -48,12 +50,12 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
 enum class LabelFormat { kCsv, kJsonl, kJson };
 
 // Writes the current labels of one annotator (or of every annotator) as CSV with the header
-// repo,number,annotator,symptom,cause,subtype,stage,note,kind — what import reads back (kind is
-// "adjudication" for an adjudicator's decisions, else empty) — or JSONL (one label object a line)
-// or JSON (one array of the same objects). CSV cells a spreadsheet would run as formulas are
-// neutralised (core/csv.h; import restores them) unless `raw_csv`. Any stored text prints:
-// invalid UTF-8 becomes U+FFFD in JSON.
-// Returns the number of records written.
+// repo,number,annotator,symptom,cause,subtype,stage,symptom_note,cause_note,subtype_note,
+// stage_note,kind — what import reads back (each note on its own dimension; kind is
+// "adjudication" for an adjudicator's decisions, else empty) — or JSONL (one label object a line,
+// "notes": dimension -> note) or JSON (one array of the same objects). CSV cells a spreadsheet
+// would run as formulas are neutralised (core/csv.h; import restores them) unless `raw_csv`. Any
+// stored text prints: invalid UTF-8 becomes U+FFFD in JSON. Returns the number of records written.
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
                            std::ostream& out, bool raw_csv = false);
 

@@ -145,7 +145,8 @@ std::string checked_subtype(const Taxonomy& tax, const std::string& cause,
 
 LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
-                           const std::string& source, const std::string& kind) {
+                           const std::string& source, const std::string& kind,
+                           const std::map<std::string, std::string>& notes) {
   check_annotator_name(annotator);
   // Check every value before writing any.
   std::vector<std::pair<std::string, std::string>> values;
@@ -164,15 +165,17 @@ LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_
   if (choice.stage) values.emplace_back("stage", checked_label(tax, "stage", *choice.stage));
   LabelOutcome out;
   for (const auto& [dim, value] : values) {
+    auto own = notes.find(dim);
+    std::optional<std::string> note = own != notes.end() ? own->second : choice.note;
     // Same value (and no new note): nothing to record.
     auto last = store.latest(issue_id, annotator, dim);
     // (an undo restoring the value counts as a label of it)
     bool same_kind = last && (last->kind == kind || (last->kind == "undo" && kind == "label"));
-    if (same_kind && last->value == value && (!choice.note || last->note == choice.note)) {
+    if (same_kind && last->value == value && (!note || last->note == note)) {
       ++out.unchanged;
       continue;
     }
-    store.append(issue_id, annotator, dim, value, kind, choice.note, source);
+    store.append(issue_id, annotator, dim, value, kind, note, source);
     ++out.written;
   }
   // A new cause without a subtype: a held subtype that does not belong to it is cleared, so

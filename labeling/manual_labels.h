@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,9 +88,11 @@ LabelOutcome record_labels(Db& db, const Taxonomy& tax, std::int64_t issue_id,
 
 // The same without a transaction of its own (for callers that hold one, e.g. import). Throws
 // UserError before writing anything when a value is invalid.
-// `kind` is "label" or "adjudication".
+// `kind` is "label" or "adjudication". `notes` (dimension -> note), when given, is the note of
+// those dimensions instead of choice.note (import's per-dimension note columns).
 LabelOutcome append_choice(ManualLabels& store, const Taxonomy& tax, std::int64_t issue_id,
                            const std::string& annotator, const LabelChoice& choice,
-                           const std::string& source, const std::string& kind = "label");
+                           const std::string& source, const std::string& kind = "label",
+                           const std::map<std::string, std::string>& notes = {});
 
 }  // namespace convfail::labeling

@@ -242,7 +242,7 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   if (auto q = param(p, "q")) {
     SearchOptions o;
     o.limit = 0;
-    o.literal = param(p, "literal").value_or("0") == "1";
+    o.fts = param(p, "fts").value_or("0") == "1";
     try {
       for (const SearchHit& h : search_issues(db, *q, o)) {
         rows.push_back(to_json(h));

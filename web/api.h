@@ -34,7 +34,8 @@ class HttpError : public std::runtime_error {
 nlohmann::json session_json(Db& db, const Taxonomy& tax, const std::string& annotator,
                             bool readonly);
 
-// GET /api/issues: q (FTS5 search, `literal=1` to quote words), repo, converter, state, source
+// GET /api/issues: q (search text as `search`;
+// `fts=1`: FTS5 syntax), repo, converter, state, source
 // (label source for label filters; default classifier), symptom, cause, stage, min_confidence,
 // max_confidence, compare + agreement=agree|disagree, verdict, page (1-based), per_page (1..200).
 nlohmann::json issues_json(Db& db, const Taxonomy& tax, const Params& params);

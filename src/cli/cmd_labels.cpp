@@ -20,7 +20,11 @@ void add_import(CLI::App& parent, Context& ctx) {
   auto* cmd = parent.add_subcommand("import", "import manual labels from CSV");
   cmd->footer(
       "Import manual labels from CSV. The header needs repo and number and any of symptom,\n"
-      "cause, subtype, stage, note; a rater or annotator column names the annotator per row.\n"
+      "cause, subtype, stage; note is the note of every label of its row, symptom_note,\n"
+      "cause_note, subtype_note, stage_note the note of one dimension (what export writes).\n"
+      "Whose labels: a rater or annotator column names the annotator per row; --annotator NAME\n"
+      "names it for every row, and a row whose column names someone else is refused (FILE:LINE;\n"
+      "nothing is written): to import alice's export as alice2, drop or edit the column.\n"
       "Spreadsheet names (Wrong Code, Incompatability, Not Dis., ...) are accepted. One\n"
       "transaction: a malformed file writes nothing and the error names FILE:LINE. Rows for\n"
       "issues not in the store are reported and skipped. Values equal to the annotator's\n"
@@ -33,7 +37,7 @@ void add_import(CLI::App& parent, Context& ctx) {
   auto args = std::make_shared<Args>();
   cmd->add_option("FILE", args->file, "CSV file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--annotator", args->annotator,
-                  "annotator for rows without a rater/annotator column or cell");
+                  "the annotator of every row (a row naming another one is refused)");
   cmd->add_flag("--create-missing", args->create_missing,
                 "create bare placeholder issues for rows whose issue is not in the store");
   cmd->add_flag("--json", args->json, "print the counts as JSON");

@@ -13,27 +13,33 @@ void add_search_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
       "Full-text search (SQLite FTS5) over issue titles, bodies and comments, ranked by bm25\n"
       "(title matches weigh double), one result per issue with highlighted snippets.\n"
-      "QUERY is FTS5 syntax: words (all must match), \"quoted phrases\", OR, NOT, prefix*,\n"
-      "e.g. '\"INTERNAL ASSERT\"' or 'GridSample OR grid_sampler'. Use --literal for text with\n"
-      "punctuation such as torch.onnx.export. A query starting with '-' (e.g. the column\n"
-      "filter -title:onnx, matching outside titles) goes after `--`:\n"
-      "  convfail search -- -title:onnx\n"
+      "QUERY is text, searched as written: every word must match, and a word with punctuation\n"
+      "matches as a phrase, so code needs no quoting: torch.onnx.export, \"can't export\",\n"
+      "opset_version=11, Conv2D(, aten::zero (words repeated in any case count once).\n"
+      "--fts reads QUERY as FTS5 syntax instead: \"quoted phrases\", OR, NOT, prefix*,\n"
+      "column:filters, e.g. --fts '\"INTERNAL ASSERT\" OR GridSample*'. A query starting with\n"
+      "'-' (e.g. the column filter -title:onnx, matching outside titles) goes after `--`:\n"
+      "  convfail search --fts -- -title:onnx\n"
       "Queries are at most 1,000 characters.");
   struct Args {
     std::vector<std::string> words;
     std::int64_t limit = 20;
+    bool fts = false;
     bool literal = false;
     bool include_prs = false;
     bool json = false;
   };
   auto args = std::make_shared<Args>();  // outlives parsing: the callback runs inside parse()
-  cmd->add_option("QUERY", args->words, "FTS5 query (several arguments are joined by spaces)")
+  cmd->add_option("QUERY", args->words,
+                  "text to search for (several arguments are joined by spaces)")
       ->required();
   cmd->add_option("--limit", args->limit, "at most N issues (0: all)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
-  cmd->add_flag("--literal", args->literal,
-                "search the words literally (each word quoted), not as FTS5 syntax");
+  auto* fts = cmd->add_flag("--fts", args->fts,
+                            "read QUERY as FTS5 syntax (phrases, OR, NOT, prefix*, column:)");
+  cmd->add_flag("--literal", args->literal, "search the words as written (the default)")
+      ->excludes(fts);
   cmd->add_flag("--include-prs", args->include_prs, "also return pull requests");
   cmd->add_flag("--json", args->json,
                 "print a JSON array of issues with score, matching_comments and snippets");
@@ -42,7 +48,7 @@ void add_search_command(CLI::App* cmd, Context& ctx) {
     for (const std::string& w : args->words) query += (query.empty() ? "" : " ") + w;
     SearchOptions o;
     o.limit = args->limit;
-    o.literal = args->literal;
+    o.fts = args->fts;
     o.include_pull_requests = args->include_prs;
     if (args->json) {
       o.highlight_open = "[";

@@ -85,8 +85,8 @@ bool run_match(Db& db, const std::string& sql, const std::string& query, std::ve
       std::string msg = sqlite3_errmsg(db.handle());
       if (msg.find("no such column") != std::string::npos) return false;
       throw UserError("cannot run search query " + quoted_excerpt(query, 200) + ": " + msg +
-                      " (wrap words with punctuation in double quotes, e.g. '\"torch.onnx\"', "
-                      "or use --literal)");
+                      " (FTS5 syntax: wrap words with punctuation in double quotes, e.g. "
+                      "'\"torch.onnx\"', or search without --fts)");
     }
     out.push_back({st.int64(0), st.real(1), st.int64(2), st.text(3)});
   }
@@ -276,15 +276,50 @@ std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref) {
 }
 
 std::string fts_literal(const std::string& text) {
-  std::istringstream in(text);
-  std::string word, out;
-  while (in >> word) {
-    std::string quoted = "\"";
-    for (char ch : word) {
-      if (ch == '"') quoted += '"';  // FTS5 escapes a quote by doubling it
-      quoted += ch;
+  // Words split at whitespace; "a quoted phrase" (a word starting with a quote that closes later)
+  // is one word.
+  std::vector<std::pair<std::string, bool>> words;  // (text, was a quoted phrase)
+  std::size_t i = 0;
+  auto space = [&](std::size_t k) { return std::isspace(static_cast<unsigned char>(text[k])); };
+  while (i < text.size()) {
+    if (space(i)) {
+      ++i;
+      continue;
     }
-    quoted += '"';
+    std::size_t close = text[i] == '"' ? text.find('"', i + 1) : std::string::npos;
+    if (close != std::string::npos) {
+      words.emplace_back(text.substr(i + 1, close - i - 1), true);
+      i = close + 1;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && !space(end)) ++end;
+    words.emplace_back(text.substr(i, end - i), false);
+    i = end;
+  }
+  std::string out;
+  std::vector<std::string> seen;
+  for (const auto& [word, phrase] : words) {
+    bool bare = !phrase, indexed = false;
+    for (char ch : word) {
+      auto u = static_cast<unsigned char>(ch);
+      bool token = std::isalnum(u) || u >= 0x80;
+      indexed = indexed || token;
+      bare = bare && (token || ch == '_');
+    }
+    if (!indexed) continue;
+    if (word == "AND" || word == "OR" || word == "NOT" || word == "NEAR") bare = false;
+    std::string key = lower(word);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    std::string quoted = bare ? word : "\"";
+    if (!bare) {
+      for (char ch : word) {
+        if (ch == '"') quoted += '"';  // FTS5 escapes a quote by doubling it
+        quoted += ch;
+      }
+      quoted += '"';
+    }
     if (!out.empty()) out += ' ';
     out += quoted;
   }
@@ -299,17 +334,12 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
     throw UsageError("the search query is " + std::to_string(characters) +
                      " characters long; the limit is " + std::to_string(kMaxSearchQueryLength));
   }
-  std::string query = without_repeated_words(options.literal ? fts_literal(raw_query) : raw_query);
-  if (options.literal) {  // quoted words: the same repeated-word rule
-    std::vector<std::string> words;
-    std::istringstream in(query);
-    std::string word;
-    while (in >> word)
-      if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
-    query = join(words, " ");
-  }
+  std::string query = options.fts ? without_repeated_words(raw_query) : fts_literal(raw_query);
   if (query.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw UsageError("empty search query");
+    throw UsageError(raw_query.find_first_not_of(" \t\r\n") == std::string::npos
+                         ? "empty search query"
+                         : "the search query " + quoted_excerpt(raw_query, 200) +
+                               " has no letter or digit to search for");
 
   // Ranking first, without snippets; snippets only for the hits printed (see make_snippet).
   // Title matches weigh twice as much as body matches.

@@ -76,9 +76,10 @@ std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref);
 struct SearchOptions {
   std::int64_t limit = 20;  // issues; 0: no limit
   bool include_pull_requests = false;
-  // Quote every whitespace-separated word, so text with punctuation (torch.onnx) is searched
-  // literally instead of being parsed as FTS5 syntax.
-  bool literal = false;
+  // The query is FTS5 syntax (phrases, OR, NOT, prefix*, column:filters). By default it is not:
+  // each whitespace-separated word is searched as it is (fts_literal), so code such as
+  // torch.onnx.export, opset_version=11 or aten::zero needs no quoting.
+  bool fts = false;
   std::string highlight_open = "[";
   std::string highlight_close = "]";
   int snippet_tokens = 16;
@@ -117,7 +118,11 @@ inline const std::string kSnippetOpen = "\x01\x1f", kSnippetClose = "\x02\x1f";
 std::string make_snippet(const std::string& text, int tokens, const std::string& open,
                          const std::string& close);
 
-// Quotes each word of `text` as an FTS5 string, e.g. torch.onnx -> "torch.onnx".
+// The words of `text` as an FTS5 query that matches them literally (as Datasette does): a word of
+// letters, digits, '_' or non-ASCII stays bare, any other word (torch.onnx, can't, Conv2D(, and
+// the operators AND OR NOT NEAR) becomes an FTS5 string ("" for a quote), "a quoted phrase"
+// stays one phrase; words repeated in any case are dropped, and so are words with nothing FTS5
+// indexes (a lone "(").
 std::string fts_literal(const std::string& text);
 
 // Machine-readable forms (`--json`).

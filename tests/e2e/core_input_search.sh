@@ -20,12 +20,12 @@ expect_grep "the search query is 8192 characters long; the limit is 1000" "$T/er
 [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 2000 ] || fail "refusing a long query took over 2 s"
 
 # A leading '-': an option to CLI11 unless after `--` (FTS5: match outside titles).
-expect_exit 0 cf search --limit 100 -- -title:onnx
+expect_exit 0 cf search --fts --limit 100 -- -title:onnx
 [ "$(grep -c '^ *[0-9]*\. acme/conv#' "$T/out")" = 34 ] || fail "-title:onnx: $(head -c 300 "$T/out")"
-expect_exit 0 cf search --limit 100 -- title:onnx
+expect_exit 0 cf search --fts --limit 100 -- title:onnx
 [ "$(grep -c '^ *[0-9]*\. acme/conv#' "$T/out")" = 17 ] || fail "title:onnx: $(head -c 300 "$T/out")"
 cf search --help >"$T/out"
-expect_grep "convfail search -- -title:onnx" "$T/out"
+expect_grep "convfail search --fts -- -title:onnx" "$T/out"
 
 # Near-limit queries on 34 bodies of 60 KB: many distinct words, and one word repeated.
 distinct=$(python3 -c 'print(" ".join("w%d" % (k % 150) for k in range(160))[:1000])')

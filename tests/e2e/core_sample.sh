@@ -57,10 +57,10 @@ want=$(sqlite3 "$db" "SELECT count(DISTINCT i.id) FROM issues i LEFT JOIN commen
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(any("[INTERNAL ASSERT]" in s["text"] for s in h["snippets"]) for h in d); print(len(d))' "$tmp/search.json")
 [ "$got" = "$want" ] && [ "$got" -gt 0 ] || fail "search \"INTERNAL ASSERT\": $got vs $want"
 cf search transpose optimizer | grep -q '\[transpose\]' || fail "plain search shows no [..] markers"
-cf search 'torch.onnx' >/dev/null 2>"$tmp/err"
+cf search --fts 'torch.onnx' >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc = 1 ] && grep -q "search query" "$tmp/err" || fail "FTS syntax error: rc=$rc $(cat "$tmp/err")"
-cf search --literal 'torch.onnx.export' | grep -q . || fail "--literal found nothing"
+cf search 'torch.onnx.export' | grep -q . || fail "code search found nothing"
 
 # stats --json agrees with the tables.
 cf stats --json | python3 -c '

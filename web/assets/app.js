@@ -137,7 +137,7 @@ async function viewIssues(params) {
   const labelsOf = (d) => dimension(d).labels.map((l) => [l.id, l.title]);
   const converters = [...new Set(s.repositories.map((r) => r.converter))].sort();
   form.append(
-    field('search', el('input', { type: 'search', name: 'q', id: 'search', value: params.q || '', placeholder: 'FTS5 query, e.g. "Resize opset"' })),
+    field('search', el('input', { type: 'search', name: 'q', id: 'search', value: params.q || '', placeholder: 'text or code, e.g. torch.onnx.export opset_version=11' })),
     field('repository', select('repo', s.repositories.map((r) => r.repo), params.repo, 'all')),
     field('converter', select('converter', converters, params.converter, 'all')),
     field('state', select('state', ['open', 'closed'], params.state, 'any')),

@@ -143,29 +143,47 @@ TEST_CASE("issue queries: search ranks, groups per issue and highlights") {
   CHECK(search_issues(*db, "gridsample", o).size() == 1);
 }
 
-TEST_CASE("issue queries: phrases, column filters, literal text and syntax errors") {
+TEST_CASE("issue queries: FTS5 syntax behind fts, phrases, column filters and syntax errors") {
   test::TempDir dir;
   auto db = fixture_db(dir);
+  SearchOptions fts;
+  fts.fts = true;
   // The phrase matches #5 only; the two words unquoted match #5 and #6.
-  auto phrase = search_issues(*db, "\"INTERNAL ASSERT\"");
+  auto phrase = search_issues(*db, "\"INTERNAL ASSERT\"", fts);
   REQUIRE(phrase.size() == 1);
   CHECK(phrase[0].issue.number == 5);
   CHECK(phrase[0].snippets[0].text.find("[INTERNAL ASSERT]") != std::string::npos);
-  CHECK(search_issues(*db, "internal assert").size() == 2);
+  CHECK(search_issues(*db, "internal assert", fts).size() == 2);
   // A column that exists only in issues_fts: comments are skipped, not an error.
-  auto title = search_issues(*db, "title:gridsample");
+  auto title = search_issues(*db, "title:gridsample", fts);
   REQUIRE(title.size() == 1);
   CHECK(title[0].issue.number == 10);
-  CHECK_THROWS_AS(search_issues(*db, "x.cpp"), UserError);
-  CHECK_THROWS_AS(search_issues(*db, "author:f"), UserError);  // no such column anywhere
-  CHECK_THROWS_AS(search_issues(*db, "\"unterminated"), UserError);
-  CHECK_THROWS_AS(search_issues(*db, "   "), UsageError);
-  SearchOptions lit;
-  lit.literal = true;
-  auto x = search_issues(*db, "x.cpp", lit);
+  CHECK_THROWS_AS(search_issues(*db, "x.cpp", fts), UserError);
+  CHECK_THROWS_AS(search_issues(*db, "author:f", fts), UserError);  // no such column anywhere
+  CHECK_THROWS_AS(search_issues(*db, "\"unterminated", fts), UserError);
+  CHECK_THROWS_AS(search_issues(*db, "   ", fts), UsageError);
+}
+
+TEST_CASE("issue queries: by default the words are searched as written (code needs no quotes)") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  auto x = search_issues(*db, "x.cpp");
   REQUIRE(x.size() == 1);
   CHECK(x[0].issue.number == 5);
-  CHECK(fts_literal("a \"b\" c.d") == "\"a\" \"\"\"b\"\"\" \"c.d\"");
+  // What FTS5 syntax would refuse is text here: punctuation, a stray quote, a column-like word,
+  // an unbalanced parenthesis, an operator word.
+  for (const char* q : {"x.cpp", "\"unterminated", "author:f", "torch.onnx.export", "can't export",
+                        "opset_version=11", "Conv2D(", "aten::zero", "OR", "NEAR("})
+    CHECK_NOTHROW(search_issues(*db, q));
+  CHECK_THROWS_AS(search_issues(*db, "   "), UsageError);
+  CHECK_THROWS_AS(search_issues(*db, "( ) ::"), UsageError);  // nothing to search for
+  // The phrase of two words matches the same issues as the two words in FTS5 syntax.
+  CHECK(search_issues(*db, "internal assert").size() == 2);
+  CHECK(fts_literal("a \"b c\" c.d") == "a \"b c\" \"c.d\"");
+  CHECK(fts_literal("a\"b \"c") == "\"a\"\"b\" \"\"\"c\"");      // unbalanced quotes are text
+  CHECK(search_issues(*db, "\"INTERNAL ASSERT\"").size() == 1);  // a typed phrase stays one
+  CHECK(fts_literal("Conv2D( conv2d( CONV2D( x_y OR") == "\"Conv2D(\" x_y \"OR\"");
+  CHECK(fts_literal("onnx ONNX Onnx (") == "onnx");
 }
 
 TEST_CASE("issue stats: per repository, state and label") {

@@ -108,7 +108,7 @@ TEST_CASE("labels export: CSV reads back into the same current labels") {
                           "adjudication");
   std::ostringstream csv;
   CHECK(labeling::export_labels(*f.db, std::nullopt, labeling::LabelFormat::kCsv, csv) == 3);
-  CHECK(csv.str().find("acme/conv,2,J,crash,,,,,adjudication\n") != std::string::npos);
+  CHECK(csv.str().find("acme/conv,2,J,crash,,,,,,,,adjudication\n") != std::string::npos);
 
   LabelingFixture g;
   auto r = labeling::import_label_csv_text(*g.db, g.tax, csv.str(), "export.csv", {});
@@ -131,6 +131,9 @@ TEST_CASE("labels export: CSV reads back into the same current labels") {
   CHECK(j["cause"] == "type_problem");
   CHECK(j["subtype"] == "tensor");
   CHECK(j["number"] == 1);
+  // The note stays on the dimensions it was given with (the new cause and subtype have none).
+  CHECK(j["notes"] == nlohmann::json{{"symptom", "note, with \"quotes\"\nand a line"},
+                                     {"stage", "note, with \"quotes\"\nand a line"}});
 
   // JSON: the same objects as JSONL, as one array.
   std::ostringstream lines, array;
