@@ -18,7 +18,6 @@ json parsed(const std::string& text) {
   return j.is_discarded() ? json() : j;
 }
 
-
 }  // namespace
 
 json write_bundle(Db& db, std::int64_t group, const std::string& dir,

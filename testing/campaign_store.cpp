@@ -71,8 +71,8 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
                                      : std::optional<std::string>(r.mismatch_mode));
   st.bind(9, r.signature.empty() ? std::optional<std::string>()
                                  : std::optional<std::string>(r.signature));
-  st.bind(10, r.message.empty() ? std::optional<std::string>()
-                                : std::optional<std::string>(r.message));
+  st.bind(10,
+          r.message.empty() ? std::optional<std::string>() : std::optional<std::string>(r.message));
   if (r.outcome == kMismatch || r.outcome == kSuccess) {
     st.bind(11, r.max_abs_diff).bind(12, r.max_rel_diff);
   } else {
@@ -120,7 +120,8 @@ StatusCounts campaign_status(Db& db, std::int64_t id) {
   s.versions = json::parse(c.text(1), nullptr, false);
   s.finished = !c.is_null(2);
   for (const auto& o : outcome_classes()) {
-    auto st = db.prepare("SELECT count(*) FROM campaign_models WHERE campaign_id = ? AND outcome = ?");
+    auto st =
+        db.prepare("SELECT count(*) FROM campaign_models WHERE campaign_id = ? AND outcome = ?");
     st.bind(1, id).bind(2, o);
     st.step();
     s.outcomes.emplace_back(o, st.int64(0));

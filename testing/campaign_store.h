@@ -31,8 +31,8 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
                  const std::string& model_sha256);
 
 // Copies the worker's output folder into the content-addressed store (STORE/<sha256 of
-// model.onnx>/: model.onnx, program.py, spec.json, set_k/) unless there; returns the sha256 ("" when
-// there is no model).
+// model.onnx>/: model.onnx, program.py, spec.json, set_k/) unless there; returns the sha256 (""
+// when there is no model).
 std::string store_model_files(const ModelResult& r, const std::string& store_dir);
 
 // <dir of db>/convfail-data/models.

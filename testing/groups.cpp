@@ -231,11 +231,11 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
       text.title = "torch.onnx export to ONNX Runtime: " + r.signature;
       text.body = r.message;
       auto cls = engine->classify(text);
-      for (const auto& d : cls.decisions)
-        labels[d.dimension] = d.label ? json(*d.label) : json();
+      for (const auto& d : cls.decisions) labels[d.dimension] = d.label ? json(*d.label) : json();
     }
     Transaction tx(db);
-    auto up = db.prepare("UPDATE campaign_groups SET candidates_json = ?, labels_json = ? WHERE id = ?");
+    auto up =
+        db.prepare("UPDATE campaign_groups SET candidates_json = ?, labels_json = ? WHERE id = ?");
     up.bind(1, cands.dump()).bind(2, labels.dump()).bind(3, r.id);
     up.run();
     tx.commit();

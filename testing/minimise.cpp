@@ -85,8 +85,8 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
   while (st.step()) {
     if (options.group && st.int64(0) != options.group) continue;
     if (!options.group && !st.is_null(5)) continue;
-    groups.push_back({st.int64(0), st.text(1), st.text(2), st.text(3),
-                      static_cast<int>(st.int64(4))});
+    groups.push_back(
+        {st.int64(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.int64(4))});
   }
   if (options.group && groups.empty())
     throw UserError("no group " + std::to_string(options.group) + " in campaign " +
@@ -102,6 +102,7 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
       break;
     ModelTask task;
     task.source = "synthetic";
+    task.perturb = options.perturb;
     if (!parse_synthetic_name(g.name, &task.nodes, &task.seed)) {
       ++s.skipped;  // torchvision and script models have no spec to cut
       continue;
@@ -126,6 +127,7 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
       t.seed = task.seed;
       t.spec_path = spec.string();
       t.keep = keep;
+      t.perturb = options.perturb;
       ModelResult r = oracle.run(t);
       bool same = r.outcome == g.outcome && r.signature == g.signature;
       cache[keep] = same;
@@ -138,6 +140,7 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
     final_task.seed = task.seed;
     final_task.spec_path = spec.string();
     final_task.keep = keep;
+    final_task.perturb = options.perturb;
     ModelResult r = oracle.run(final_task);
     if (r.outcome != g.outcome || r.signature != g.signature) {
       ++s.skipped;

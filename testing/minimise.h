@@ -25,11 +25,12 @@ std::vector<int> ddmin(const std::vector<int>& items,
                        int* tests = nullptr);
 
 struct MinimiseOptions {
-  int budget = 48;            // oracle runs per group
-  double time_budget = 0;     // seconds for all groups (0: none)
-  std::int64_t group = 0;     // only this group (0: all not minimised yet)
+  int budget = 48;         // oracle runs per group
+  double time_budget = 0;  // seconds for all groups (0: none)
+  std::int64_t group = 0;  // only this group (0: all not minimised yet)
   std::string store_dir;
   bool progress = false;
+  bool perturb = false;  // the campaign's --perturb-export test hook
 };
 
 struct MinimiseSummary {

@@ -23,9 +23,8 @@ std::string stage_from(const std::string& stderr_tail) {
   auto at = stderr_tail.rfind(marker);
   if (at == std::string::npos) return "start";
   auto end = stderr_tail.find('\n', at);
-  return stderr_tail.substr(at + marker.size(),
-                            end == std::string::npos ? std::string::npos
-                                                     : end - at - marker.size());
+  return stderr_tail.substr(
+      at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -268,8 +267,8 @@ void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
   r.outcome = kMismatch;
   r.stage = "compare";
   r.mismatch_mode = unopt && opt ? "both" : unopt ? "unoptimised" : "optimised";
-  r.message = truncate_utf8(terminal_safe("mismatch (" + r.mismatch_mode + "): " + problem),
-                            kMaxMessage);
+  r.message =
+      truncate_utf8(terminal_safe("mismatch (" + r.mismatch_mode + "): " + problem), kMaxMessage);
   r.signature = repro::error_signature("mismatch " + r.mismatch_mode + ": " + problem);
 }
 

@@ -8,15 +8,15 @@ namespace convfail::testing {
 
 nlohmann::json CampaignConfig::to_json() const {
   nlohmann::json j = {{"sources", sources},
-          {"seed", seed},
-          {"nodes", {nodes_min, nodes_max, nodes_step}},
-          {"models", models},
-          {"opset", oracle.opset},
-          {"rtol", oracle.rtol},
-          {"atol", oracle.atol},
-          {"inputs", oracle.inputs},
-          {"dtypes", oracle.dtypes},
-          {"max_elements", oracle.max_elements}};
+                      {"seed", seed},
+                      {"nodes", {nodes_min, nodes_max, nodes_step}},
+                      {"models", models},
+                      {"opset", oracle.opset},
+                      {"rtol", oracle.rtol},
+                      {"atol", oracle.atol},
+                      {"inputs", oracle.inputs},
+                      {"dtypes", oracle.dtypes},
+                      {"max_elements", oracle.max_elements}};
   if (perturb) j["perturb_export"] = true;
   return j;
 }
@@ -26,17 +26,16 @@ void parse_nodes(const std::string& text, CampaignConfig* c) {
     std::size_t dash = text.find('-'), colon = text.find(':');
     std::string lo = text.substr(0, std::min(dash, colon));
     c->nodes_min = std::stoi(lo);
-    c->nodes_max = dash == std::string::npos
-                       ? c->nodes_min
-                       : std::stoi(text.substr(dash + 1, colon == std::string::npos
-                                                             ? std::string::npos
-                                                             : colon - dash - 1));
+    c->nodes_max =
+        dash == std::string::npos
+            ? c->nodes_min
+            : std::stoi(text.substr(
+                  dash + 1, colon == std::string::npos ? std::string::npos : colon - dash - 1));
     c->nodes_step = colon == std::string::npos ? 5 : std::stoi(text.substr(colon + 1));
   } catch (const std::exception&) {
     throw UsageError("--nodes: expected MIN-MAX:STEP (e.g. 15-100:5), got '" + text + "'");
   }
-  if (c->nodes_min < 1 || c->nodes_max < c->nodes_min || c->nodes_step < 1 ||
-      c->nodes_max > 2000)
+  if (c->nodes_min < 1 || c->nodes_max < c->nodes_min || c->nodes_step < 1 || c->nodes_max > 2000)
     throw UsageError("--nodes: expected 1 <= MIN <= MAX <= 2000 and STEP >= 1");
 }
 

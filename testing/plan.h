@@ -19,7 +19,7 @@ struct CampaignConfig {
   int nodes_min = 15, nodes_max = 100, nodes_step = 5;
   int models = 100;  // synthetic models
   OracleOptions oracle;
-  bool perturb = false;  // test hook: every exported model made wrong on purpose
+  bool perturb = false;                  // test hook: every exported model made wrong on purpose
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,

@@ -52,7 +52,7 @@ json status_json(const testing::StatusCounts& s) {
   json outcomes = json::object(), modes = json::object();
   for (const auto& [k, v] : s.outcomes) outcomes[k] = v;
   for (const auto& [k, v] : s.mismatch_modes) modes[k] = v;
-  return {{"campaign", s.campaign}, {"models", s.planned},   {"finished", s.finished},
+  return {{"campaign", s.campaign}, {"models", s.planned},     {"finished", s.finished},
           {"outcomes", outcomes},   {"mismatch_modes", modes}, {"groups", s.groups},
           {"versions", s.versions}, {"config", s.config}};
 }
@@ -123,7 +123,8 @@ void add_run(CLI::App& parent, Context& ctx) {
         throw UsageError("--source: expected synthetic, torchvision or script:FILE.py, got '" +
                          terminal_safe(s) + "'");
       std::string file = s.substr(7);
-      if (!fs::is_regular_file(file)) throw UserError("--source " + terminal_safe(s) + ": no such file");
+      if (!fs::is_regular_file(file))
+        throw UserError("--source " + terminal_safe(s) + ": no such file");
       a->config.scripts_abs.push_back(fs::canonical(file).string());
     }
     apply_sandbox_choice(a->unsafe);
@@ -140,6 +141,7 @@ void add_run(CLI::App& parent, Context& ctx) {
         mo.time_budget = a->minimise_time;
         mo.store_dir = a->run.store_dir;
         mo.progress = a->run.progress;
+        mo.perturb = a->config.perturb;
         ms = testing::minimise_groups(db, s.campaign, a->config.oracle, mo);
       }
       testing::match_groups(db, s.campaign, ctx.data_dir);
@@ -248,7 +250,9 @@ void add_minimise(CLI::App& parent, Context& ctx) {
     auto s = testing::minimise_groups(db, c, o, a->mo);
     testing::match_groups(db, c, ctx.data_dir);
     if (a->json)
-      std::cout << json{{"groups", s.groups}, {"minimised", s.minimised}, {"skipped", s.skipped},
+      std::cout << json{{"groups", s.groups},
+                        {"minimised", s.minimised},
+                        {"skipped", s.skipped},
                         {"ratios", s.ratios}}
                        .dump(2)
                 << "\n";

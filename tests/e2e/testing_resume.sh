@@ -4,14 +4,15 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_testing.sh"
 set -euo pipefail
-ARGS=(test run --source synthetic --models 6 --nodes 5-15:5 --seed 3 --jobs 1 --inputs 2
+ARGS=(test run --source synthetic --models 24 --nodes 5-15:5 --seed 3 --jobs 1 --inputs 2
   --no-minimise)
 
 cfdb "$T/a.db" "${ARGS[@]}" >"$T/a.out" 2>"$T/a.err" || fail "run a: $(tail -3 "$T/a.err")"
+grep -q "models/s" "$T/a.err" || fail "no progress line: $(cat "$T/a.err")"
 cfdb "$T/c.db" "${ARGS[@]}" >/dev/null 2>&1 || fail "run c"
 rows "$T/a.db" >"$T/a.rows"
 rows "$T/c.db" >"$T/c.rows"
-[ "$(wc -l <"$T/a.rows")" = 6 ] || fail "6 rows expected: $(cat "$T/a.rows")"
+[ "$(wc -l <"$T/a.rows")" = 24 ] || fail "24 rows expected: $(cat "$T/a.rows")"
 diff "$T/a.rows" "$T/c.rows" || fail "same seed, different models"
 [ "$(sqlite3 "$T/a.db" "SELECT count(DISTINCT model_sha256) FROM campaign_models")" -ge 3 ] ||
   fail "expected distinct models: $(cat "$T/a.rows")"
@@ -38,7 +39,7 @@ done
 kill -9 "$pid" 2>/dev/null || fail "the run ended before it could be killed"
 wait "$pid" 2>/dev/null || true
 n=$(sqlite3 "$T/b.db" "SELECT count(*) FROM campaign_models")
-[ "$n" -lt 6 ] || fail "killed too late ($n rows)"
+[ "$n" -lt 24 ] || fail "killed too late ($n rows)"
 [ -z "$(sqlite3 "$T/b.db" "SELECT finished_at FROM campaigns")" ] || fail "killed campaign finished"
 cfdb "$T/b.db" "${ARGS[@]}" --json >"$T/b.json" 2>/dev/null || fail "resume failed"
 jq -e ".already_stored == $n and .finished == true and .campaign == 1" "$T/b.json" >/dev/null ||
