@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
     stages[k] = v / std::max(1, warm.models);
     std::printf("  warm mean %-8s %.3f s/model\n", k.c_str(), v / std::max(1, warm.models));
   }
-  bench::print_figures("test", warm_rate / cold_rate, "warm models/s over process-per-model models/s",
-                       quick,
+  bench::print_figures("test", warm_rate / cold_rate,
+                       "warm models/s over process-per-model models/s", quick,
                        {{"warm_models_per_s", warm_rate},
                         {"cold_models_per_s", cold_rate},
                         {"warm_models", warm.models},
