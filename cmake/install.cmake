@@ -6,7 +6,8 @@
 
 set(CONVFAIL_BUILD_SHARE ${CMAKE_BINARY_DIR}/share/convfail)
 file(MAKE_DIRECTORY ${CONVFAIL_BUILD_SHARE})
-foreach(link data:data runner:repro/runner torch_harness:repro/torch_harness)
+foreach(link data:data runner:repro/runner torch_harness:repro/torch_harness
+             testing_harness:testing/harness)
   string(REPLACE ":" ";" parts ${link})
   list(GET parts 0 name)
   list(GET parts 1 target)
@@ -26,3 +27,5 @@ install(FILES repro/runner/runner.js repro/runner/package.json repro/runner/pack
 install(DIRECTORY repro/runner/node_modules DESTINATION ${CONVFAIL_SHARE}/runner
         USE_SOURCE_PERMISSIONS OPTIONAL)
 install(FILES repro/torch_harness/harness.py DESTINATION ${CONVFAIL_SHARE}/torch_harness)
+install(FILES testing/harness/campaign_worker.py testing/harness/synth.py
+        DESTINATION ${CONVFAIL_SHARE}/testing_harness)

@@ -8,7 +8,8 @@ namespace convfail::repro {
 namespace {
 
 // Replaces every quoted value ('x' or "x", the opening quote not glued to a word, so "can't" is no
-// quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N').
+// quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N'); a
+// quote left open at the end of the line is a value to the end.
 std::string replace_quoted(const std::string& s) {
   static const RE2 kQuoted(R"((?:^|[^A-Za-z0-9])('[^'\n]*'|"[^"\n]*"))", RE2::Latin1);
   std::string out;
@@ -21,6 +22,17 @@ std::string replace_quoted(const std::string& s) {
     out.append(s, done, begin - done);
     out += value.find("::") != std::string::npos ? "'" + value + "'" : std::string("'<name>'");
     done = end;
+  }
+  // A quote opened but not closed on this line (the message went on on the next one): what
+  // follows it is a value too, or one failure would split into a group per value.
+  static const RE2 kOpen(R"((?:^|[^A-Za-z0-9])(['"])[^'"\n]*$)", RE2::Latin1);
+  re2::StringPiece rest(s.data() + done, s.size() - done), open;
+  if (RE2::PartialMatch(rest, kOpen, &open)) {
+    std::size_t at = static_cast<std::size_t>(open.data() - s.data());
+    std::string value = s.substr(at + 1);
+    out.append(s, done, at - done);
+    out += value.find("::") != std::string::npos ? "'" + value : std::string("'<name>");
+    return out;
   }
   out.append(s, done, std::string::npos);
   return out;

@@ -13,7 +13,7 @@ module_of() {
   case $1 in
     src/core/*) echo core ;;
     src/cli/*) echo cli ;;
-    crawler/* | classifier/* | labeling/* | repro/* | reports/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
+    crawler/* | classifier/* | labeling/* | repro/* | reports/* | testing/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
     *) echo "" ;;
   esac
 }
@@ -26,8 +26,9 @@ allowed() {
     crawler | labeling | repro) echo "core" ;;
     classifier | reports) echo "core labeling" ;;
     web) echo "core labeling reports" ;;
-    cli) echo "core crawler classifier labeling repro reports web" ;;
-    tests | bench) echo "core cli crawler classifier labeling repro reports web tests" ;;
+    testing) echo "core labeling classifier repro reports" ;;
+    cli) echo "core crawler classifier labeling repro reports testing web" ;;
+    tests | bench) echo "core cli crawler classifier labeling repro reports testing web tests" ;;
   esac
 }
 

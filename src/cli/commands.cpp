@@ -26,6 +26,8 @@ const std::vector<CommandSpec>& command_table() {
       {"reproduce", "Reproduce", "re-execute models or repro scripts and record verdicts",
        add_reproduce_command},
       {"mutate", "Reproduce", "mutation test of the reproduce harness", add_mutate_command},
+      {"test", "Reproduce",
+       "converter campaign: generate, convert, compare, group, minimise, match", add_test_command},
       {"report", "Report", "the study's tables from one label source", add_report_command},
       {"opsets", "Report", "ONNX opset evolution, optionally against issue counts",
        add_opsets_command},

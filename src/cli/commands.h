@@ -45,6 +45,7 @@ void add_agreement_command(CLI::App* cmd, Context& ctx);
 void add_artifacts_command(CLI::App* cmd, Context& ctx);
 void add_reproduce_command(CLI::App* cmd, Context& ctx);
 void add_mutate_command(CLI::App* cmd, Context& ctx);
+void add_test_command(CLI::App* cmd, Context& ctx);
 void add_report_command(CLI::App* cmd, Context& ctx);
 void add_opsets_command(CLI::App* cmd, Context& ctx);
 void add_serve_command(CLI::App* cmd, Context& ctx);

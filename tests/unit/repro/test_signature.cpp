@@ -97,3 +97,14 @@ TEST_CASE("signature: bounded in length, cut on a character boundary") {
   CHECK(static_cast<unsigned char>(sig.back()) == 0xa9);
   CHECK(error_signature("short\n" + long_line) == "short");  // first line only
 }
+
+TEST_CASE("signature: a quote left open at the end of the first line does not split a group") {
+  // The message goes on on the next line: the value after the open quote varies per model.
+  std::string a = error_signature("RuntimeError: cannot infer the type of 'v12\n  more'");
+  std::string b = error_signature("RuntimeError: cannot infer the type of 'output_3\nother'");
+  CHECK(a == b);
+  CHECK(a == "runtimeerror: cannot infer the type of '<name>");
+  // Closed quotes and apostrophes are as before.
+  CHECK(error_signature("can't load 'a' and \"b\"") == "can't load '<name>' and '<name>'");
+  CHECK(error_signature("op 'aten::fft_fft") == "op 'aten::fft_fft");
+}

@@ -1,0 +1,301 @@
+// `convfail test`: the converter campaign (testing/): run, status, groups, minimise, bundle.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/repro_options.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "testing/bundle.h"
+#include "testing/campaign.h"
+#include "testing/campaign_store.h"
+#include "testing/groups.h"
+#include "testing/minimise.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace convfail::cli {
+namespace {
+
+void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
+  cmd->add_option("--opset", o.opset, "ONNX opset of torch.onnx.export (16 or 17)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({16, 17}));
+  cmd->add_option("--rtol", o.rtol, "relative tolerance")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--atol", o.atol, "absolute tolerance")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--inputs", o.inputs, "input sets per model")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 20));
+  cmd->add_option("--max-elements", o.max_elements, "largest tensor of a synthetic model")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{16}, std::int64_t{1} << 26));
+  cmd->add_option("--timeout", o.timeout_seconds, "seconds per model and step (wall clock)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 3600.0));
+}
+
+std::int64_t campaign_or_latest(Db& db, std::int64_t id) {
+  return id > 0 ? id : testing::latest_campaign(db);
+}
+
+json status_json(const testing::StatusCounts& s) {
+  json outcomes = json::object(), modes = json::object();
+  for (const auto& [k, v] : s.outcomes) outcomes[k] = v;
+  for (const auto& [k, v] : s.mismatch_modes) modes[k] = v;
+  return {{"campaign", s.campaign}, {"models", s.planned},     {"finished", s.finished},
+          {"outcomes", outcomes},   {"mismatch_modes", modes}, {"groups", s.groups},
+          {"versions", s.versions}, {"config", s.config}};
+}
+
+void print_status(const testing::StatusCounts& s) {
+  std::printf("campaign %lld: %lld models stored, %s\n", static_cast<long long>(s.campaign),
+              static_cast<long long>(s.planned), s.finished ? "finished" : "not finished");
+  for (const auto& [k, v] : s.outcomes)
+    std::printf("  %-19s %6lld  %5.1f%%\n", k.c_str(), static_cast<long long>(v),
+                s.planned ? 100.0 * static_cast<double>(v) / static_cast<double>(s.planned) : 0);
+  for (const auto& [k, v] : s.mismatch_modes)
+    std::printf("    mismatch %-12s %lld\n", terminal_safe(k).c_str(), static_cast<long long>(v));
+  std::printf("  groups %lld\n", static_cast<long long>(s.groups));
+}
+
+void add_run(CLI::App& parent, Context& ctx) {
+  struct Args {
+    testing::CampaignConfig config;
+    testing::RunOptions run;
+    std::string nodes = "15-100:5";
+    bool json = false, unsafe = false, no_minimise = false;
+    int minimise_budget = 48;
+    double minimise_time = 600;
+  };
+  auto a = std::make_shared<Args>();
+  a->run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto* cmd = parent.add_subcommand("run", "run (or continue) a campaign");
+  cmd->add_option("--source", a->config.sources,
+                  "synthetic | torchvision | script:FILE.py (repeatable, in this order; default "
+                  "synthetic)");
+  cmd->add_option("--nodes", a->nodes, "synthetic operators per model: MIN-MAX:STEP")
+      ->capture_default_str();
+  cmd->add_option("--models", a->config.models, "synthetic models in the plan")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--seed", a->config.seed, "campaign seed")->capture_default_str();
+  cmd->add_option("--dtypes", a->config.oracle.dtypes, "graph input types (float32 int64 bool)")
+      ->check(CLI::IsMember({"float32", "int64", "bool"}))
+      ->capture_default_str();
+  add_oracle_options(cmd, a->config.oracle);
+  cmd->add_option("--jobs", a->run.jobs, "parallel workers (default: cores)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--limit", a->run.limit, "run at most N models now (0 = all)")
+      ->check(CLI::Range(0, 1 << 30));
+  cmd->add_option("--time-budget", a->run.time_budget_seconds,
+                  "seconds; models not started by then are left for a rerun")
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->add_flag("--new", a->run.new_campaign,
+                "a new campaign even when one with the same configuration is stored");
+  cmd->add_flag("--no-minimise", a->no_minimise, "group and match, but do not minimise");
+  cmd->add_option("--minimise-budget", a->minimise_budget, "oracle runs per group")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--minimise-time", a->minimise_time, "seconds for minimising all groups")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->add_flag("--perturb-export", a->config.perturb,
+                "test hook: add 1 to the first output of every exported model (mismatches)")
+      ->group("");
+  cmd->add_flag("--json", a->json, "print the summary as JSON");
+  add_sandbox_option(cmd, &a->unsafe);
+  cmd->callback([&ctx, a] {
+    testing::parse_nodes(a->nodes, &a->config);
+    if (a->config.sources.empty()) a->config.sources = {"synthetic"};
+    for (const auto& s : a->config.sources) {
+      if (s == "synthetic" || s == "torchvision") continue;
+      if (s.rfind("script:", 0) != 0)
+        throw UsageError("--source: expected synthetic, torchvision or script:FILE.py, got '" +
+                         terminal_safe(s) + "'");
+      std::string file = s.substr(7);
+      if (!fs::is_regular_file(file))
+        throw UserError("--source " + terminal_safe(s) + ": no such file");
+      a->config.scripts_abs.push_back(fs::canonical(file).string());
+    }
+    apply_sandbox_choice(a->unsafe);
+    Db& db = ctx.db();
+    a->run.store_dir = testing::model_store_for(ctx.db_path);
+    a->run.progress = !a->json || Context::stderr_is_tty();
+    a->run.progress_tty = Context::stderr_is_tty();
+    auto s = testing::run_campaign(db, a->config, a->run);
+    testing::MinimiseSummary ms;
+    if (s.finished) {
+      if (!a->no_minimise) {
+        testing::MinimiseOptions mo;
+        mo.budget = a->minimise_budget;
+        mo.time_budget = a->minimise_time;
+        mo.store_dir = a->run.store_dir;
+        mo.progress = a->run.progress;
+        mo.perturb = a->config.perturb;
+        ms = testing::minimise_groups(db, s.campaign, a->config.oracle, mo);
+      }
+      testing::match_groups(db, s.campaign, ctx.data_dir);
+    }
+    auto st = testing::campaign_status(db, s.campaign);
+    if (a->json) {
+      json j = status_json(st);
+      j["ran"] = s.ran;
+      j["already_stored"] = s.already;
+      j["planned"] = s.planned;
+      j["seconds"] = s.seconds;
+      j["models_per_second"] = s.models_per_second();
+      j["minimised_groups"] = ms.minimised;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n", s.ran,
+                  s.seconds, s.models_per_second(), s.already, s.planned);
+      print_status(st);
+    }
+  });
+}
+
+void add_status(CLI::App& parent, Context& ctx) {
+  auto id = std::make_shared<std::int64_t>(0);
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = parent.add_subcommand("status", "outcome counts of a campaign");
+  cmd->add_option("--campaign", *id, "campaign id (default: the latest)");
+  cmd->add_flag("--json", *as_json, "print as JSON");
+  cmd->callback([&ctx, id, as_json] {
+    Db& db = ctx.read_db();
+    auto s = testing::campaign_status(db, campaign_or_latest(db, *id));
+    if (*as_json)
+      std::cout << status_json(s).dump(2) << "\n";
+    else
+      print_status(s);
+  });
+}
+
+void add_groups(CLI::App& parent, Context& ctx) {
+  auto id = std::make_shared<std::int64_t>(0);
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = parent.add_subcommand(
+      "groups", "failure groups: size, outcome, minimal size, candidate issues or new");
+  cmd->add_option("--campaign", *id, "campaign id (default: the latest)");
+  cmd->add_flag("--json", *as_json, "print as JSON");
+  cmd->callback([&ctx, id, as_json] {
+    Db& db = ctx.db();
+    std::int64_t c = campaign_or_latest(db, *id);
+    testing::regroup(db, c);
+    testing::match_groups(db, c, ctx.data_dir);  // the issues stored now
+    json groups = testing::list_groups(db, c);
+    if (*as_json) {
+      std::cout << groups.dump(2) << "\n";
+      return;
+    }
+    for (const auto& g : groups) {
+      std::string nodes = g["original_nodes"].is_null() ? "?" : g["original_nodes"].dump();
+      if (!g["minimised_nodes"].is_null()) nodes += "->" + g["minimised_nodes"].dump();
+      std::printf("group %lld  %-18s size %-4lld nodes %-8s %s\n",
+                  static_cast<long long>(g["id"].get<std::int64_t>()),
+                  g["outcome"].get<std::string>().c_str(),
+                  static_cast<long long>(g["size"].get<std::int64_t>()), nodes.c_str(),
+                  terminal_safe(g["signature"].get<std::string>()).c_str());
+      const json& cands = g["candidates"];
+      if (!cands.is_array() || cands.empty()) {
+        std::printf("    new (no stored issue matches)\n");
+        continue;
+      }
+      for (std::size_t i = 0; i < cands.size() && i < 3; ++i)
+        std::printf("    candidate %s  score %.2f  %s\n",
+                    terminal_safe(cands[i].value("issue", "")).c_str(),
+                    cands[i].value("score", 0.0), terminal_safe(cands[i].value("why", "")).c_str());
+    }
+  });
+}
+
+void add_minimise(CLI::App& parent, Context& ctx) {
+  struct Args {
+    std::int64_t campaign = 0;
+    testing::MinimiseOptions mo;
+    bool unsafe = false, json = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = parent.add_subcommand("minimise", "shrink each group's model (delta debugging)");
+  cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
+  cmd->add_option("--group", a->mo.group, "only this group (also when already minimised)");
+  cmd->add_option("--budget", a->mo.budget, "oracle runs per group")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--json", a->json, "print the summary as JSON");
+  add_sandbox_option(cmd, &a->unsafe);
+  cmd->callback([&ctx, a] {
+    apply_sandbox_choice(a->unsafe);
+    Db& db = ctx.db();
+    std::int64_t c = campaign_or_latest(db, a->campaign);
+    json cfg = testing::campaign_config(db, c);
+    testing::OracleOptions o;
+    o.opset = cfg.value("opset", 16);
+    o.rtol = cfg.value("rtol", 1e-3);
+    o.atol = cfg.value("atol", 1e-7);
+    o.inputs = cfg.value("inputs", 3);
+    o.max_elements = cfg.value("max_elements", std::int64_t{1} << 16);
+    if (cfg.contains("dtypes")) o.dtypes = cfg["dtypes"].get<std::vector<std::string>>();
+    a->mo.store_dir = testing::model_store_for(ctx.db_path);
+    a->mo.progress = !a->json;
+    auto s = testing::minimise_groups(db, c, o, a->mo);
+    testing::match_groups(db, c, ctx.data_dir);
+    if (a->json)
+      std::cout << json{{"groups", s.groups},
+                        {"minimised", s.minimised},
+                        {"skipped", s.skipped},
+                        {"ratios", s.ratios}}
+                       .dump(2)
+                << "\n";
+    else
+      std::printf("%d groups: %d minimised, %d skipped\n", s.groups, s.minimised, s.skipped);
+  });
+}
+
+void add_bundle(CLI::App& parent, Context& ctx) {
+  auto group = std::make_shared<std::int64_t>(0);
+  auto dir = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = parent.add_subcommand("bundle", "write one group's files for an issue report");
+  cmd->add_option("GROUP", *group, "group id (test groups)")->required();
+  cmd->add_option("DIR", *dir, "output folder (new or empty)")->required();
+  cmd->add_flag("--json", *as_json, "print info.json");
+  cmd->callback([&ctx, group, dir, as_json] {
+    json info =
+        testing::write_bundle(ctx.read_db(), *group, *dir, testing::model_store_for(ctx.db_path));
+    if (*as_json)
+      std::cout << info.dump(2) << "\n";
+    else
+      std::printf("group %lld -> %s: %s\n", static_cast<long long>(*group),
+                  terminal_safe(*dir).c_str(), terminal_safe(info["files"].dump()).c_str());
+  });
+}
+
+}  // namespace
+
+void add_test_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
+      "The converter campaign: models (synthetic DAGs of N operators, torchvision architectures,\n"
+      "your own script:FILE.py with make_model() and make_inputs()) through torch eager,\n"
+      "torch.onnx.export, the ONNX checker and ONNX Runtime (all optimisations and none), each\n"
+      "in warm sandboxed workers. Outcomes: conversion_failure, ort_failure, mismatch, success,\n"
+      "invalid. Failures are grouped by (outcome, signature), minimised by delta debugging and\n"
+      "matched against the stored issues. See docs/testing.md.");
+  add_run(*cmd, ctx);
+  add_status(*cmd, ctx);
+  add_groups(*cmd, ctx);
+  add_minimise(*cmd, ctx);
+  add_bundle(*cmd, ctx);
+  cmd->require_subcommand(1);
+}
+
+}  // namespace convfail::cli

@@ -1,0 +1,85 @@
+#include "testing/bundle.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "testing/minimise.h"
+#include "testing/plan.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace convfail::testing {
+namespace {
+
+json parsed(const std::string& text) {
+  json j = json::parse(text.empty() ? "null" : text, nullptr, false);
+  return j.is_discarded() ? json() : j;
+}
+
+}  // namespace
+
+json write_bundle(Db& db, std::int64_t group, const std::string& dir,
+                  const std::string& store_dir) {
+  auto st = db.prepare(
+      "SELECT g.campaign_id, g.outcome, g.signature, g.size, g.original_nodes, g.minimised_nodes, "
+      "g.minimised_sha256, g.minimised_program, g.candidates_json, g.labels_json, m.name, "
+      "m.model_sha256, m.message, m.mismatch_mode, m.max_abs_diff, m.max_rel_diff, "
+      "c.versions_json, c.config_json FROM campaign_groups g JOIN campaigns c ON c.id = "
+      "g.campaign_id LEFT JOIN campaign_models m ON m.campaign_id = g.campaign_id AND m.seq = "
+      "g.representative_seq WHERE g.id = ?");
+  st.bind(1, group);
+  if (!st.step()) throw UserError("no group " + std::to_string(group));
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+    throw UserError("bundle folder " + dir + " exists and is not empty");
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError("cannot create " + dir + ": " + ec.message());
+  bool minimised = !st.is_null(5);
+  std::string sha = minimised ? st.text(6) : st.text(11);
+  json info = {{"group", group},
+               {"campaign", st.int64(0)},
+               {"outcome", st.text(1)},
+               {"signature", st.text(2)},
+               {"size", st.int64(3)},
+               {"model", st.text(10)},
+               {"original_nodes", st.opt_int64(4) ? json(*st.opt_int64(4)) : json()},
+               {"minimised_nodes", minimised ? json(st.int64(5)) : json()},
+               {"message", st.text(12)},
+               {"mismatch_mode", st.opt_text(13) ? json(*st.opt_text(13)) : json()},
+               {"max_abs_diff", st.is_null(14) ? json() : json(st.real(14))},
+               {"max_rel_diff", st.is_null(15) ? json() : json(st.real(15))},
+               {"candidates", parsed(st.text(8))},
+               {"labels", parsed(st.text(9))},
+               {"versions", parsed(st.text(16))},
+               {"config", parsed(st.text(17))}};
+  json files = json::array();
+  fs::path src = sha.empty() ? fs::path() : fs::path(store_dir) / sha;
+  if (!sha.empty() && fs::is_directory(src)) {
+    for (const char* f : {"model.onnx", "program.py"})
+      if (fs::is_regular_file(src / f)) {
+        fs::copy_file(src / f, fs::path(dir) / f, ec);
+        files.push_back(f);
+      }
+    if (fs::is_directory(src / "set_0")) {
+      fs::create_directories(fs::path(dir) / "inputs");
+      fs::create_directories(fs::path(dir) / "expected");
+      for (const auto& e : fs::directory_iterator(src / "set_0")) {
+        std::string name = e.path().filename().string();
+        fs::path to = fs::path(dir) / (name.rfind("input_", 0) == 0 ? "inputs" : "expected") / name;
+        fs::copy_file(e.path(), to, ec);
+        files.push_back(to.lexically_relative(dir).string());
+      }
+    }
+  }
+  if (!fs::exists(fs::path(dir) / "program.py") && minimised && !st.text(7).empty()) {
+    std::ofstream(fs::path(dir) / "program.py", std::ios::binary) << st.text(7);
+    files.push_back("program.py");
+  }
+  info["files"] = files;
+  std::ofstream(fs::path(dir) / "info.json", std::ios::binary) << info.dump(2) << "\n";
+  return info;
+}
+
+}  // namespace convfail::testing

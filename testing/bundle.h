@@ -1,0 +1,21 @@
+// `convfail test bundle GROUP DIR`: what a maintainer needs to file one failure group: the
+// (minimised) model.onnx, the torch program as a short Python file, the inputs and the eager
+// reference outputs (set_0/), and info.json (versions, outcome, signature, message, diffs,
+// candidate issues, labels).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+
+namespace convfail::testing {
+
+// Writes the bundle into `dir` (created; must be empty or missing); returns info.json's content.
+// Throws UserError for an unknown group or unusable folder.
+nlohmann::json write_bundle(Db& db, std::int64_t group, const std::string& dir,
+                            const std::string& store_dir);
+
+}  // namespace convfail::testing

@@ -1,0 +1,36 @@
+// Runs a campaign: the plan's models not stored yet, on `jobs` threads each owning an Oracle
+// (a warm torch worker and a warm ONNX Runtime runner), one row stored per model as it finishes
+// (so kill -9 and the same command again continue it), then the grouping.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/db.h"
+#include "testing/plan.h"
+
+namespace convfail::testing {
+
+struct RunOptions {
+  int jobs = 1;
+  double time_budget_seconds = 0;  // 0: none; models not started by then are left for a rerun
+  int limit = 0;                   // run at most N models of the plan now (0: all)
+  bool progress = false;           // a progress line on stderr
+  bool progress_tty = false;       // rewrite it in place
+  bool new_campaign = false;       // never continue a stored one with the same configuration
+  std::string store_dir;           // content-addressed model files
+};
+
+struct RunSummary {
+  std::int64_t campaign = 0;
+  int planned = 0, already = 0, ran = 0;
+  bool finished = false;
+  double seconds = 0;       // the whole run: worker start, plan, models, grouping
+  double loop_seconds = 0;  // the models alone (warm workers, after the first start)
+  double models_per_second() const { return loop_seconds > 0 ? ran / loop_seconds : 0; }
+};
+
+RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& options);
+
+}  // namespace convfail::testing

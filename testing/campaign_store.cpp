@@ -1,0 +1,142 @@
+#include "testing/campaign_store.h"
+
+#include <filesystem>
+#include <random>
+
+#include "core/error.h"
+#include "repro/fetch.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace convfail::testing {
+
+std::optional<std::int64_t> find_campaign(Db& db, const json& config) {
+  auto st = db.prepare("SELECT id FROM campaigns WHERE config_json = ? ORDER BY id DESC LIMIT 1");
+  st.bind(1, config.dump());
+  if (st.step()) return st.int64(0);
+  return std::nullopt;
+}
+
+std::int64_t create_campaign(Db& db, const json& config, const json& versions) {
+  auto st = db.prepare("INSERT INTO campaigns (config_json, versions_json) VALUES (?, ?)");
+  st.bind(1, config.dump()).bind(2, versions.dump());
+  st.run();
+  return db.last_insert_id();
+}
+
+void finish_campaign(Db& db, std::int64_t id) {
+  auto st = db.prepare(
+      "UPDATE campaigns SET finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?");
+  st.bind(1, id);
+  st.run();
+}
+
+std::int64_t latest_campaign(Db& db) {
+  std::int64_t id = db.scalar("SELECT COALESCE(MAX(id), 0) FROM campaigns");
+  if (!id) throw UserError("no campaign stored (run `convfail test run` first)");
+  return id;
+}
+
+json campaign_config(Db& db, std::int64_t id) {
+  auto st = db.prepare("SELECT config_json FROM campaigns WHERE id = ?");
+  st.bind(1, id);
+  if (!st.step()) throw UserError("no campaign " + std::to_string(id));
+  return json::parse(st.text(0), nullptr, false);
+}
+
+std::set<int> stored_seqs(Db& db, std::int64_t id) {
+  std::set<int> out;
+  auto st = db.prepare("SELECT seq FROM campaign_models WHERE campaign_id = ?");
+  st.bind(1, id);
+  while (st.step()) out.insert(static_cast<int>(st.int64(0)));
+  return out;
+}
+
+void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const ModelResult& r,
+                 const std::string& sha) {
+  Transaction tx(db);
+  auto st = db.prepare(
+      "INSERT OR REPLACE INTO campaign_models (campaign_id, seq, source, name, nodes, "
+      "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
+      "operators_json, graph_json, durations_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st.bind(1, campaign).bind(2, task.seq).bind(3, task.source).bind(4, task.name);
+  if (r.nodes > 0)
+    st.bind(5, r.nodes);
+  else
+    st.bind_null(5);
+  st.bind(6, sha.empty() ? std::optional<std::string>() : std::optional<std::string>(sha));
+  st.bind(7, r.outcome);
+  st.bind(8, r.mismatch_mode.empty() ? std::optional<std::string>()
+                                     : std::optional<std::string>(r.mismatch_mode));
+  st.bind(9, r.signature.empty() ? std::optional<std::string>()
+                                 : std::optional<std::string>(r.signature));
+  st.bind(10,
+          r.message.empty() ? std::optional<std::string>() : std::optional<std::string>(r.message));
+  if (r.outcome == kMismatch || r.outcome == kSuccess) {
+    st.bind(11, r.max_abs_diff).bind(12, r.max_rel_diff);
+  } else {
+    st.bind_null(11).bind_null(12);
+  }
+  if (r.ops.empty()) {
+    st.bind_null(13).bind_null(14);
+  } else {
+    st.bind(13, r.ops.dump()).bind(14, r.graph_json().dump());
+  }
+  st.bind(15, r.durations.dump());
+  st.run();
+  tx.commit();
+}
+
+std::string model_store_for(const std::string& db_path) {
+  fs::path dir = fs::absolute(db_path).parent_path();
+  return (dir / "convfail-data" / "models").string();
+}
+
+std::string store_model_files(const ModelResult& r, const std::string& store_dir) {
+  fs::path src = r.model_dir;
+  if (!r.has_model || !fs::is_regular_file(src / "model.onnx")) return "";
+  std::string sha = repro::sha256_file((src / "model.onnx").string());
+  fs::path dest = fs::path(store_dir) / sha;
+  std::error_code ec;
+  if (fs::is_directory(dest, ec)) return sha;
+  fs::create_directories(store_dir);
+  std::random_device rd;
+  fs::path tmp = fs::path(store_dir) / (".tmp-" + sha + "-" + std::to_string(rd()));
+  fs::copy(src, tmp, fs::copy_options::recursive, ec);
+  if (ec) throw UserError("cannot copy the model into " + store_dir + ": " + ec.message());
+  fs::rename(tmp, dest, ec);
+  if (ec) fs::remove_all(tmp, ec);  // another job stored the same model first
+  return sha;
+}
+
+StatusCounts campaign_status(Db& db, std::int64_t id) {
+  StatusCounts s;
+  s.campaign = id;
+  auto c = db.prepare("SELECT config_json, versions_json, finished_at FROM campaigns WHERE id = ?");
+  c.bind(1, id);
+  if (!c.step()) throw UserError("no campaign " + std::to_string(id));
+  s.config = json::parse(c.text(0), nullptr, false);
+  s.versions = json::parse(c.text(1), nullptr, false);
+  s.finished = !c.is_null(2);
+  for (const auto& o : outcome_classes()) {
+    auto st =
+        db.prepare("SELECT count(*) FROM campaign_models WHERE campaign_id = ? AND outcome = ?");
+    st.bind(1, id).bind(2, o);
+    st.step();
+    s.outcomes.emplace_back(o, st.int64(0));
+    s.planned += st.int64(0);
+  }
+  auto m = db.prepare(
+      "SELECT mismatch_mode, count(*) FROM campaign_models WHERE campaign_id = ? AND outcome = "
+      "'mismatch' GROUP BY mismatch_mode ORDER BY mismatch_mode");
+  m.bind(1, id);
+  while (m.step()) s.mismatch_modes.emplace_back(m.text(0), m.int64(1));
+  auto g = db.prepare("SELECT count(*) FROM campaign_groups WHERE campaign_id = ?");
+  g.bind(1, id);
+  g.step();
+  s.groups = g.int64(0);
+  return s;
+}
+
+}  // namespace convfail::testing

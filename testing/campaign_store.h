@@ -1,0 +1,52 @@
+// The campaign tables (schema/0012_campaigns.sql): testing/ is their only writer. Short
+// transactions: one per model row, one per group.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "testing/oracle.h"
+#include "testing/plan.h"
+
+namespace convfail::testing {
+
+// The unfinished or finished campaign with this exact configuration, else nullopt.
+std::optional<std::int64_t> find_campaign(Db& db, const nlohmann::json& config);
+std::int64_t create_campaign(Db& db, const nlohmann::json& config, const nlohmann::json& versions);
+void finish_campaign(Db& db, std::int64_t id);
+// The latest campaign's id; throws UserError when there is none.
+std::int64_t latest_campaign(Db& db);
+nlohmann::json campaign_config(Db& db, std::int64_t id);  // throws UserError when unknown
+
+std::set<int> stored_seqs(Db& db, std::int64_t id);
+
+// Stores one model's row (replacing any earlier one at that seq).
+void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const ModelResult& r,
+                 const std::string& model_sha256);
+
+// Copies the worker's output folder into the content-addressed store (STORE/<sha256 of
+// model.onnx>/: model.onnx, program.py, spec.json, set_k/) unless there; returns the sha256 (""
+// when there is no model).
+std::string store_model_files(const ModelResult& r, const std::string& store_dir);
+
+// <dir of db>/convfail-data/models.
+std::string model_store_for(const std::string& db_path);
+
+struct StatusCounts {
+  std::int64_t campaign = 0;
+  std::int64_t planned = 0;  // rows stored
+  bool finished = false;
+  std::vector<std::pair<std::string, std::int64_t>> outcomes;  // outcome_classes() order
+  std::vector<std::pair<std::string, std::int64_t>> mismatch_modes;
+  std::int64_t groups = 0;
+  nlohmann::json versions, config;
+};
+StatusCounts campaign_status(Db& db, std::int64_t id);
+
+}  // namespace convfail::testing

@@ -1,0 +1,43 @@
+// Failures grouped by (outcome, signature): one campaign_groups row per pair, its size, its
+// representative (the smallest model, then the first), the issues of the same database it may
+// already be reported in (FTS5 over the signature's words, the error type, the operators, the
+// converter) and the classifier's labels on its error text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+
+namespace convfail::testing {
+
+// Recomputes the groups of a campaign from its model rows (keeping the minimisation of a group
+// whose representative did not change) and sets campaign_models.group_id.
+void regroup(Db& db, std::int64_t campaign);
+
+struct Candidate {
+  std::string issue;  // owner/repo#n
+  double score = 0;   // higher is better (-bm25)
+  std::string why;    // the matched words
+};
+
+// The stored issues that may report this failure, best first (at most `limit`).
+std::vector<Candidate> match_issues(Db& db, const std::string& signature,
+                                    const std::string& message,
+                                    const std::vector<std::string>& operators, int limit = 5);
+
+// The query match_issues runs (FTS5 syntax, each word quoted, OR-ed).
+std::string match_query(const std::string& signature, const std::string& message,
+                        const std::vector<std::string>& operators);
+
+// Fills candidates_json of every group of the campaign, and labels_json from the rules of
+// `data_dir` (symptom, cause, stage on the group's error text).
+void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir);
+
+// The groups as `test groups --json` prints them.
+nlohmann::json list_groups(Db& db, std::int64_t campaign);
+
+}  // namespace convfail::testing

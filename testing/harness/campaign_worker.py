@@ -1,0 +1,366 @@
+#!/usr/bin/python3
+"""convfail's warm torch worker for `convfail test` (runs inside the sandbox, one per job).
+
+One JSON request per stdin line, one JSON reply per stdout line (ASCII only: every text is
+escaped, so error text that is not UTF-8 survives). torch is imported once.
+
+{"op":"hello"} -> {"ok":true,"torch":..,"onnx":..,"torchvision":..}
+{"op":"model","out":DIR,"source":"synthetic"|"torchvision"|"script","seed":S,"nodes":N,
+ "max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
+ "name":ARCH (torchvision) | "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
+  -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
+      "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n}
+  The model's files go to DIR: program.py (synthetic), spec.json, model.onnx, and per input set
+  k: set_k/input_i.pb, set_k/output_i.pb (the eager reference). outcome null: exported, ready
+  for ONNX Runtime.
+
+Stage markers on stderr ("convfail-stage NAME") tell convfail where a worker that died was.
+"""
+
+import io
+import json
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import synth  # noqa: E402
+
+MAX_TEXT = 2000
+
+
+def safe(s):
+    """Text fit for the reply: str, cut, lone surrogates and odd bytes escaped."""
+    if isinstance(s, bytes):
+        s = s.decode("utf-8", "backslashreplace")
+    s = str(s)
+    if len(s) > MAX_TEXT:
+        s = s[:MAX_TEXT] + "..."
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def stage(name):
+    sys.stderr.write("convfail-stage %s\n" % name)
+    sys.stderr.flush()
+
+
+def exc_text(e):
+    return "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
+
+
+def flatten(obj, out):
+    import torch
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            flatten(x, out)
+    elif isinstance(obj, dict):
+        for k in sorted(obj):
+            flatten(obj[k], out)
+    return out
+
+
+def graph_of(model):
+    """ONNX op types in node order and edges a->b (an output of node a is an input of b)."""
+    producer = {}
+    ops, edges = [], set()
+    for i, n in enumerate(model.graph.node):
+        ops.append(n.op_type)
+        for o in n.output:
+            producer[o] = i
+    for i, n in enumerate(model.graph.node):
+        for x in n.input:
+            if x in producer and producer[x] != i:
+                edges.add((producer[x], i))
+    return ops, sorted([a, b] for a, b in edges)
+
+
+def save(tensors, names, folder, prefix):
+    from onnx import numpy_helper
+    os.makedirs(folder, exist_ok=True)
+    for i, t in enumerate(tensors):
+        arr = t.detach().cpu().numpy()
+        proto = numpy_helper.from_array(arr, names[i] if i < len(names) else "%s_%d" % (prefix, i))
+        with open(os.path.join(folder, "%s_%d.pb" % (prefix, i)), "wb") as f:
+            f.write(proto.SerializeToString())
+
+
+def bad_values(tensors):
+    import torch
+    for t in tensors:
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return True
+    return False
+
+
+def same(a, b):
+    import torch
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if x.is_floating_point():
+            if not bool(torch.equal(torch.nan_to_num(x), torch.nan_to_num(y))):
+                return False
+        elif not bool(torch.equal(x, y)):
+            return False
+    return True
+
+
+class Built:
+    def __init__(self, model, input_sets, nodes, program=None, spec=None):
+        self.model, self.input_sets, self.nodes = model, input_sets, nodes
+        self.program, self.spec = program, spec
+
+
+def build_synthetic(req):
+    if req.get("spec"):
+        with open(req["spec"]) as f:
+            spec = json.load(f)
+        if req.get("keep") is not None:
+            spec = synth.restrict(spec, req["keep"])
+    else:
+        spec = synth.generate(int(req["seed"]), int(req["nodes"]),
+                              int(req.get("max_elements", 1 << 16)),
+                              tuple(req.get("dtypes") or ["float32"]))
+    program = synth.render(spec)
+    ns = {"__name__": "convfail_synth"}
+    exec(compile(program, "program.py", "exec"), ns)
+    k = int(req.get("inputs", 3))
+    return Built(ns["make_model"](), [ns["make_inputs"](i) for i in range(k)], len(spec["body"]),
+                 program, spec)
+
+
+def build_torchvision(req):
+    import torch
+    import torchvision
+    name = req["name"]
+    torch.manual_seed(int(req.get("seed", 0)))
+    fn = torchvision.models.get_model_builder(name)
+    kwargs = {"weights": None}
+    family = req.get("family", "")
+    if family == "detection":
+        kwargs["weights_backbone"] = None
+    elif family == "segmentation":
+        kwargs["weights_backbone"] = None
+    elif family == "optical_flow":
+        pass
+    model = fn(**kwargs).eval()
+    g = torch.Generator().manual_seed(int(req.get("seed", 0)))
+    size = int(req.get("image", 224))
+    sets = []
+    for _ in range(int(req.get("inputs", 3))):
+        if family == "video":
+            sets.append((torch.rand((1, 3, 4, 112, 112), generator=g),))
+        elif family == "optical_flow":
+            sets.append((torch.rand((1, 3, 128, 128), generator=g),
+                         torch.rand((1, 3, 128, 128), generator=g)))
+        elif family == "detection":
+            sets.append(([torch.rand((3, 224, 224), generator=g)],))
+        else:
+            sets.append((torch.rand((1, 3, size, size), generator=g),))
+    nodes = sum(1 for _ in model.modules())
+    return Built(model, sets, nodes)
+
+
+def build_script(req):
+    path = req["file"]
+    with open(path, "rb") as f:
+        code = f.read()
+    ns = {"__name__": "convfail_script", "__file__": path}
+    exec(compile(code, os.path.basename(path), "exec"), ns)
+    import torch
+    torch.manual_seed(int(req.get("seed", 0)))
+    model = ns["make_model"]()
+    if isinstance(model, torch.nn.Module):
+        model = model.eval()
+    sets = []
+    for k in range(int(req.get("inputs", 3))):
+        torch.manual_seed(int(req.get("seed", 0)) * 1000 + k)
+        x = ns["make_inputs"]()
+        sets.append(tuple(x) if isinstance(x, (list, tuple)) else (x,))
+    nodes = sum(1 for _ in model.modules()) if isinstance(model, torch.nn.Module) else 0
+    return Built(model, sets, nodes)
+
+
+def handle_model(req):
+    import torch
+    import onnx
+
+    out = req["out"]
+    os.makedirs(out, exist_ok=True)
+    reply = {"ok": True, "outcome": None, "durations": {}}
+    d = reply["durations"]
+    t = time.monotonic()
+    stage("build")
+    source = req.get("source", "synthetic")
+    try:
+        built = {"synthetic": build_synthetic, "torchvision": build_torchvision,
+                 "script": build_script}[source](req)
+    except Exception as e:
+        return dict(reply, outcome="invalid", stage="build", error=safe(exc_text(e)),
+                    error_type=type(e).__name__)
+    d["build"] = round(time.monotonic() - t, 4)
+    reply["nodes"] = built.nodes
+    if built.program is not None:
+        with open(os.path.join(out, "program.py"), "w") as f:
+            f.write(built.program)
+        with open(os.path.join(out, "spec.json"), "w") as f:
+            json.dump(built.spec, f, sort_keys=True)
+
+    # Eager on every input set; NaN/Inf or a second run that differs = invalid.
+    stage("eager")
+    t = time.monotonic()
+    refs = []
+    try:
+        with torch.no_grad():
+            for k, args in enumerate(built.input_sets):
+                torch.manual_seed(0)
+                refs.append(flatten(built.model(*args), []))
+            torch.manual_seed(0)
+            again = flatten(built.model(*built.input_sets[0]), [])
+    except Exception as e:
+        return dict(reply, outcome="invalid", stage="eager", error=safe(exc_text(e)),
+                    error_type=type(e).__name__)
+    d["eager"] = round(time.monotonic() - t, 4)
+    if any(bad_values(r) for r in refs):
+        return dict(reply, outcome="invalid", stage="eager", error="reference output holds NaN or Inf",
+                    error_type="invalid")
+    if not same(refs[0], again):
+        return dict(reply, outcome="invalid", stage="eager",
+                    error="nondeterministic: two eager runs differ", error_type="invalid")
+    reply["outputs"] = len(refs[0])
+
+    # Export (input set 0 as the example), inputs and outputs named by position, so that inputs
+    # the exporter pruned (they do not reach an output) are told apart.
+    stage("export")
+    t = time.monotonic()
+    buf = io.BytesIO()
+    n_in = len(flatten(list(built.input_sets[0]), []))
+    in_names = ["input_%d" % i for i in range(n_in)]
+    out_names = ["output_%d" % i for i in range(len(refs[0]))]
+    try:
+        torch.onnx.export(built.model, tuple(built.input_sets[0]), buf,
+                          opset_version=int(req.get("opset", 16)), do_constant_folding=True,
+                          input_names=in_names, output_names=out_names)
+    except Exception as e:
+        d["export"] = round(time.monotonic() - t, 4)
+        return dict(reply, outcome="conversion_failure", stage="export", error=safe(exc_text(e)),
+                    error_type=type(e).__name__)
+    d["export"] = round(time.monotonic() - t, 4)
+    data = buf.getvalue()
+    if req.get("perturb"):  # test hook: a deliberately wrong model (mismatch on purpose)
+        data = perturb(data)
+    with open(os.path.join(out, "model.onnx"), "wb") as f:
+        f.write(data)
+    stage("inputs")
+    model = onnx.load_from_string(data)
+    reply["ops"], reply["edges"] = graph_of(model)
+    inits = {i.name for i in model.graph.initializer}
+    graph_in = [i.name for i in model.graph.input if i.name not in inits]
+    graph_out = [o.name for o in model.graph.output]
+    if any(n not in in_names for n in graph_in) or graph_out != out_names[:len(graph_out)] \
+            or len(graph_out) != len(out_names):
+        return dict(reply, outcome="conversion_failure", stage="export",
+                    error="exported graph's inputs or outputs differ from the model's: %s -> %s"
+                    % (graph_in[:8], graph_out[:8]), error_type="io_mismatch")
+    for k, args in enumerate(built.input_sets):
+        ins = flatten(list(args), [])
+        fed = [ins[in_names.index(n)] for n in graph_in]
+        folder = os.path.join(out, "set_%d" % k)
+        save(fed, graph_in, folder, "input")
+        save(refs[k], graph_out, folder, "output")
+    reply["sets"] = len(built.input_sets)
+    reply["stage"] = "exported"
+    return reply
+
+
+def perturb(data):
+    """Adds 1 to the model's first output (an Add node before it), keeping it valid."""
+    import onnx
+    from onnx import helper, TensorProto
+    m = onnx.load_from_string(data)
+    g = m.graph
+    out = g.output[0]
+    elem = out.type.tensor_type.elem_type
+    if elem != TensorProto.FLOAT:
+        return data
+    old = out.name
+    new = old + "_convfail_unperturbed"
+    for n in g.node:
+        for i, o in enumerate(n.output):
+            if o == old:
+                n.output[i] = new
+        for i, x in enumerate(n.input):
+            if x == old:
+                n.input[i] = new
+    g.initializer.append(helper.make_tensor("convfail_one", TensorProto.FLOAT, [], [1.0]))
+    g.node.append(helper.make_node("Add", [new, "convfail_one"], [old]))
+    return m.SerializeToString()
+
+
+TV_FAMILIES = ["detection", "segmentation", "video", "optical_flow", "quantization"]
+
+
+def torchvision_models():
+    """Every architecture torchvision lists, with its family (classification unless one of the
+    submodules lists it); quantized ones are left out (they need quantized engines)."""
+    import torchvision.models as tm
+    fam = {}
+    for f in TV_FAMILIES:
+        mod = getattr(tm, f, None)
+        if mod is not None:
+            for n in tm.list_models(module=mod):
+                fam.setdefault(n, f)
+    out = []
+    for n in sorted(tm.list_models()):
+        f = fam.get(n, "classification")
+        if f != "quantization":
+            out.append({"name": n, "family": f})
+    return out
+
+
+def handle(req):
+    if req.get("op") == "hello":
+        import onnx
+        import torch
+        r = {"ok": True, "torch": torch.__version__, "onnx": onnx.__version__}
+        try:
+            import torchvision
+            r["torchvision"] = torchvision.__version__
+        except Exception:
+            r["torchvision"] = None
+        return r
+    if req.get("op") == "torchvision_models":
+        return {"ok": True, "models": torchvision_models()}
+    if req.get("op") == "crash":  # protocol test hook
+        import ctypes
+        ctypes.string_at(0)
+    if req.get("op") == "model":
+        return handle_model(req)
+    return {"ok": False, "error": "unknown op"}
+
+
+def main():
+    real_stdout = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # prints of torch or a script go to stderr; stdout carries only replies
+    import torch
+    torch.set_num_threads(1)
+    import warnings
+    warnings.filterwarnings("ignore")
+    for line in sys.stdin:
+        try:
+            reply = handle(json.loads(line))
+        except Exception as e:
+            reply = {"ok": False, "error": safe(exc_text(e)), "trace": safe(traceback.format_exc())}
+        real_stdout.write(json.dumps(reply, ensure_ascii=True, default=str) + "\n")
+        real_stdout.flush()
+        stage("idle")
+
+
+if __name__ == "__main__":
+    main()

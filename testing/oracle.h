@@ -1,0 +1,103 @@
+// The oracle of one model: the warm torch worker (harness/campaign_worker.py, sandboxed) builds it,
+// runs it eagerly on K input sets and exports it; repro's reproduce_model then checks it (libonnx
+// checker, strict shape inference) and runs it in the warm ONNX Runtime runner with all graph
+// optimisations and with none against the eager outputs. The outcome is one of the study's
+// classes; a worker that dies or hangs is that model's outcome and is restarted for the next.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "repro/ort_runner.h"
+#include "repro/sandbox.h"
+#include "repro/scripts/script_runner.h"
+
+namespace convfail::testing {
+
+// Outcome classes (campaign_models.outcome).
+inline constexpr const char* kConversionFailure = "conversion_failure";
+inline constexpr const char* kOrtFailure = "ort_failure";
+inline constexpr const char* kMismatch = "mismatch";
+inline constexpr const char* kSuccess = "success";
+inline constexpr const char* kInvalid = "invalid";
+const std::vector<std::string>& outcome_classes();
+
+struct OracleOptions {
+  int opset = 16;
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  int inputs = 3;  // input sets per model
+  std::int64_t max_elements = 1 << 16;
+  std::vector<std::string> dtypes = {"float32"};
+  double timeout_seconds = 60;  // per model and step (worker request, ONNX Runtime run)
+  std::uint64_t memory_mb = 8192;
+  bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
+};
+
+// One model of a plan.
+struct ModelTask {
+  int seq = 0;
+  std::string source;  // synthetic | torchvision | script
+  std::string name;    // synthetic-n30-s17, torchvision:resnet18, script:foo.py
+  int nodes = 0;       // requested operators (synthetic)
+  std::int64_t seed = 0;
+  std::string arch, family;  // torchvision
+  std::string script;        // script: absolute path on the host
+  std::string spec_path;     // synthetic: a stored spec (minimisation) instead of the seed
+  std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
+  bool perturb = false;                  // test hook: a deliberately wrong ONNX model
+};
+
+struct ModelResult {
+  std::string outcome;
+  std::string mismatch_mode;  // optimised | unoptimised | both
+  std::string signature;      // repro/signature; the grouping key
+  std::string message;        // the error as said (cut, escaped)
+  std::string stage;          // build | eager | export | checker | session | run | compare
+  double max_abs_diff = 0, max_rel_diff = 0;
+  int nodes = 0;
+  nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
+  nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]
+  nlohmann::json durations = nlohmann::json::object();
+  std::string model_dir;  // the worker's output (model.onnx, spec.json, program.py, set_k/)
+  bool has_model = false;
+  nlohmann::json graph_json() const { return {{"ops", ops}, {"edges", edges}}; }
+};
+
+class Oracle {
+ public:
+  explicit Oracle(OracleOptions options);
+  ~Oracle();
+  Oracle(const Oracle&) = delete;
+  Oracle& operator=(const Oracle&) = delete;
+
+  // {"torch","onnx","torchvision","onnxruntime"}; throws UserError when a worker cannot start.
+  nlohmann::json versions();
+  // torchvision architectures that the worker lists: [{"name","family"}], sorted.
+  nlohmann::json torchvision_models();
+  // Runs the model; the files stay in model_dir until the next run.
+  ModelResult run(const ModelTask& task);
+  int worker_starts() const { return worker_starts_; }
+  int runner_starts() const { return ort_->process_starts(); }
+
+ private:
+  std::optional<std::string> ask(const nlohmann::json& request, double timeout,
+                                 repro::SandboxResult* failure, std::string* last_stage);
+  void ort_stage(const ModelTask& task, ModelResult& r);
+
+  OracleOptions options_;
+  repro::ScratchDir scratch_;
+  std::unique_ptr<repro::PersistentChild> worker_;
+  std::unique_ptr<repro::OrtRunner> ort_;
+  int worker_starts_ = 0;
+};
+
+// $CONVFAIL_CAMPAIGN_WORKER, else share/convfail/testing_harness/campaign_worker.py.
+std::string default_campaign_worker();
+
+}  // namespace convfail::testing

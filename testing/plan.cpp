@@ -1,0 +1,89 @@
+#include "testing/plan.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace convfail::testing {
+
+nlohmann::json CampaignConfig::to_json() const {
+  nlohmann::json j = {{"sources", sources},
+                      {"seed", seed},
+                      {"nodes", {nodes_min, nodes_max, nodes_step}},
+                      {"models", models},
+                      {"opset", oracle.opset},
+                      {"rtol", oracle.rtol},
+                      {"atol", oracle.atol},
+                      {"inputs", oracle.inputs},
+                      {"dtypes", oracle.dtypes},
+                      {"max_elements", oracle.max_elements}};
+  if (perturb) j["perturb_export"] = true;
+  return j;
+}
+
+void parse_nodes(const std::string& text, CampaignConfig* c) {
+  try {
+    std::size_t dash = text.find('-'), colon = text.find(':');
+    std::string lo = text.substr(0, std::min(dash, colon));
+    c->nodes_min = std::stoi(lo);
+    c->nodes_max =
+        dash == std::string::npos
+            ? c->nodes_min
+            : std::stoi(text.substr(
+                  dash + 1, colon == std::string::npos ? std::string::npos : colon - dash - 1));
+    c->nodes_step = colon == std::string::npos ? 5 : std::stoi(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    throw UsageError("--nodes: expected MIN-MAX:STEP (e.g. 15-100:5), got '" + text + "'");
+  }
+  if (c->nodes_min < 1 || c->nodes_max < c->nodes_min || c->nodes_step < 1 || c->nodes_max > 2000)
+    throw UsageError("--nodes: expected 1 <= MIN <= MAX <= 2000 and STEP >= 1");
+}
+
+std::vector<int> node_counts(const CampaignConfig& c) {
+  std::vector<int> out;
+  for (int n = c.nodes_min; n <= c.nodes_max; n += c.nodes_step) out.push_back(n);
+  return out;
+}
+
+std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& tv) {
+  std::vector<ModelTask> plan;
+  std::size_t script = 0;
+  for (const auto& source : c.sources) {
+    std::size_t first = plan.size();
+    if (source == "synthetic") {
+      auto counts = node_counts(c);
+      for (int i = 0; i < c.models; ++i) {
+        ModelTask t;
+        t.seq = static_cast<int>(plan.size());
+        t.source = "synthetic";
+        t.nodes = counts[static_cast<std::size_t>(i) % counts.size()];
+        t.seed = c.seed * 1000003 + i;
+        t.name = "synthetic-n" + std::to_string(t.nodes) + "-s" + std::to_string(t.seed);
+        plan.push_back(t);
+      }
+    } else if (source == "torchvision") {
+      for (const auto& m : tv) {
+        ModelTask t;
+        t.seq = static_cast<int>(plan.size());
+        t.source = "torchvision";
+        t.arch = m.value("name", "");
+        t.family = m.value("family", "");
+        t.seed = c.seed;
+        t.name = "torchvision:" + t.arch;
+        plan.push_back(t);
+      }
+    } else {
+      ModelTask t;
+      t.seq = static_cast<int>(plan.size());
+      t.source = "script";
+      t.script = c.scripts_abs.at(script++);
+      t.seed = c.seed;
+      t.name = "script:" + std::filesystem::path(t.script).filename().string();
+      plan.push_back(t);
+    }
+    for (std::size_t i = first; i < plan.size(); ++i) plan[i].perturb = c.perturb;
+  }
+  return plan;
+}
+
+}  // namespace convfail::testing

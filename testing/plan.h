@@ -1,0 +1,42 @@
+// A campaign's configuration (stored as campaigns.config_json) and its deterministic plan: the
+// list of models, each with its position (seq). The same configuration gives the same plan, so a
+// killed campaign resumes by running the positions not stored yet.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/oracle.h"
+
+namespace convfail::testing {
+
+struct CampaignConfig {
+  std::vector<std::string> sources;  // synthetic | torchvision | script:FILE.py, in order
+  std::int64_t seed = 1;
+  int nodes_min = 15, nodes_max = 100, nodes_step = 5;
+  int models = 100;  // synthetic models
+  OracleOptions oracle;
+  bool perturb = false;                  // test hook: every exported model made wrong on purpose
+  std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
+
+  // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
+  // dtypes, max_elements): the key a rerun finds it by.
+  nlohmann::json to_json() const;
+};
+
+// "15-100:5", "30", "15-30" (step 5) -> min, max, step. Throws UsageError.
+void parse_nodes(const std::string& text, CampaignConfig* config);
+
+// The node counts of the range, in order.
+std::vector<int> node_counts(const CampaignConfig& config);
+
+// The plan: synthetic models round-robin over the node counts (seed = config seed * 1000003 +
+// seq), then torchvision architectures (`torchvision_models` as the worker lists them), then
+// scripts, in the order of --source.
+std::vector<ModelTask> make_plan(const CampaignConfig& config,
+                                 const nlohmann::json& torchvision_models);
+
+}  // namespace convfail::testing

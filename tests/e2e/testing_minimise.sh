@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# convfail test: minimisation shrinks a group's model and keeps its outcome and signature at
+# every step (checked at every step by the oracle; the bundle's program runs on its own).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_testing.sh"
+set -euo pipefail
+# Every exported model made wrong on purpose: a mismatch whatever the operators, so the model
+# shrinks as far as one operator that keeps a float first output.
+cf test run --source synthetic --models 1 --nodes 12 --seed 3 --jobs 1 --inputs 1 \
+  --perturb-export --minimise-budget 40 --json >"$T/run.json" 2>"$T/run.err" ||
+  fail "run: $(tail -3 "$T/run.err")"
+jq -e '.outcomes.mismatch == 1 and .minimised_groups == 1' "$T/run.json" >/dev/null ||
+  fail "summary: $(cat "$T/run.json")"
+read -r id orig min sig < <(sqlite3 -separator ' ' "$DB" \
+  "SELECT id, original_nodes, minimised_nodes, signature FROM campaign_groups")
+[ "$orig" = 12 ] || fail "original_nodes $orig"
+[ "$min" -lt "$orig" ] || fail "not shrunk: $orig -> $min"
+sqlite3 "$DB" "SELECT minimised_graph_json FROM campaign_groups" | jq -e '.ops | length >= 1' >/dev/null ||
+  fail "minimised_graph_json"
+cf test bundle "$id" "$T/bundle" >/dev/null
+[ -s "$T/bundle/program.py" ] && [ -s "$T/bundle/model.onnx" ] || fail "bundle: $(ls "$T/bundle")"
+ops=$(grep -c '^        v[0-9]* = ' "$T/bundle/program.py")
+[ "$ops" = "$min" ] || fail "program.py has $ops operators, expected $min"
+# The minimised program runs on its own and has make_model / make_inputs.
+/usr/bin/python3 -c "
+import runpy, torch
+ns = runpy.run_path('$T/bundle/program.py')
+out = ns['make_model']()(*ns['make_inputs'](0))
+" || fail "program.py does not run"
+echo ok

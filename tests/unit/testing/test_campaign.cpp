@@ -1,0 +1,130 @@
+// testing/: the plan, delta debugging, grouping and issue matching (no torch needed; the e2e
+// tests tests/e2e/testing_*.sh run real campaigns).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/migrations.h"
+#include "test_helpers.h"
+#include "testing/campaign_store.h"
+#include "testing/groups.h"
+#include "testing/minimise.h"
+#include "testing/plan.h"
+
+using namespace convfail;
+using namespace convfail::testing;
+
+TEST_CASE("testing: --nodes ranges and the plan are deterministic") {
+  CampaignConfig c;
+  parse_nodes("15-30:5", &c);
+  CHECK(node_counts(c) == std::vector<int>{15, 20, 25, 30});
+  parse_nodes("7", &c);
+  CHECK(node_counts(c) == std::vector<int>{7});
+  CHECK_THROWS_AS(parse_nodes("30-15", &c), UsageError);
+  CHECK_THROWS_AS(parse_nodes("a-b", &c), UsageError);
+  parse_nodes("10-20:10", &c);
+  c.sources = {"synthetic"};
+  c.models = 5;
+  auto p1 = make_plan(c, nlohmann::json::array());
+  auto p2 = make_plan(c, nlohmann::json::array());
+  REQUIRE(p1.size() == 5);
+  for (std::size_t i = 0; i < p1.size(); ++i) {
+    CHECK(p1[i].seq == static_cast<int>(i));
+    CHECK(p1[i].name == p2[i].name);
+  }
+  CHECK(p1[0].nodes == 10);
+  CHECK(p1[1].nodes == 20);
+  CHECK(p1[2].nodes == 10);
+  int nodes = 0;
+  std::int64_t seed = 0;
+  REQUIRE(parse_synthetic_name(p1[3].name, &nodes, &seed));
+  CHECK(nodes == 20);
+  CHECK(seed == p1[3].seed);
+  CHECK_FALSE(parse_synthetic_name("torchvision:resnet18", &nodes, &seed));
+  // The configuration is the campaign's key: a different seed is a different campaign.
+  CampaignConfig d = c;
+  d.seed = 2;
+  CHECK(c.to_json() != d.to_json());
+}
+
+TEST_CASE("testing: ddmin finds the failure-inducing operators, bisecting then linear") {
+  std::vector<int> all;
+  for (int i = 0; i < 40; ++i) all.push_back(i);
+  // Fails when operators 3 and 31 are both kept.
+  int calls = 0;
+  auto fails = [&](const std::vector<int>& keep) {
+    ++calls;
+    bool a = false, b = false;
+    for (int k : keep) a = a || k == 3, b = b || k == 31;
+    return a && b;
+  };
+  int tests = 0;
+  auto r = ddmin(all, fails, 1000, &tests);
+  CHECK(r == std::vector<int>{3, 31});
+  CHECK(tests == calls);
+  CHECK(tests < 100);  // far below the 2^40 subsets
+  // The budget bounds the calls; what is returned still fails.
+  calls = 0;
+  auto partial = ddmin(all, fails, 5, &tests);
+  CHECK(tests <= 5);
+  CHECK(fails(partial));
+}
+
+TEST_CASE("testing: groups by outcome and signature, candidates from the stored issues") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  db.exec("INSERT INTO repositories(full_name) VALUES ('pytorch/pytorch')");
+  db.exec(
+      "INSERT INTO issues(repo_id, number, title, body) VALUES (1, 7, 'Exporting fft to ONNX', "
+      "'Exporting the operator aten::fft_fft to ONNX opset version 16 is not supported')");
+  db.exec(
+      "INSERT INTO issues(repo_id, number, title, body) VALUES (1, 8, 'Conv export slow', "
+      "'conv2d takes long in the exporter')");
+  std::int64_t c = create_campaign(db, {{"k", 1}}, {{"torch", "1.13.1"}});
+  auto add = [&](int seq, const std::string& outcome, const std::string& sig, int nodes) {
+    ModelTask t;
+    t.seq = seq;
+    t.source = "synthetic";
+    t.name = "synthetic-n" + std::to_string(nodes) + "-s" + std::to_string(seq);
+    ModelResult r;
+    r.outcome = outcome;
+    r.signature = sig;
+    r.nodes = nodes;
+    r.message = sig;
+    store_model(db, c, t, r, "");
+  };
+  const std::string fft =
+      "runtimeerror: exporting the operator 'aten::fft_fft' to onnx opset version n is not "
+      "supported.";
+  add(0, kConversionFailure, fft, 30);
+  add(1, kSuccess, "", 30);
+  add(2, kConversionFailure, fft, 20);
+  add(3, kOrtFailure, "[onnxruntimeerror] : n : fail : node '<name>' failed", 25);
+  add(4, kConversionFailure, fft, 25);
+  regroup(db, c);
+  auto groups = list_groups(db, c);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0]["size"] == 3);
+  CHECK(groups[0]["representative_seq"] == 2);  // the smallest model
+  CHECK(groups[0]["original_nodes"] == 20);
+  CHECK(db.scalar("SELECT count(*) FROM campaign_models WHERE group_id IS NOT NULL") == 4);
+  CHECK(db.scalar("SELECT count(*) FROM campaign_models WHERE seq = 1 AND group_id IS NULL") == 1);
+  // Regrouping is stable: same ids.
+  auto id0 = groups[0]["id"];
+  regroup(db, c);
+  CHECK(list_groups(db, c)[0]["id"] == id0);
+
+  auto cands = match_issues(db, fft, fft, {"Conv"});
+  REQUIRE_FALSE(cands.empty());
+  CHECK(cands[0].issue == "pytorch/pytorch#7");
+  CHECK(cands[0].why.find("fft") != std::string::npos);
+  match_groups(db, c, std::string(CONVFAIL_SOURCE_DIR) + "/data");
+  groups = list_groups(db, c);
+  CHECK(groups[0]["candidates"][0]["issue"] == "pytorch/pytorch#7");
+  CHECK(groups[0]["labels"].is_object());
+  // The query quotes every word: FTS5 syntax in a signature cannot break it.
+  CHECK(match_query("a\" OR b* NEAR(", "", {}).find("NEAR(") == std::string::npos);
+}
