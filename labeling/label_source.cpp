@@ -27,8 +27,10 @@ void check_annotator_name(std::string_view name, std::string_view what) {
 
 LabelSource LabelSource::parse(std::string_view text) {
   LabelSource s;
-  if (text.empty()) throw UsageError("label source: empty (give an annotator, classifier, "
-                                     "classifier:RUN, consensus, hybrid or hybrid:ANNOTATOR)");
+  if (text.empty())
+    throw UsageError(
+        "label source: empty (give an annotator, classifier, "
+        "classifier:RUN, consensus, hybrid or hybrid:ANNOTATOR)");
   if (text == "classifier") {
     s.kind = Kind::kClassifier;
   } else if (starts_with(text, "classifier:")) {

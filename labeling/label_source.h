@@ -14,7 +14,7 @@ namespace convfail::labeling {
 struct LabelSource {
   enum class Kind { kAnnotator, kClassifier, kConsensus, kHybrid };
   Kind kind = Kind::kAnnotator;
-  std::string annotator;           // kAnnotator: the name; kHybrid: the annotator, or empty
+  std::string annotator;            // kAnnotator: the name; kHybrid: the annotator, or empty
   std::optional<std::int64_t> run;  // kClassifier: the run, empty for the latest
 
   // Throws UsageError naming `text` for an empty source, `classifier:` with anything but a

@@ -80,6 +80,7 @@ std::vector<Candidate> match_issues(Db& db, const std::string& signature,
   if (q.empty() || db.scalar("SELECT count(*) FROM issues") == 0) return out;
   SearchOptions so;
   so.limit = limit;
+  so.fts = true;  // match_query writes FTS5 syntax ("word" OR "word")
   so.highlight_open = "[";
   so.highlight_close = "]";
   std::vector<SearchHit> hits;

@@ -29,7 +29,9 @@ cfdb "$T/d.db" test run --source synthetic --models 6 --nodes 5-15:5 --seed 4 --
   fail "seed 4 repeats seed 3's models"
 
 # kill -9 once two rows are stored, then the same command again.
-cfdb "$T/b.db" "${ARGS[@]}" >/dev/null 2>&1 &
+# convfail itself, not a function: a backgrounded function is a subshell, and killing it would
+# leave convfail running.
+"$BUILD/convfail" --db "$T/b.db" --data-dir "$SRC/data" "${ARGS[@]}" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 600); do
   n=$(sqlite3 "$T/b.db" "SELECT count(*) FROM campaign_models" 2>/dev/null || echo 0)

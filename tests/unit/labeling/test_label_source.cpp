@@ -40,10 +40,10 @@ TEST_CASE("label source: every spelling parses to one kind and prints back the s
 }
 
 TEST_CASE("label source: malformed sources are usage errors naming the source") {
-  for (const char* bad : {"", "classifier:", "classifier:abc", "classifier:5x", "classifier:0",
-                          "classifier:-3", "classifier:+3", "classifier: 5",
-                          "classifier:99999999999999999999", "hybrid:", "hybrid:consensus",
-                          "hybrid:a:b", "Consensus", "HYBRID", "a\x1b[2Jb"}) {
+  for (const char* bad :
+       {"", "classifier:", "classifier:abc", "classifier:5x", "classifier:0", "classifier:-3",
+        "classifier:+3", "classifier: 5", "classifier:99999999999999999999",
+        "hybrid:", "hybrid:consensus", "hybrid:a:b", "Consensus", "HYBRID", "a\x1b[2Jb"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(LabelSource::parse(bad), UsageError);
   }
@@ -60,9 +60,9 @@ TEST_CASE("label source: reserved names cannot label, so a name means one thing 
   LabelingFixture f;
   for (const char* reserved : {"consensus", "classifier", "hybrid", "Hybrid", "hybrid:x", "a:b"}) {
     CAPTURE(reserved);
-    CHECK_THROWS_AS(record_labels(*f.db, f.tax, f.issues[0], reserved,
-                                  {"crash", {}, {}, {}, {}}, "cli"),
-                    UsageError);
+    CHECK_THROWS_AS(
+        record_labels(*f.db, f.tax, f.issues[0], reserved, {"crash", {}, {}, {}, {}}, "cli"),
+        UsageError);
   }
   record_labels(*f.db, f.tax, f.issues[0], "hybrids", {"crash", {}, {}, {}, {}}, "cli");
   auto labels = load_label_set(*f.db, "hybrids");
