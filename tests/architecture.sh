@@ -13,7 +13,7 @@ module_of() {
   case $1 in
     src/core/*) echo core ;;
     src/cli/*) echo cli ;;
-    crawler/* | classifier/* | labeling/* | repro/* | reports/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
+    crawler/* | classifier/* | labeling/* | repro/* | reports/* | testing/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
     *) echo "" ;;
   esac
 }
@@ -25,9 +25,10 @@ allowed() {
     core) echo "" ;;
     crawler | labeling | repro) echo "core" ;;
     classifier | reports) echo "core labeling" ;;
+    testing) echo "core classifier repro reports" ;;
     web) echo "core labeling reports" ;;
-    cli) echo "core crawler classifier labeling repro reports web" ;;
-    tests | bench) echo "core cli crawler classifier labeling repro reports web tests" ;;
+    cli) echo "core crawler classifier labeling repro reports testing web" ;;
+    tests | bench) echo "core cli crawler classifier labeling repro reports testing web tests" ;;
   esac
 }
 
