@@ -2,11 +2,11 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/report_output.h"
 #include "core/taxonomy.h"
-#include "core/text.h"
-#include "reports/output_file.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
+#include "testing/campaign_report.h"
 
 namespace convfail::cli {
 
@@ -16,7 +16,11 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
       "by converter (Table 9), cause by symptom (Table 10: top five causes, the rest as Other),\n"
       "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
       "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
-      "confirmed by re-execution. The JSON holds the full unbinned counts.");
+      "confirmed by re-execution. The JSON holds the full unbinned counts.\n"
+      "With --campaign ID: the campaign's report instead (convfail test): outcomes per source\n"
+      "and node count, operator types per outcome with Fisher's exact test and\n"
+      "Benjamini-Hochberg, operator sequences (the study's path method made deterministic,\n"
+      "n-grams along edges), coverage by test suites (--suite), and the failure groups.");
   struct Args {
     reports::ReportOptions options;
     std::string format = "md";
@@ -26,6 +30,8 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     bool json = false;
     bool raw_csv = false;
     double min_confidence = -1;
+    std::int64_t campaign = 0;
+    std::vector<std::string> suites;
   };
   auto args = std::make_shared<Args>();
   args->options.source = "classifier";
@@ -54,6 +60,13 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--compare", args->compare,
                   "a second label source: agreement per dimension and the labels that differ most");
+  auto* campaign =
+      cmd->add_option("--campaign", args->campaign, "report campaign ID of `convfail test`")
+          ->check(CLI::PositiveNumber);
+  cmd->add_option("--suite", args->suites,
+                  "with --campaign: a folder of test models (*.onnx below it), or onnx-node\n"
+                  "(Debian libonnx-testdata's ONNX backend node tests); repeatable")
+      ->needs(campaign);
   cmd->callback([&ctx, args] {
     reports::ReportOptions options = args->options;
     if (!args->since.empty()) options.since = args->since;
@@ -61,19 +74,18 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     if (!args->compare.empty()) options.compare = args->compare;
     if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
     reports::ReportFormat format = reports::parse_report_format(args->json ? "json" : args->format);
-    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
-    std::string text = reports::render_report(data, taxonomy, format, args->raw_csv);
-    if (args->out.empty()) {
-      // On a terminal every format but JSON (whose escapes already cover control characters)
-      // is escaped: reports quote issue text and error signatures.
-      if (format != reports::ReportFormat::kJson && Context::stdout_is_tty())
-        text = terminal_safe(text, true);
-      std::cout << text;
+    std::string text;
+    if (args->campaign > 0) {
+      testing::CampaignAnalysisOptions campaign_options;
+      campaign_options.suites = args->suites;
+      text = testing::campaign_report(ctx.read_db(), args->campaign, format, campaign_options,
+                                      args->raw_csv);
     } else {
-      reports::write_output_file(args->out, text);
-      std::cerr << "wrote " << args->out << "\n";
+      Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+      reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
+      text = reports::render_report(data, taxonomy, format, args->raw_csv);
     }
+    emit_report(text, format, args->out);
   });
 }
 

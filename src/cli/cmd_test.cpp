@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/report_output.h"
 #include "cli/repro_options.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "testing/bundle.h"
 #include "testing/campaign.h"
+#include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 #include "testing/minimise.h"
@@ -280,6 +282,37 @@ void add_bundle(CLI::App& parent, Context& ctx) {
   });
 }
 
+void add_report(CLI::App& parent, Context& ctx) {
+  struct Args {
+    std::int64_t campaign = 0;
+    std::string format = "md", out;
+    bool json = false, raw_csv = false;
+    std::vector<std::string> suites;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = parent.add_subcommand(
+      "report", "the campaign's tables: outcomes, operators, sequences, coverage, groups");
+  cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
+  auto* format_option =
+      cmd->add_option("--format", a->format, "md, csv, latex, html or json")->capture_default_str();
+  cmd->add_flag("--json", a->json, "same as --format json")->excludes(format_option);
+  cmd->add_flag("--raw-csv", a->raw_csv, "CSV: cells as they are (no ' before a formula)");
+  cmd->add_option("--suite", a->suites,
+                  "a folder of test models (*.onnx below it), or onnx-node (Debian\n"
+                  "libonnx-testdata's node tests): which failing operators they cover; repeatable");
+  cmd->add_option("--out", a->out, "write the report to FILE instead of stdout");
+  cmd->footer("The same report as `convfail report --campaign ID`.");
+  cmd->callback([&ctx, a] {
+    Db& db = ctx.read_db();
+    auto format = reports::parse_report_format(a->json ? "json" : a->format);
+    testing::CampaignAnalysisOptions options;
+    options.suites = a->suites;
+    emit_report(testing::campaign_report(db, campaign_or_latest(db, a->campaign), format, options,
+                                         a->raw_csv),
+                format, a->out);
+  });
+}
+
 }  // namespace
 
 void add_test_command(CLI::App* cmd, Context& ctx) {
@@ -295,6 +328,7 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
   add_groups(*cmd, ctx);
   add_minimise(*cmd, ctx);
   add_bundle(*cmd, ctx);
+  add_report(*cmd, ctx);
   cmd->require_subcommand(1);
 }
 

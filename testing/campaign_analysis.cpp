@@ -1,0 +1,304 @@
+#include "testing/campaign_analysis.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "testing/test_suite.h"
+
+namespace convfail::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Model {
+  std::int64_t seq = 0;
+  std::string source, outcome;
+  std::optional<long> nodes;
+  std::optional<OpGraph> graph;
+};
+
+bool is_failure(const std::string& outcome) {
+  return outcome == "conversion_failure" || outcome == "ort_failure" || outcome == "mismatch";
+}
+
+// Node-count bins of the non-synthetic sources (one model per architecture: exact counts would
+// make a row per model).
+std::string node_bin(std::optional<long> nodes) {
+  if (!nodes) return "unknown nodes";
+  static const long kEdges[] = {50, 100, 200, 500, 1000};
+  long lo = 1;
+  for (long hi : kEdges) {
+    if (*nodes <= hi) return std::to_string(lo) + "-" + std::to_string(hi) + " nodes";
+    lo = hi + 1;
+  }
+  return "over 1000 nodes";
+}
+
+std::optional<OpGraph> graph_of(const Stmt& s, int graph_col, int ops_col,
+                                const std::string& where) {
+  if (!s.is_null(graph_col)) return parse_op_graph(s.text(graph_col), where + " graph_json");
+  if (!s.is_null(ops_col)) return parse_operator_list(s.text(ops_col), where + " operators_json");
+  return std::nullopt;
+}
+
+// A stored JSON column as JSON; text that does not parse is kept as a string.
+json parse_or_null(const std::string& text) {
+  if (text.empty()) return json();
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? json(text) : j;
+}
+
+std::vector<std::string> sorted(const std::set<std::string>& s) {
+  return {s.begin(), s.end()};
+}
+
+// The longest source->sink path (first of the longest in path order) as operator types.
+std::vector<std::string> longest_path(const OpGraph& g, std::size_t max_paths) {
+  std::vector<int> best;
+  for (const auto& p : simple_paths(g, max_paths))
+    if (p.size() > best.size()) best = p;
+  std::vector<std::string> ops;
+  for (int v : best) ops.push_back(g.ops[static_cast<std::size_t>(v)]);
+  return ops;
+}
+
+void load_outcomes(CampaignAnalysis& a, const std::vector<Model>& models) {
+  // source -> row label -> counts; synthetic by exact node count, the rest binned.
+  std::map<std::string, std::map<std::pair<long, std::string>, OutcomeRow>> rows;
+  std::map<std::string, OutcomeRow> per_source;
+  OutcomeRow total;
+  total.label = "Total";
+  total.total = true;
+  auto blank = [](OutcomeRow& r) {
+    for (const auto& o : campaign_outcomes()) r.counts.emplace(o, 0);
+  };
+  blank(total);
+  for (const auto& m : models) {
+    const bool synthetic = m.source == "synthetic";
+    std::string label = synthetic
+                            ? (m.nodes ? std::to_string(*m.nodes) + " nodes" : "unknown nodes")
+                            : node_bin(m.nodes);
+    long order = m.nodes ? *m.nodes : -1;
+    auto& row = rows[m.source][{order, label}];
+    if (row.label.empty()) {
+      row.label = m.source + ", " + label;
+      row.source = m.source;
+      blank(row);
+    }
+    auto& src = per_source[m.source];
+    if (src.label.empty()) {
+      src.label = m.source + ", all";
+      src.source = m.source;
+      src.total = true;
+      blank(src);
+    }
+    for (OutcomeRow* r : {&row, &src, &total}) {
+      ++r->counts[m.outcome];
+      ++r->models;
+    }
+  }
+  for (auto& [source, by_nodes] : rows) {
+    for (auto& [key, row] : by_nodes) a.outcomes.push_back(row);
+    a.outcomes.push_back(per_source[source]);
+  }
+  a.outcomes.push_back(total);
+}
+
+}  // namespace
+
+const std::vector<std::string>& campaign_outcomes() {
+  static const std::vector<std::string> kOutcomes = {"conversion_failure", "ort_failure",
+                                                     "mismatch", "success", "invalid"};
+  return kOutcomes;
+}
+
+CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
+                                  const CampaignAnalysisOptions& options) {
+  CampaignAnalysis a;
+  a.campaign_id = campaign_id;
+  a.options = options;
+  {
+    Stmt s = db.prepare(
+        "SELECT created_at, finished_at, config_json, versions_json FROM campaigns WHERE id = ?");
+    s.bind(1, static_cast<std::int64_t>(campaign_id));
+    if (!s.step())
+      throw UserError("campaign " + std::to_string(campaign_id) +
+                      " not found (`convfail test run` creates campaigns)");
+    a.created_at = s.text(0);
+    a.finished_at = s.text(1);
+    a.config = parse_or_null(s.text(2));
+    a.versions = parse_or_null(s.text(3));
+  }
+  std::vector<Model> models;
+  {
+    Stmt s = db.prepare(
+        "SELECT seq, source, nodes, outcome, graph_json, operators_json FROM campaign_models "
+        "WHERE campaign_id = ? ORDER BY seq");
+    s.bind(1, static_cast<std::int64_t>(campaign_id));
+    while (s.step()) {
+      Model m;
+      m.seq = s.int64(0);
+      m.source = s.text(1);
+      if (!s.is_null(2)) m.nodes = static_cast<long>(s.int64(2));
+      m.outcome = s.text(3);
+      m.graph = graph_of(
+          s, 4, 5, "campaign " + std::to_string(campaign_id) + " model " + std::to_string(m.seq));
+      models.push_back(std::move(m));
+    }
+  }
+  a.models = static_cast<long>(models.size());
+  load_outcomes(a, models);
+
+  // Operator types per outcome and their enrichment.
+  std::set<std::string> mismatched, failing, correct, failing_any;
+  std::vector<std::set<std::string>> op_features, mismatch_features, gram_features;
+  std::vector<bool> op_case, mismatch_case, gram_case;
+  std::vector<const OpGraph*> mismatched_graphs, correct_graphs;
+  double nodes_failing = 0, nodes_passing = 0;
+  for (const auto& m : models) {
+    if (!m.graph) continue;
+    ++a.models_with_graph;
+    const OpGraph& g = *m.graph;
+    std::set<std::string> types(g.ops.begin(), g.ops.end());
+    if (m.outcome == "mismatch") mismatched.insert(types.begin(), types.end());
+    if (m.outcome == "conversion_failure" || m.outcome == "ort_failure")
+      failing.insert(types.begin(), types.end());
+    if (m.outcome == "success") correct.insert(types.begin(), types.end());
+    const bool fail = is_failure(m.outcome);
+    if (!fail && m.outcome != "success") continue;  // invalid: neither case nor control
+    if (fail) failing_any.insert(types.begin(), types.end());
+    (fail ? a.failing_with_graph : a.passing_with_graph) += 1;
+    (fail ? nodes_failing : nodes_passing) += static_cast<double>(g.ops.size());
+    op_features.push_back(types);
+    op_case.push_back(fail);
+    if (m.outcome == "mismatch" || m.outcome == "success") {
+      mismatch_features.push_back(types);
+      mismatch_case.push_back(m.outcome == "mismatch");
+      (m.outcome == "mismatch" ? mismatched_graphs : correct_graphs).push_back(&g);
+    }
+    bool capped = false;
+    gram_features.push_back(
+        edge_ngrams(g, options.ngram_min, options.ngram_max, options.max_walks, &capped));
+    gram_case.push_back(fail);
+    a.ngram_capped_models += capped;
+  }
+  a.ops_mismatched = sorted(mismatched);
+  a.ops_failing = sorted(failing);
+  a.ops_correct = sorted(correct);
+  if (a.failing_with_graph)
+    a.mean_nodes_failing = nodes_failing / static_cast<double>(a.failing_with_graph);
+  if (a.passing_with_graph)
+    a.mean_nodes_passing = nodes_passing / static_cast<double>(a.passing_with_graph);
+  a.operators = enrichment(op_features, op_case, options.min_models);
+  a.operators_mismatch = enrichment(mismatch_features, mismatch_case, options.min_models);
+  a.ngrams = enrichment(gram_features, gram_case, options.min_models);
+  a.sequences = sequence_study(mismatched_graphs, correct_graphs, options.sequences);
+
+  // Failure groups, with the minimised model's graph (else the representative's).
+  {
+    std::map<std::int64_t, const Model*> by_seq;
+    for (const auto& m : models) by_seq[m.seq] = &m;
+    Stmt s = db.prepare(
+        "SELECT id, outcome, signature, size, representative_seq, original_nodes, "
+        "minimised_nodes, minimised_graph_json, candidates_json, labels_json "
+        "FROM campaign_groups WHERE campaign_id = ? ORDER BY id");
+    s.bind(1, static_cast<std::int64_t>(campaign_id));
+    while (s.step()) {
+      GroupRow g;
+      g.id = s.int64(0);
+      g.outcome = s.text(1);
+      g.signature = s.text(2);
+      g.size = static_cast<long>(s.int64(3));
+      if (!s.is_null(5)) g.original_nodes = static_cast<long>(s.int64(5));
+      if (!s.is_null(6)) g.minimised_nodes = static_cast<long>(s.int64(6));
+      const std::string where = "campaign group " + std::to_string(g.id);
+      if (!s.is_null(7)) {
+        g.graph = parse_op_graph(s.text(7), where + " minimised_graph_json");
+        g.minimised = true;
+      } else if (!s.is_null(4)) {
+        auto it = by_seq.find(s.int64(4));
+        if (it != by_seq.end() && it->second->graph) g.graph = it->second->graph;
+      }
+      if (g.graph) {
+        g.operators = operator_types(*g.graph);
+        g.sequence = longest_path(*g.graph, options.sequences.max_paths);
+      }
+      if (!s.is_null(8)) {
+        json c = json::parse(s.text(8), nullptr, false);
+        if (!c.is_array()) throw UserError(where + " candidates_json: not a JSON array");
+        g.candidates.emplace();
+        for (const auto& x : c)
+          if (x.is_object() && x.contains("issue") && x["issue"].is_string())
+            g.candidates->push_back(x["issue"].get<std::string>());
+      }
+      if (!s.is_null(9)) {
+        json l = json::parse(s.text(9), nullptr, false);
+        if (!l.is_object()) throw UserError(where + " labels_json: not a JSON object");
+        for (auto it = l.begin(); it != l.end(); ++it)
+          if (it->is_string()) g.labels[it.key()] = it->get<std::string>();
+      }
+      a.groups.push_back(std::move(g));
+    }
+  }
+
+  // Test-suite coverage.
+  std::vector<std::vector<std::string>> enriched;
+  for (const auto& e : a.ngrams)
+    if (e.q < options.alpha && e.odds_ratio > 1) {
+      std::vector<std::string> ops;
+      std::size_t at = 0;
+      for (std::size_t p; (p = e.feature.find(" > ", at)) != std::string::npos; at = p + 3)
+        ops.push_back(e.feature.substr(at, p - at));
+      ops.push_back(e.feature.substr(at));
+      enriched.push_back(std::move(ops));
+    }
+  for (const auto& name : options.suites) {
+    TestSuite suite = load_test_suite(name);
+    SuiteCoverage c;
+    c.name = suite.name;
+    c.dir = suite.dir;
+    c.models = static_cast<long>(suite.graphs.size());
+    c.unreadable = suite.unreadable;
+    std::set<std::string> types;
+    for (const auto& g : suite.graphs) types.insert(g.ops.begin(), g.ops.end());
+    c.operator_types = sorted(types);
+    c.failing_types = static_cast<long>(failing_any.size());
+    for (const auto& t : failing_any)
+      if (types.count(t))
+        ++c.failing_types_covered;
+      else
+        c.failing_types_missing.push_back(t);
+    auto anywhere = [&](const std::vector<std::string>& ops) {
+      for (const auto& g : suite.graphs)
+        if (contains_walk(g, ops)) return true;
+      return false;
+    };
+    c.reduced = static_cast<long>(a.sequences.reduced.size());
+    for (const auto& f : a.sequences.reduced) c.reduced_missing += !anywhere(f.ops);
+    c.ngrams = static_cast<long>(enriched.size());
+    for (const auto& ops : enriched) c.ngrams_missing += !anywhere(ops);
+    for (auto& g : a.groups) {
+      bool held = false;
+      if (g.graph) {
+        std::vector<std::vector<std::string>> paths;
+        for (const auto& p : simple_paths(*g.graph, options.sequences.max_paths)) {
+          paths.emplace_back();
+          for (int v : p) paths.back().push_back(g.graph->ops[static_cast<std::size_t>(v)]);
+        }
+        for (const auto& t : suite.graphs) {
+          held = std::all_of(paths.begin(), paths.end(),
+                             [&](const auto& ops) { return contains_walk(t, ops); });
+          if (held) break;
+        }
+        ++c.groups;
+        c.groups_missing += !held;
+      }
+      g.in_suite.push_back(held);
+    }
+    a.suites.push_back(std::move(c));
+  }
+  return a;
+}
+
+}  // namespace convfail::testing

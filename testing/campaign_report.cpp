@@ -1,0 +1,425 @@
+#include "testing/campaign_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace convfail::testing {
+namespace {
+
+using nlohmann::json;
+using reports::count_with_percent;
+using reports::Table;
+
+constexpr std::size_t kTopRows = 30;
+
+std::string num(double x, const char* format = "%.3g") {
+  if (std::isnan(x)) return "n/a";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, x);
+  return buf;
+}
+
+std::string percent(double share) {
+  return num(100 * share, "%.1f") + "%";
+}
+
+std::string list(const std::vector<std::string>& v, std::size_t max = 0) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (max && i == max) return s + ", ... (" + std::to_string(v.size() - max) + " more)";
+    s += (i ? ", " : "") + v[i];
+  }
+  return s.empty() ? "-" : s;
+}
+
+std::vector<std::string> minus(const std::vector<std::string>& a,
+                               const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+const char* outcome_title(const std::string& o) {
+  if (o == "conversion_failure") return "Conversion failure";
+  if (o == "ort_failure") return "ORT failure";
+  if (o == "mismatch") return "Mismatch";
+  if (o == "success") return "Success";
+  return "Invalid";
+}
+
+Table outcomes_table(const CampaignAnalysis& a) {
+  Table t;
+  t.id = "outcomes";
+  t.title = "Outcomes per source and node count (Table 11 of the study)";
+  t.header = {"Source, nodes"};
+  for (const auto& o : campaign_outcomes()) t.header.push_back(outcome_title(o));
+  t.header.push_back("Models");
+  for (const auto& r : a.outcomes) {
+    std::vector<std::string> row{r.label};
+    for (const auto& o : campaign_outcomes())
+      row.push_back(count_with_percent(r.counts.at(o), r.models));
+    row.push_back(std::to_string(r.models));
+    t.rows.push_back(std::move(row));
+  }
+  t.note =
+      "Synthetic models by their requested operator count; other sources binned by the "
+      "torch program's operator count. Shares are of the row's models.";
+  return t;
+}
+
+reports::BarChart outcomes_chart(const CampaignAnalysis& a) {
+  reports::BarChart c;
+  c.table_id = "outcomes";
+  c.title = "Outcomes per node count";
+  for (const auto& o : campaign_outcomes()) c.series.push_back(outcome_title(o));
+  for (const auto& r : a.outcomes) {
+    if (r.total) continue;
+    c.categories.push_back(r.label);
+    std::vector<long> v;
+    for (const auto& o : campaign_outcomes()) v.push_back(r.counts.at(o));
+    c.values.push_back(std::move(v));
+  }
+  return c;
+}
+
+Table operator_sets_table(const CampaignAnalysis& a) {
+  Table t;
+  t.id = "operator_sets";
+  t.title = "ONNX operator types per outcome and their differences (Table 15 of the study)";
+  t.header = {"Set", "Types", "Operators"};
+  auto add = [&](const std::string& name, const std::vector<std::string>& v) {
+    t.rows.push_back({name, std::to_string(v.size()), list(v)});
+  };
+  add("mismatched (M)", a.ops_mismatched);
+  add("conversion/ORT failure (F)", a.ops_failing);
+  add("correct (C)", a.ops_correct);
+  for (const auto& s : a.suites) add("test suite " + s.name + " (T)", s.operator_types);
+  add("M - C", minus(a.ops_mismatched, a.ops_correct));
+  add("C - M", minus(a.ops_correct, a.ops_mismatched));
+  add("F - C", minus(a.ops_failing, a.ops_correct));
+  for (const auto& s : a.suites) {
+    add("M - T (" + s.name + ")", minus(a.ops_mismatched, s.operator_types));
+    add("F - T (" + s.name + ")", minus(a.ops_failing, s.operator_types));
+  }
+  return t;
+}
+
+std::string headline(const std::vector<Enrichment>& rows, double alpha, const char* what) {
+  std::vector<const Enrichment*> up;
+  for (const auto& e : rows)
+    if (e.q < alpha && e.odds_ratio > 1) up.push_back(&e);
+  if (up.empty())
+    return std::string("No operator raises the odds of ") + what + " (every q >= " + num(alpha) +
+           ", " + std::to_string(rows.size()) + " operators tested).";
+  std::string s;
+  for (std::size_t i = 0; i < up.size() && i < 3; ++i)
+    s += (i ? "; " : "") + up[i]->feature + " raises the odds of " + what + " by " +
+         num(up[i]->odds_ratio) + " (q = " + num(up[i]->q) + ")";
+  if (up.size() > 3) s += "; " + std::to_string(up.size() - 3) + " more";
+  return s + ".";
+}
+
+Table enrichment_table(const std::string& id, const std::string& title,
+                       const std::vector<Enrichment>& rows, const std::string& feature,
+                       const std::string& case_name, const std::string& control_name,
+                       std::size_t max_rows) {
+  Table t;
+  t.id = id;
+  t.title = title;
+  t.header = {feature,        "Models",     case_name, control_name, "Rate with",
+              "Rate without", "Odds ratio", "p",       "q"};
+  for (std::size_t i = 0; i < rows.size() && (!max_rows || i < max_rows); ++i) {
+    const auto& e = rows[i];
+    t.rows.push_back({e.feature, std::to_string(e.case_with + e.control_with),
+                      std::to_string(e.case_with), std::to_string(e.control_with),
+                      percent(e.case_rate), percent(e.rest_rate), num(e.odds_ratio), num(e.p),
+                      num(e.q)});
+  }
+  return t;
+}
+
+std::string confound_note(const CampaignAnalysis& a) {
+  return "Fisher's exact test of each operator against the rest, Benjamini-Hochberg over all "
+         "operators tested (held by >= " +
+         std::to_string(a.options.min_models) +
+         " models); invalid models left out. Caution: larger models hold more operator types, "
+         "so an operator can look enriched only because failing models are larger (here " +
+         num(a.mean_nodes_failing, "%.1f") + " ONNX nodes on average for failing models, " +
+         num(a.mean_nodes_passing, "%.1f") +
+         " for passing ones); compare within one node count in the outcome table.";
+}
+
+reports::BarChart enrichment_chart(const CampaignAnalysis& a) {
+  reports::BarChart c;
+  c.table_id = "operator_enrichment";
+  c.title = "Failure rate with and without each operator, ranked by q";
+  c.series = {"with the operator (%)", "without it (%)"};
+  for (std::size_t i = 0; i < a.operators.size() && i < 15; ++i) {
+    const auto& e = a.operators[i];
+    c.categories.push_back(e.feature + " (q=" + num(e.q, "%.2g") + ")");
+    c.values.push_back({std::lround(100 * e.case_rate), std::lround(100 * e.rest_rate)});
+  }
+  return c;
+}
+
+Table sequences_table(const CampaignAnalysis& a) {
+  const auto& s = a.sequences;
+  Table t;
+  t.id = "sequences";
+  t.title = "Operator sequences on input-to-output paths (the study's method, deterministic)";
+  t.header = {"Figure", "Value"};
+  t.rows = {{"mismatched models with a graph", std::to_string(s.mismatched_models)},
+            {"correct models with a graph", std::to_string(s.correct_models)},
+            {"distinct paths", std::to_string(s.paths)},
+            {"models whose paths hit the cap of " + std::to_string(a.options.sequences.max_paths),
+             std::to_string(s.capped_models)},
+            {"common blocks (maximal, >= " + std::to_string(a.options.sequences.min_block) +
+                 " operators, in >= " + std::to_string(a.options.sequences.min_support) +
+                 " mismatched models)",
+             std::to_string(s.common_blocks.size())},
+            {"common blocks only in mismatched models", std::to_string(s.only_mismatched.size())},
+            {"reduced set (minimal blocks in no correct model)", std::to_string(s.reduced.size())},
+            {"mismatched models holding one",
+             count_with_percent(s.mismatched_holding, s.mismatched_models)}};
+  t.note =
+      "The study (torch.onnx, synthetic models): 176 sequences only in mismatched models, "
+      "131 after reduction, 96 of 100 mismatched models hold one.";
+  return t;
+}
+
+Table reduced_table(const CampaignAnalysis& a) {
+  std::vector<SequenceFinding> v = a.sequences.reduced;
+  std::stable_sort(v.begin(), v.end(), [](const SequenceFinding& x, const SequenceFinding& y) {
+    return x.mismatched_models > y.mismatched_models;
+  });
+  Table t;
+  t.id = "reduced_sequences";
+  t.title = "Reduced sequences only in mismatched models (most widespread first)";
+  t.header = {"Sequence", "Mismatched models"};
+  for (std::size_t i = 0; i < v.size() && i < kTopRows; ++i)
+    t.rows.push_back({sequence_text(v[i].ops), std::to_string(v[i].mismatched_models)});
+  if (v.size() > kTopRows)
+    t.note = "First " + std::to_string(kTopRows) + " of " + std::to_string(v.size()) +
+             "; the JSON holds them all.";
+  return t;
+}
+
+Table coverage_table(const CampaignAnalysis& a) {
+  Table t;
+  t.id = "coverage";
+  t.title = "Test-suite coverage of what fails";
+  t.header = {"Test suite",
+              "Models",
+              "Operator types",
+              "Failing types covered",
+              "Failing types missing",
+              "Reduced sequences in no test model",
+              "Enriched n-grams in no test model",
+              "Failure groups in no test model"};
+  for (const auto& s : a.suites)
+    t.rows.push_back({s.name, std::to_string(s.models), std::to_string(s.operator_types.size()),
+                      count_with_percent(s.failing_types_covered, s.failing_types),
+                      list(s.failing_types_missing, 20),
+                      count_with_percent(s.reduced_missing, s.reduced),
+                      count_with_percent(s.ngrams_missing, s.ngrams),
+                      count_with_percent(s.groups_missing, s.groups)});
+  t.note =
+      "Failing types: operator types of models that failed (conversion, ORT, mismatch). A "
+      "sequence is in a test model when it is a walk along its edges; a group when one "
+      "test model holds every input-to-output path of the group's minimised model (else "
+      "its representative). The study: torch.onnx's test models held 16 operator types "
+      "against 58 in mismatched models.";
+  return t;
+}
+
+Table defects_table(const CampaignAnalysis& a) {
+  Table t;
+  t.id = "defects";
+  t.title = "Defects found: failure groups";
+  t.header = {"Group",     "Outcome",  "Signature",      "Models", "Minimal nodes",
+              "Operators", "Sequence", "Matched issues", "Labels"};
+  for (const auto& g : a.groups) {
+    std::string nodes =
+        g.minimised_nodes
+            ? std::to_string(*g.minimised_nodes)
+            : (g.original_nodes ? std::to_string(*g.original_nodes) + " (not minimised)" : "-");
+    std::string issues = !g.candidates ? "not matched yet"
+                                       : (g.candidates->empty() ? "new" : list(*g.candidates, 3));
+    std::string labels;
+    for (const char* k : {"symptom", "cause", "stage"}) {
+      auto it = g.labels.find(k);
+      if (it != g.labels.end()) labels += (labels.empty() ? "" : ", ") + it->second;
+    }
+    t.rows.push_back({std::to_string(g.id), outcome_title(g.outcome), g.signature,
+                      std::to_string(g.size), nodes, list(g.operators),
+                      g.sequence.empty() ? "-" : sequence_text(g.sequence), issues,
+                      labels.empty() ? "-" : labels});
+  }
+  return t;
+}
+
+json enrichment_json(const std::vector<Enrichment>& rows, double alpha, std::size_t first) {
+  json out = json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& e = rows[i];
+    if (i >= first && e.q >= alpha) break;  // sorted by q
+    out.push_back({{"feature", e.feature},
+                   {"failing_with", e.case_with},
+                   {"passing_with", e.control_with},
+                   {"failing_without", e.case_without},
+                   {"passing_without", e.control_without},
+                   {"rate_with", e.case_rate},
+                   {"rate_without", e.rest_rate},
+                   {"odds_ratio", e.odds_ratio},
+                   {"p", e.p},
+                   {"q", e.q}});
+  }
+  return out;
+}
+
+json findings_json(const std::vector<SequenceFinding>& v) {
+  json out = json::array();
+  for (const auto& f : v)
+    out.push_back({{"ops", f.ops}, {"mismatched_models", f.mismatched_models}});
+  return out;
+}
+
+}  // namespace
+
+reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
+  reports::PrintedReport r;
+  r.title = "convfail campaign " + std::to_string(a.campaign_id) + ": " + std::to_string(a.models) +
+            " models";
+  r.tables.push_back(outcomes_table(a));
+  r.charts.push_back(outcomes_chart(a));
+  r.tables.push_back(operator_sets_table(a));
+  Table ops =
+      enrichment_table("operator_enrichment", "Operators and failure (any failure vs success)",
+                       a.operators, "Operator", "Failing", "Passing", 0);
+  ops.note = headline(a.operators, a.options.alpha, "a failure") + " " + confound_note(a);
+  r.tables.push_back(std::move(ops));
+  r.charts.push_back(enrichment_chart(a));
+  Table mm = enrichment_table("operator_enrichment_mismatch", "Operators and mismatch (vs success)",
+                              a.operators_mismatch, "Operator", "Mismatch", "Success", 0);
+  mm.note = headline(a.operators_mismatch, a.options.alpha, "a mismatch");
+  r.tables.push_back(std::move(mm));
+  r.tables.push_back(sequences_table(a));
+  r.tables.push_back(reduced_table(a));
+  Table ng = enrichment_table("ngram_enrichment",
+                              "Operator n-grams (" + std::to_string(a.options.ngram_min) + " to " +
+                                  std::to_string(a.options.ngram_max) +
+                                  " operators along edges) and failure",
+                              a.ngrams, "N-gram", "Failing", "Passing", kTopRows);
+  long significant = std::count_if(a.ngrams.begin(), a.ngrams.end(), [&](const Enrichment& e) {
+    return e.q < a.options.alpha && e.odds_ratio > 1;
+  });
+  ng.note = std::to_string(a.ngrams.size()) +
+            " n-grams tested (held by >= " + std::to_string(a.options.min_models) + " models), " +
+            std::to_string(significant) + " enriched in failing models at q < " +
+            num(a.options.alpha) + "; " + std::to_string(a.ngram_capped_models) +
+            " models hit the walk cap. First " + std::to_string(kTopRows) + " rows by q.";
+  r.tables.push_back(std::move(ng));
+  if (!a.suites.empty()) r.tables.push_back(coverage_table(a));
+  r.tables.push_back(defects_table(a));
+  return r;
+}
+
+std::string campaign_report_json(const CampaignAnalysis& a) {
+  json outcomes = json::array();
+  for (const auto& r : a.outcomes)
+    outcomes.push_back({{"label", r.label},
+                        {"source", r.source},
+                        {"total", r.total},
+                        {"models", r.models},
+                        {"counts", r.counts}});
+  const auto& s = a.sequences;
+  json groups = json::array();
+  for (const auto& g : a.groups) {
+    json j = {{"id", g.id},
+              {"outcome", g.outcome},
+              {"signature", g.signature},
+              {"size", g.size},
+              {"original_nodes", g.original_nodes ? json(*g.original_nodes) : json()},
+              {"minimised_nodes", g.minimised_nodes ? json(*g.minimised_nodes) : json()},
+              {"minimised", g.minimised},
+              {"operators", g.operators},
+              {"sequence", g.sequence},
+              {"candidates", g.candidates ? json(*g.candidates) : json()},
+              {"labels", g.labels}};
+    json in_suite = json::object();
+    for (std::size_t i = 0; i < a.suites.size() && i < g.in_suite.size(); ++i)
+      in_suite[a.suites[i].name] = static_cast<bool>(g.in_suite[i]);
+    j["in_suite"] = in_suite;
+    groups.push_back(std::move(j));
+  }
+  json suites = json::array();
+  for (const auto& c : a.suites)
+    suites.push_back({{"name", c.name},
+                      {"dir", c.dir},
+                      {"models", c.models},
+                      {"unreadable", c.unreadable},
+                      {"operator_types", c.operator_types},
+                      {"failing_types", c.failing_types},
+                      {"failing_types_covered", c.failing_types_covered},
+                      {"failing_types_missing", c.failing_types_missing},
+                      {"reduced", c.reduced},
+                      {"reduced_missing", c.reduced_missing},
+                      {"ngrams", c.ngrams},
+                      {"ngrams_missing", c.ngrams_missing},
+                      {"groups", c.groups},
+                      {"groups_missing", c.groups_missing}});
+  json out = {{"campaign", a.campaign_id},
+              {"created_at", a.created_at},
+              {"finished_at", a.finished_at.empty() ? json() : json(a.finished_at)},
+              {"config", a.config},
+              {"versions", a.versions},
+              {"models", a.models},
+              {"outcomes", outcomes},
+              {"operators",
+               {{"mismatched", a.ops_mismatched},
+                {"failing", a.ops_failing},
+                {"correct", a.ops_correct},
+                {"models_with_graph", a.models_with_graph},
+                {"mean_nodes_failing", a.mean_nodes_failing},
+                {"mean_nodes_passing", a.mean_nodes_passing},
+                {"enrichment", enrichment_json(a.operators, 2, 0)},
+                {"enrichment_mismatch", enrichment_json(a.operators_mismatch, 2, 0)}}},
+              {"sequences",
+               {{"mismatched_models", s.mismatched_models},
+                {"correct_models", s.correct_models},
+                {"paths", s.paths},
+                {"capped_models", s.capped_models},
+                {"common_blocks", findings_json(s.common_blocks)},
+                {"only_mismatched", findings_json(s.only_mismatched)},
+                {"reduced", findings_json(s.reduced)},
+                {"mismatched_holding", s.mismatched_holding}}},
+              {"ngrams",
+               {{"tested", a.ngrams.size()},
+                {"capped_models", a.ngram_capped_models},
+                {"rows", enrichment_json(a.ngrams, a.options.alpha, 100)}}},
+              {"suites", suites},
+              {"groups", groups},
+              {"alpha", a.options.alpha}};
+  return out.dump(2) + "\n";
+}
+
+std::string campaign_report(Db& db, std::int64_t campaign_id, reports::ReportFormat format,
+                            const CampaignAnalysisOptions& options, bool raw_csv) {
+  CampaignAnalysis a = analyse_campaign(db, campaign_id, options);
+  if (format == reports::ReportFormat::kJson) return campaign_report_json(a);
+  reports::PrintedReport printed = printed_campaign_report(a);
+  switch (format) {
+    case reports::ReportFormat::kMarkdown:
+      return reports::render_markdown(printed);
+    case reports::ReportFormat::kCsv:
+      return reports::render_csv(printed, raw_csv);
+    case reports::ReportFormat::kLatex:
+      return reports::render_latex(printed);
+    default:
+      return reports::render_html(printed);
+  }
+}
+
+}  // namespace convfail::testing

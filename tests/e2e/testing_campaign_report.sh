@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# `convfail report --campaign ID` on a campaign written by SQL (known answers): every format
+# (Markdown, CSV, LaTeX, HTML parsed as XML with its SVG charts, JSON), test-suite coverage from a
+# folder and from onnx-node, errors as one line with the right exit code, the database unchanged.
+# Usage: bash testing_campaign_report.sh BUILD_DIR SOURCE_DIR SHARED_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null && command -v python3 >/dev/null || skip "sqlite3/python3 missing"
+
+cf init >/dev/null
+# 12 mismatches holding Erf > Mul, 24 successes without, Sigmoid balanced, a conversion failure
+# without a graph, one torchvision success; two groups (one matched, one new with a
+# formula-looking signature).
+python3 - "$T/campaign.sql" <<'PY'
+import json, sys
+out = open(sys.argv[1], "w")
+out.write("INSERT INTO campaigns(id, config_json, versions_json) VALUES "
+          "(1, '{\"seed\":3}', '{\"torch\":\"1.13.1\"}');\n")
+def model(seq, source, nodes, outcome, ops):
+    g = json.dumps({"ops": ops, "edges": [[i, i + 1] for i in range(len(ops) - 1)]}) if ops else None
+    q = lambda s: "NULL" if s is None else "'" + s.replace("'", "''") + "'"
+    out.write("INSERT INTO campaign_models(campaign_id, seq, source, name, nodes, outcome, "
+              f"operators_json, graph_json) VALUES (1, {seq}, '{source}', '{source}-{seq}', "
+              f"{nodes}, '{outcome}', {q(json.dumps(ops) if ops else None)}, {q(g)});\n")
+seq = 0
+for i in range(36):
+    bad = i < 12
+    ops = ["Conv", "Relu"] + (["Erf", "Mul"] if bad else []) + (["Sigmoid"] if i % 2 else []) + ["Add"]
+    model(seq, "synthetic", 15 if i % 2 else 20, "mismatch" if bad else "success", ops); seq += 1
+model(seq, "synthetic", 20, "conversion_failure", None); seq += 1
+model(seq, "torchvision", 300, "success", ["Conv", "Relu", "Add", "Gemm"]); seq += 1
+out.write("INSERT INTO campaign_groups(id, campaign_id, outcome, signature, size, representative_seq, "
+          "original_nodes, minimised_nodes, minimised_graph_json, candidates_json, labels_json) VALUES "
+          "(1, 1, 'mismatch', 'outputs differ <erf>', 12, 0, 20, 2, "
+          "'{\"ops\":[\"Erf\",\"Mul\"],\"edges\":[[0,1]]}', "
+          "'[{\"issue\":\"pytorch/pytorch#4711\",\"score\":3,\"why\":\"erf\"}]', "
+          "'{\"symptom\":\"wrong_model\",\"cause\":\"algorithmic_error\",\"stage\":\"node_conversion\"}'),"
+          "(2, 1, 'conversion_failure', '=HYPERLINK(\"x\")', 1, 36, 20, NULL, NULL, '[]', NULL);\n")
+PY
+sqlite3 "$DB" <"$T/campaign.sql"
+before=$(counts)
+
+for f in md csv latex json; do cf report --campaign 1 --format "$f" >"$T/r.$f"; done
+cf report --campaign 1 --format html --out "$T/r.html" 2>/dev/null
+[ "$(counts)" = "$before" ] || fail "report changed the database"
+
+python3 - "$T" <<'PY'
+import csv, json, re, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+md = open(f"{d}/r.md").read()
+sections = re.findall(r"^## (.*)$", md, re.M)
+assert len(sections) == 8, sections  # outcomes, sets, 2 x enrichment, sequences, reduced, n-grams, defects
+assert "| synthetic, 15 nodes | 0 (0%) | 0 (0%) | 6 (33%) | 12 (67%) | 0 (0%) | 18 |" in md, md[:1500]
+assert "| Total | 1 (3%) | 0 (0%) | 12 (32%) | 25 (66%) | 0 (0%) | 38 |" in md
+assert "Erf raises the odds of a failure by" in md
+assert "larger models hold more operator types" in md
+assert re.search(r"\| M - C \| 2 \| Erf, Mul \|", md)
+assert "| Relu > Erf > Mul | 12 |" in md
+assert "| mismatched models holding one | 12 (100%) |" in md
+assert "| 1 | Mismatch | outputs differ <erf> | 12 | 2 | Erf, Mul | Erf > Mul | pytorch/pytorch#4711 | wrong_model, algorithmic_error, node_conversion |" in md
+assert "| 2 | Conversion failure |" in md and "| new |" in md
+
+rows = list(csv.reader(open(f"{d}/r.csv")))
+assert rows[0] == ["table", "row", "column", "value"]
+assert ["outcomes", "Total", "Mismatch", "12 (32%)"] in rows
+sig = [r for r in rows if r[0] == "defects" and r[1] == "2" and r[2] == "Signature"]
+assert sig and sig[0][3].startswith("'="), sig  # a formula is neutralised
+
+tex = open(f"{d}/r.latex").read()
+for env in ("document", "table", "tabular"):
+    assert tex.count(r"\begin{" + env + "}") == tex.count(r"\end{" + env + "}"), env
+assert tex.count(r"\begin{tabular}") == len(sections)
+
+html = open(f"{d}/r.html").read()
+root = ET.fromstring(html.replace("<!DOCTYPE html>", "", 1))
+ns = {"h": "http://www.w3.org/1999/xhtml", "s": "http://www.w3.org/2000/svg"}
+assert len(root.findall(".//h:table", ns)) == len(sections)
+svgs = root.findall(".//s:svg", ns)
+assert len(svgs) == 2, len(svgs)  # outcomes per node count, operator enrichment
+enrich = root.find(".//h:section[@id='operator_enrichment']//s:svg", ns)
+labels = [t.text for t in enrich.findall("s:text", ns) if t.text and "(q=" in t.text]
+assert labels and labels[0].startswith("Erf (q="), labels  # ties with Mul: by name
+assert not re.search(r"<script|src=|href=", html)
+
+j = json.load(open(f"{d}/r.json"))
+assert j["campaign"] == 1 and j["models"] == 38
+assert j["operators"]["enrichment"][0]["q"] < 0.01
+assert {"Erf", "Mul"} <= {e["feature"] for e in j["operators"]["enrichment"] if e["q"] < 0.01}
+assert j["sequences"]["mismatched_holding"] == 12
+assert j["groups"][0]["candidates"] == ["pytorch/pytorch#4711"] and j["groups"][1]["candidates"] == []
+PY
+
+# Coverage: a folder holding only the ONNX Erf test model, and the ONNX node tests.
+node=/usr/share/libonnx-testdata/data/node
+[ -f "$node/test_erf/model.onnx" ] || skip "libonnx-testdata missing"
+mkdir -p "$T/suite/a"
+cp "$node/test_erf/model.onnx" "$T/suite/a/erf.onnx"
+printf 'not a model' >"$T/suite/broken.onnx"
+cf report --campaign 1 --suite "$T/suite" --suite onnx-node --json >"$T/cov.json"
+cf report --campaign 1 --suite "$T/suite" >"$T/cov.md"
+expect_grep '## Test-suite coverage of what fails' "$T/cov.md"
+python3 - "$T" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1] + "/cov.json"))
+mine, onnx = j["suites"]
+assert mine["models"] == 1 and mine["unreadable"] == 1 and mine["operator_types"] == ["Erf"], mine
+assert mine["failing_types"] == 6 and mine["failing_types_covered"] == 1, mine
+assert mine["failing_types_missing"] == ["Add", "Conv", "Mul", "Relu", "Sigmoid"], mine
+assert mine["groups"] == 1 and mine["groups_missing"] == 1  # Erf > Mul is not in it
+assert onnx["models"] > 500 and onnx["failing_types_covered"] == 6, onnx
+assert onnx["reduced"] >= 1 and onnx["reduced_missing"] <= onnx["reduced"]
+assert j["groups"][0]["in_suite"][mine["name"]] is False
+PY
+
+# `test report` is the same report, the latest campaign by default, and --out writes a file.
+cf report --campaign 1 --json >"$T/via_report.json"
+cf test report --json >"$T/via_test.json"
+cmp "$T/via_report.json" "$T/via_test.json" || fail "test report differs from report --campaign"
+cf test report --format csv --out "$T/campaign.csv" 2>/dev/null
+grep -q '^table,row,column,value' "$T/campaign.csv" || fail "test report --out: $(head -3 "$T/campaign.csv")"
+
+# Errors: one line, exit 1 (failure) or 2 (usage); nothing written.
+expect_exit 1 cf report --campaign 9
+expect_grep 'campaign 9 not found' "$T/err"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "more than one error line: $(cat "$T/err")"
+expect_exit 1 cf report --campaign 1 --suite "$T/nowhere"
+expect_grep 'is not a folder' "$T/err"
+expect_exit 2 cf report --suite onnx-node
+expect_exit 2 cf report --campaign 1 --format pdf
+sqlite3 "$DB" "UPDATE campaign_models SET graph_json = '{\"ops\":[\"A\"],\"edges\":[[0,9]]}' WHERE seq = 3"
+expect_exit 1 cf report --campaign 1
+expect_grep 'campaign 1 model 3 graph_json: edge 0' "$T/err"
+echo "ok"
