@@ -45,6 +45,23 @@ std::string render_json(const ReportData& d) {
                         {"not_run", o.not_run}};
     out["repro_by_symptom"] = repro;
   }
+  if (!d.runtime_history.empty()) {
+    json rows = json::array();
+    auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(); };
+    for (const auto& h : d.runtime_history)
+      rows.push_back({{"issue", h.issue},
+                      {"symptom", h.symptom},
+                      {"model", h.model},
+                      {"from", h.from_version},
+                      {"to", h.to_version},
+                      {"first_bad", opt(h.first_bad)},
+                      {"regressed_in", opt(h.regressed_in)},
+                      {"fixed_in", opt(h.fixed_in)},
+                      {"newest_known", opt(h.newest_known)},
+                      {"still_failing", h.still_failing},
+                      {"summary", runtime_history_text(h)}});
+    out["runtime_history"] = rows;
+  }
   return out.dump(2) + "\n";
 }
 

@@ -114,7 +114,60 @@ void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLab
   out.repro = std::move(outcome);
 }
 
+// The latest bisect of each model of each labeled issue (schema/0015_runtime_bisect.sql).
+void add_runtime_history(Db& db, const std::vector<labeling::IssueLabels>& labels,
+                         ReportData& out) {
+  std::map<std::int64_t, std::string> symptoms;
+  for (const auto& l : labels) {
+    const std::string* symptom = value_of(l, "symptom");
+    symptoms[l.issue_id] = symptom ? *symptom : std::string();
+  }
+  Stmt st(db,
+          "SELECT b.issue_id, r.full_name || '#' || i.number, b.model_path, b.from_version,"
+          " b.to_version, b.first_bad, b.regressed_in, b.fixed_in, b.newest_known,"
+          " b.still_failing FROM bisects b JOIN issues i ON i.id = b.issue_id JOIN repositories r"
+          " ON r.id = i.repo_id WHERE b.id = (SELECT max(id) FROM bisects c WHERE c.issue_id ="
+          " b.issue_id AND c.model_sha256 = b.model_sha256) ORDER BY r.full_name, i.number, b.id");
+  while (st.step()) {
+    auto it = symptoms.find(st.int64(0));
+    if (it == symptoms.end()) continue;  // not in this report
+    RuntimeHistory h;
+    h.issue = st.text(1);
+    h.symptom = it->second;
+    std::string path = st.text(2);
+    h.model =
+        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    h.from_version = st.text(3);
+    h.to_version = st.text(4);
+    h.first_bad = st.opt_text(5);
+    h.regressed_in = st.opt_text(6);
+    h.fixed_in = st.opt_text(7);
+    h.newest_known = st.opt_text(8);
+    h.still_failing = st.int64(9) != 0;
+    out.runtime_history.push_back(std::move(h));
+  }
+}
+
 }  // namespace
+
+std::string runtime_history_text(const RuntimeHistory& h) {
+  if (!h.newest_known) return "no verdict in " + h.from_version + ".." + h.to_version;
+  if (h.still_failing) {
+    std::string s = "still failing in " + *h.newest_known;
+    if (h.regressed_in)
+      s = "regressed in " + *h.regressed_in + ", " + s;
+    else if (h.first_bad)
+      s += " (since " + *h.first_bad + " or before)";
+    return s;
+  }
+  if (h.fixed_in) {
+    std::string s = "fixed in " + *h.fixed_in;
+    if (h.regressed_in) s = "regressed in " + *h.regressed_in + ", " + s;
+    return s;
+  }
+  if (h.regressed_in) return "regressed in " + *h.regressed_in;
+  return "passes " + h.from_version + ".." + *h.newest_known;
+}
 
 bool is_iso_date(const std::string& s) {
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
@@ -189,6 +242,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
 
   if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence);
   add_repro(db, tax, labels, r);
+  add_runtime_history(db, labels, r);
   return r;
 }
 

@@ -44,6 +44,21 @@ struct ReproOutcome {
   long not_run = 0;  // labeled, no repro run
 };
 
+// The latest `convfail bisect` of one model of a labeled issue: where its verdict changed across
+// ONNX Runtime releases (section 7's per-issue table).
+struct RuntimeHistory {
+  std::string issue;    // OWNER/REPO#N
+  std::string symptom;  // the label source's, may be empty
+  std::string model;    // file name
+  std::string from_version, to_version;
+  std::optional<std::string> first_bad, regressed_in, fixed_in, newest_known;
+  bool still_failing = false;
+};
+
+// "fixed in 1.21.0", "still failing in 1.31.1 (since 1.14.0 or before)", "regressed in 1.18.0,
+// still failing in 1.31.1", "passes 1.14.0..1.31.1", "no verdict in A..B".
+std::string runtime_history_text(const RuntimeHistory& h);
+
 struct ReportData {
   std::string source;
   std::optional<std::string> compare_source;
@@ -65,6 +80,7 @@ struct ReportData {
   std::vector<std::string> trend_causes;                     // incompatibility, type_problem
   std::vector<SourceAgreement> agreement;                    // filled with compare
   std::optional<std::map<std::string, ReproOutcome>> repro;  // symptom -> outcome, when runs exist
+  std::vector<RuntimeHistory> runtime_history;  // labeled issues with a bisect, by issue
 };
 
 // Loads the label source (UserError naming the existing sources when it is empty), filters it

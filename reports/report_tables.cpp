@@ -257,6 +257,19 @@ void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   out.charts.push_back(std::move(chart));
 }
 
+void runtime_history(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
+  if (d.runtime_history.empty()) return;
+  Table t{"repro_runtime_history",
+          "ONNX Runtime releases: fixed in / regressed in / still failing (convfail bisect)",
+          {"Issue", "Symptom", "Model", "Releases", "Fixed in / regressed in / still failing"},
+          {},
+          "The latest bisect per model; not_runnable releases are never counted as fixed."};
+  for (const auto& h : d.runtime_history)
+    t.rows.push_back({h.issue, h.symptom.empty() ? "-" : title_of(tax, "symptom", h.symptom),
+                      h.model, h.from_version + ".." + h.to_version, runtime_history_text(h)});
+  out.tables.push_back(std::move(t));
+}
+
 }  // namespace
 
 std::string count_with_percent(long count, long total) {
@@ -300,6 +313,7 @@ PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
   trends(d, tax, out);
   agreement(d, tax, out);
   repro(d, tax, out);
+  runtime_history(d, tax, out);
   return out;
 }
 

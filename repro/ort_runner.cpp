@@ -76,9 +76,16 @@ SandboxSpec make_runner_spec(RunnerOptions& o) {
   s.max_output_bytes = 1 << 20;  // replies are summaries
   // runner.js with node_modules/, and Node.js when installed outside the system folders.
   s.read_only_paths.push_back(runner_dir);
+  // The onnxruntime-node to load: runner_dir's own, or a release's folder (runtimes.h).
+  std::string ort_dir = runner_dir;
+  if (!o.ort_dir.empty()) {
+    ort_dir = fs::weakly_canonical(fs::absolute(o.ort_dir), ec).string();
+    s.env["CONVFAIL_ORT_DIR"] = ort_dir;
+    if (!path_within(ort_dir, runner_dir)) s.read_only_paths.push_back(ort_dir);
+  }
   // node_modules may be a link to a folder elsewhere: bind where it leads too.
-  std::string modules = fs::weakly_canonical(fs::path(runner_dir) / "node_modules", ec).string();
-  if (!ec && !path_within(modules, runner_dir)) s.read_only_paths.push_back(modules);
+  std::string modules = fs::weakly_canonical(fs::path(ort_dir) / "node_modules", ec).string();
+  if (!ec && !path_within(modules, ort_dir)) s.read_only_paths.push_back(modules);
   std::string node_dir = node_install_dir(o.node, s.env["PATH"]);
   if (!node_dir.empty()) s.read_only_paths.push_back(node_dir);
   for (const auto& root : o.model_roots)
@@ -216,10 +223,12 @@ PersistentChild::Reply OrtRunner::raw_request(const std::string& line, double ti
 
 std::optional<std::string> OrtRunner::version(std::string* why) {
   if (version_) return version_;
-  if (!fs::exists(fs::path(options_.runner_dir) / "node_modules" / "onnxruntime-node")) {
+  const std::string& ort_dir = options_.ort_dir.empty() ? options_.runner_dir : options_.ort_dir;
+  if (!fs::exists(fs::path(ort_dir) / "node_modules" / "onnxruntime-node")) {
     if (why)
-      *why = "onnxruntime-node is not installed in " + options_.runner_dir +
-             " (run scripts/install-deps.sh)";
+      *why = "onnxruntime-node is not installed in " + ort_dir +
+             (options_.ort_dir.empty() ? " (run scripts/install-deps.sh)"
+                                       : " (convfail runtimes install VERSION)");
     return std::nullopt;
   }
   auto reply = raw_request(R"({"op":"hello"})", 30);

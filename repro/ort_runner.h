@@ -21,6 +21,9 @@ namespace convfail::repro {
 
 struct RunnerOptions {
   std::string runner_dir;  // holds runner.js and node_modules/; default_runner_dir() when empty
+  // The folder whose node_modules/onnxruntime-node the runner loads: a release installed by
+  // RuntimeCache (runtimes.h); empty = runner_dir's own (the pinned default, package.json).
+  std::string ort_dir;
   std::string node = "node";
   SandboxLimits limits;  // wall_seconds is the per-model timeout; writable_dir is set by OrtRunner
   bool warm = true;      // false: a fresh runner process per model (the bench baseline)

@@ -11,6 +11,7 @@
 #include "core/issue_ref.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "repro/runtimes.h"
 #include "repro/sandbox.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
@@ -71,21 +72,14 @@ std::string text_line(const std::string& label, const ModelVerdict& v) {
   return terminal_safe(s);
 }
 
-struct Target {
-  std::string model;  // empty: not runnable with `reason`
-  std::string inputs_dir;
-  std::string reason;
-  std::optional<std::int64_t> artifact_id;
-};
-
 bool is_onnx_name(const fs::path& p) {
   return p.extension() == ".onnx";
 }
 
-// The runnable models of one issue: fetched model artifacts and .onnx files in unpacked archives
-// (with a sibling test_data_set_0/ as inputs when present).
-std::vector<Target> issue_targets(Db& db, std::int64_t issue_id) {
-  std::vector<Target> out;
+}  // namespace
+
+std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id) {
+  std::vector<ModelTarget> out;
   auto st = db.prepare(
       "SELECT id, kind, url, local_path FROM artifacts WHERE issue_id = ? AND fetch_status = 'ok'"
       " AND local_path IS NOT NULL AND kind IN ('model', 'archive') ORDER BY id");
@@ -117,7 +111,20 @@ std::vector<Target> issue_targets(Db& db, std::int64_t issue_id) {
   return out;
 }
 
-}  // namespace
+RunnerOptions runner_options_for(const std::string& ort_version) {
+  RunnerOptions ro;
+  if (ort_version.empty()) return ro;
+  if (!valid_runtime_version(ort_version))
+    throw UsageError("--ort wants an onnxruntime-node version such as 1.21.0, got '" + ort_version +
+                     "'");
+  RuntimeCache cache;
+  auto dir = cache.installed_dir(ort_version);
+  if (!dir)
+    throw UserError("onnxruntime-node " + ort_version + " is not installed in " + cache.dir() +
+                    " (convfail runtimes install " + ort_version + ")");
+  ro.ort_dir = *dir;
+  return ro;
+}
 
 void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   req.options.dims = parse_dims(req.dims);
@@ -125,7 +132,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     throw UsageError("--atol and --rtol must not be negative");
   if (req.options.max_elements < 1 || req.options.max_elements > kMaxMaxElements)
     throw UsageError("--max-elements must be between 1 and " + std::to_string(kMaxMaxElements));
-  RunnerOptions ro;
+  RunnerOptions ro = runner_options_for(req.ort_version);
   ro.limits.memory_bytes = req.memory_mb << 20;
   ro.limits.wall_seconds = req.options.timeout_seconds;
   // One warm runner for the whole suite: it may read the suite's folder.
@@ -222,7 +229,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   int n = 0;
   for (const auto& [issue_id, ref] : issues) {
     if (req.limit && n >= req.limit) break;
-    auto targets = issue_targets(*db, issue_id);
+    auto targets = issue_model_targets(*db, issue_id);
     if (targets.empty())
       targets.push_back(
           {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});

@@ -17,6 +17,7 @@ struct ReproduceRequest {
   std::string model;
   std::string inputs_dir;
   std::string suite;
+  std::string ort_version;  // --ort: an installed release (runtimes.h); empty = the pinned one
   std::string filter;
   std::vector<std::string> dims;  // NAME=V
   ReproOptions options;
@@ -26,12 +27,26 @@ struct ReproduceRequest {
   bool progress = false;
 };
 
+// The runner options for `ort_version` (empty: the pinned default): the release's folder in the
+// runtime cache. Throws UserError when that release is not installed.
+RunnerOptions runner_options_for(const std::string& ort_version);
+
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
 // Throws UserError / UsageError on bad input.
 void run_reproduce(ReproduceRequest request, Db* db, std::ostream& out);
 
 // "NAME=V" list -> map. Throws UsageError.
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims);
+
+// A model of an issue to re-run: a fetched model artifact or an .onnx file of an unpacked archive
+// (with a sibling test_data_set_0/ as inputs when present), or why there is none.
+struct ModelTarget {
+  std::string model;  // empty: not runnable with `reason`
+  std::string inputs_dir;
+  std::string reason;
+  std::optional<std::int64_t> artifact_id;
+};
+std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id);
 
 // Stores one verdict in repro_runs; returns its id.
 std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,

@@ -13,6 +13,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <re2/re2.h>
+
 #include "core/json_util.h"
 #include "core/text.h"
 #include "repro/sandbox.h"
@@ -296,6 +298,19 @@ void compare_outputs(ModelVerdict& v, const RunnerReply& reply) {
 
 }  // namespace
 
+std::string runtime_lacks_support(const std::string& error) {
+  static const RE2 kIr(R"(Unsupported model IR version: (\d+), max supported IR version: (\d+))");
+  static const RE2 kOpset(R"([Oo]pset (\d+) is under development)");
+  static const RE2 kOp(R"(No Op registered for ([A-Za-z0-9_.]+) with domain_version of (\d+))");
+  std::string a, b;
+  if (RE2::PartialMatch(error, kIr, &a, &b))
+    return "predates the model's IR version " + a + " (it reads up to " + b + ")";
+  if (RE2::PartialMatch(error, kOpset, &a)) return "predates the model's opset " + a;
+  if (RE2::PartialMatch(error, kOp, &a, &b))
+    return "does not know operator " + a + " at opset " + b;
+  return "";
+}
+
 ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
                              const ReproOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
@@ -358,6 +373,13 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
           reply.error + "\n" +
           p.stderr_text.substr(p.stderr_text.size() > 400 ? p.stderr_text.size() - 400 : 0));
       v.signature = first_lines(v.signature, kMaxSignatureBytes);
+    } else if (std::string lacks = runtime_lacks_support(reply.error);
+               reply.step == "session" && !lacks.empty()) {
+      // A release older than the model (an IR version, opset or operator it predates): it
+      // cannot judge the model, which is neither a crash nor a pass.
+      apply(v, Fail{kNotRunnable, reply.step, "ONNX Runtime " + v.ort_version + " " + lacks,
+                    reply.error});
+      v.signature.clear();
     } else if (reply.step == "session" || reply.step == "run") {
       apply(v, Fail{kCrashReproduced, reply.step, "", reply.error});
     } else {

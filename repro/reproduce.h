@@ -60,6 +60,11 @@ struct ModelVerdict {
 // The ONNX version convfail's checker implements.
 std::string onnx_library_version();
 
+// Why an ONNX Runtime session error means the release predates the model (an IR version, an
+// opset or an operator it does not know), e.g. "predates the model's opset 21"; "" otherwise
+// (then the error is the model's crash). Such a run is not_runnable with that reason.
+std::string runtime_lacks_support(const std::string& error);
+
 // Parses the model, checks it (opsets, external data, libonnx checker and strict shape inference
 // in a sandboxed child: `convfail __check-model`), then runs it in `runner`. Texts from the model
 // or the runtime are cut and made printable before they are stored (reason, error, signature).

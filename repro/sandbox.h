@@ -99,6 +99,10 @@ struct SandboxResult {
 // for a fatal signal (SIGSEGV, SIGABRT, SIGKILL, SIGXCPU, ...).
 SandboxResult run_sandboxed(const SandboxSpec& spec);
 
+// Runs a program convfail trusts (npm installing a runtime, which needs the network) the same way
+// but never under bwrap: the spec's environment, limits, timeout and output caps only.
+SandboxResult run_trusted(const SandboxSpec& spec);
+
 // Whether bwrap and the seccomp filter work here (probed once by running `true` in the full
 // sandbox; $CONVFAIL_BWRAP names the bwrap binary, else `bwrap` from PATH). *reason says why not.
 bool sandbox_available(std::string* reason = nullptr);

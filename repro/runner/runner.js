@@ -18,12 +18,18 @@
 //   -> {"ok":false,"level":"all","step":"session"|"run"|"io"|"inputs","error":"..."}
 'use strict';
 const fs = require('fs');
+const path = require('path');
 const readline = require('readline');
 
+// The onnxruntime-node to load: $CONVFAIL_ORT_DIR/node_modules (a release installed by
+// `convfail runtimes install`), else the one beside this file (the pinned default).
+const ORT_PACKAGE = process.env.CONVFAIL_ORT_DIR
+  ? path.join(process.env.CONVFAIL_ORT_DIR, 'node_modules', 'onnxruntime-node')
+  : 'onnxruntime-node';
 let ort = null;
 let loadError = null;
 try {
-  ort = require('onnxruntime-node');
+  ort = require(ORT_PACKAGE);
 } catch (e) {
   loadError = String(e && e.message ? e.message : e);
 }
@@ -289,7 +295,7 @@ async function handle(req) {
   if (req.op === 'hello') {
     let version = '';
     try {
-      version = require('onnxruntime-node/package.json').version;
+      version = require(ORT_PACKAGE + '/package.json').version;
     } catch (e) {
       version = ort.env && ort.env.versions ? ort.env.versions.node : '';
     }

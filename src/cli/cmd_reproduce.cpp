@@ -50,6 +50,9 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
       cmd->add_option("--suite", args->suite,
                       "folder of ONNX backend test cases (CASE/model.onnx, CASE/test_data_set_N/); "
                       "prints pass/fail/not_runnable per case and totals (not stored)");
+  auto* ort = cmd->add_option("--ort", args->ort_version,
+                              "run on this installed onnxruntime-node release instead of the "
+                              "pinned one (convfail runtimes install VERSION)");
   add_model_run_options(cmd, args->options);
   add_sandbox_option(cmd, &flags->unsafe_no_sandbox);
   cmd->add_option("--memory-mb", args->memory_mb, "address-space limit of the runner (MiB)")
@@ -98,6 +101,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   model->excludes(suite)->excludes(scripts);
   suite->excludes(scripts);
   inputs->needs(model);
+  ort->excludes(scripts);
   filter->needs(suite);
   limit->excludes(model);
   json->excludes(jsonl);

@@ -44,6 +44,8 @@ void add_adjudicate_command(CLI::App* cmd, Context& ctx);
 void add_agreement_command(CLI::App* cmd, Context& ctx);
 void add_artifacts_command(CLI::App* cmd, Context& ctx);
 void add_reproduce_command(CLI::App* cmd, Context& ctx);
+void add_runtimes_command(CLI::App* cmd, Context& ctx);
+void add_bisect_command(CLI::App* cmd, Context& ctx);
 void add_mutate_command(CLI::App* cmd, Context& ctx);
 void add_test_command(CLI::App* cmd, Context& ctx);
 void add_report_command(CLI::App* cmd, Context& ctx);

@@ -1,0 +1,45 @@
+// `convfail bisect`: a model (a file, an issue's fetched models, a campaign group's minimised
+// model) run on ONNX Runtime releases (runtimes.h) to find where its verdict changes (bisect.h).
+// Runs are stored per model content, run options and release in runtime_runs and reused by the
+// next bisect; each bisect's answer goes to bisects (schema/0015_runtime_bisect.sql), which the
+// repro report reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/db.h"
+#include "repro/bisect.h"
+#include "repro/reproduce.h"
+#include "repro/runtimes.h"
+
+namespace convfail::repro {
+
+struct BisectRequest {
+  std::string model;   // a model file
+  std::string issue;   // OWNER/REPO#N: its fetched models
+  std::string group_model;  // a campaign group's minimised model (resolved by the caller)
+  std::optional<std::int64_t> group_id;
+  std::string from, to;               // release range (inclusive); empty = open
+  std::vector<std::string> releases;  // explicit releases; empty = what npm serves
+  bool installed_only = false;        // the installed releases instead of npm's list
+  bool linear = false;                // run every release (the baseline of the search)
+  std::vector<std::string> dims;      // NAME=V
+  ReproOptions options;
+  std::uint64_t memory_mb = 4096;
+  bool json = false;
+  bool progress = false;
+};
+
+// Runs the request against `cache`; writes the answer to `out`, progress to `err`. Throws
+// UserError / UsageError on bad input.
+void run_bisect(BisectRequest request, Db& db, RuntimeCache& cache, std::ostream& out,
+                std::ostream& err);
+
+// The releases to search: `request.releases`, or the cache's / npm's, within [from, to].
+std::vector<std::string> bisect_release_list(const BisectRequest& request, RuntimeCache& cache);
+
+}  // namespace convfail::repro

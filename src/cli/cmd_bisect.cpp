@@ -1,0 +1,96 @@
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/repro_options.h"
+#include "core/error.h"
+#include "repro/bisect_command.h"
+
+namespace convfail::cli {
+
+namespace fs = std::filesystem;
+
+// MERGE HOOK (campaign, testing/): where a campaign group's minimised model lies. The campaign
+// stores model files content-addressed beside the database, convfail-data/models/<sha256>/
+// model.onnx (testing::model_store_for in h/campaign at the time of writing); replace the path
+// below by that function when both are merged.
+std::string campaign_group_model(Context& ctx, std::int64_t group_id) {
+  auto st = ctx.db().prepare("SELECT minimised_sha256 FROM campaign_groups WHERE id = ?");
+  st.bind(1, group_id);
+  if (!st.step()) throw UserError("bisect: no campaign group " + std::to_string(group_id));
+  std::string sha = st.text(0);
+  if (sha.empty())
+    throw UserError("bisect: campaign group " + std::to_string(group_id) +
+                    " has no minimised model yet");
+  fs::path store = fs::absolute(ctx.db_path).parent_path() / "convfail-data" / "models";
+  fs::path model = store / sha / "model.onnx";
+  if (!fs::is_regular_file(model))
+    throw UserError("bisect: the minimised model of group " + std::to_string(group_id) +
+                    " is not in " + store.string());
+  return model.string();
+}
+
+void add_bisect_command(CLI::App* cmd, Context& ctx) {
+  cmd->footer(
+      "Which ONNX Runtime release changed a model's verdict. Runs the model (a file, an issue's\n"
+      "fetched models, or a campaign group's minimised model) on onnxruntime-node releases\n"
+      "installed on demand (`convfail runtimes`), newest first, then the oldest that runs, then\n"
+      "binary search between releases whose verdicts differ. not_runnable releases (older than\n"
+      "the model's opset or IR version) and releases that fail to install are unknown, never\n"
+      "taken for fixed: a change across them is shown with them as its gap. The releases beside\n"
+      "each change run a second time; one whose two verdicts differ is reported flaky and left\n"
+      "out. Prints every release tried with its verdict and signature, each change, the first\n"
+      "bad and first good release, and whether the newest still fails. Runs are stored per\n"
+      "model content, options and release (runtime_runs): a second bisect reuses them. The\n"
+      "releases come from npm (`npm view onnxruntime-node versions`) unless --releases or\n"
+      "--installed.");
+  auto req = std::make_shared<repro::BisectRequest>();
+  struct Flags {
+    std::string target;
+    std::int64_t group = 0;
+    bool unsafe_no_sandbox = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("MODEL|ISSUE", flags->target,
+                  "an ONNX model file, or OWNER/REPO#N (its fetched models)");
+  auto* group = cmd->add_option("--group", flags->group,
+                                "a campaign group: its minimised model (convfail test)");
+  cmd->add_option("--from", req->from, "oldest release to consider, e.g. 1.14.0");
+  cmd->add_option("--to", req->to, "newest release to consider");
+  auto* releases = cmd->add_option("--releases", req->releases,
+                                   "exactly these releases (comma-separated), not npm's list")
+                       ->delimiter(',');
+  auto* installed = cmd->add_flag("--installed", req->installed_only,
+                                  "only the installed releases (no registry lookup)");
+  cmd->add_flag("--linear", req->linear,
+                "run every release once (the baseline the search is measured against)");
+  cmd->add_flag("--json", req->json, "print one JSON document {\"bisects\": [...]}");
+  cmd->add_option("--dim", req->dims, "NAME=V: value of a symbolic input dimension (default 1)");
+  cmd->add_option("--memory-mb", req->memory_mb, "address-space limit of the runner (MiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(256, 1 << 20));
+  add_model_run_options(cmd, req->options);
+  add_sandbox_option(cmd, &flags->unsafe_no_sandbox);
+  releases->excludes(installed);
+  cmd->callback([&ctx, req, flags, group] {
+    bool has_group = group->count() > 0;
+    if (has_group == !flags->target.empty())
+      throw UsageError("bisect needs one of MODEL, ISSUE or --group");
+    apply_sandbox_choice(flags->unsafe_no_sandbox);
+    repro::BisectRequest r = *req;
+    if (has_group) {
+      r.group_id = flags->group;
+      r.group_model = campaign_group_model(ctx, flags->group);
+    } else if (fs::is_regular_file(flags->target)) {
+      r.model = flags->target;
+    } else {
+      r.issue = flags->target;
+    }
+    r.progress = Context::stderr_is_tty();
+    repro::RuntimeCache cache;
+    repro::run_bisect(r, ctx.db(), cache, std::cout, std::cerr);
+  });
+}
+
+}  // namespace convfail::cli
