@@ -182,10 +182,8 @@ json BisectResult::to_json() const {
       if (!r.message.empty()) rj["message"] = r.message;
       runs.push_back(rj);
     }
-    tried_json.push_back({{"version", t.version},
-                          {"verdict", t.verdict()},
-                          {"flaky", t.flaky},
-                          {"runs", runs}});
+    tried_json.push_back(
+        {{"version", t.version}, {"verdict", t.verdict()}, {"flaky", t.flaky}, {"runs", runs}});
   }
   json changes_json = json::array();
   for (const auto& c : changes)

@@ -52,8 +52,8 @@ struct TriedRelease {
 };
 
 struct VerdictChange {
-  std::string before, after;    // the known releases either side
-  std::string from, to;         // their verdicts
+  std::string before, after;     // the known releases either side
+  std::string from, to;          // their verdicts
   std::vector<std::string> gap;  // releases between them that were tried and are unknown
 };
 

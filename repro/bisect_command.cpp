@@ -23,12 +23,8 @@ namespace {
 
 // What makes two runs of the same model comparable: the options a verdict depends on.
 std::string options_key(const ReproOptions& o) {
-  json j = {{"atol", o.tolerance.atol},
-            {"rtol", o.tolerance.rtol},
-            {"seed", o.seed},
-            {"max_elements", o.max_elements},
-            {"dims", o.dims},
-            {"inputs", o.inputs_dir}};
+  json j = {{"atol", o.tolerance.atol},       {"rtol", o.tolerance.rtol}, {"seed", o.seed},
+            {"max_elements", o.max_elements}, {"dims", o.dims},           {"inputs", o.inputs_dir}};
   return sha256_hex(j.dump());
 }
 
@@ -75,8 +71,8 @@ std::string opt_text(const std::optional<std::string>& v) {
   return v ? *v : std::string("-");
 }
 
-void print_text(std::ostream& out, const Target& t, const std::string& sha,
-                const BisectResult& r, double seconds) {
+void print_text(std::ostream& out, const Target& t, const std::string& sha, const BisectResult& r,
+                double seconds) {
   out << terminal_safe(t.label) << "  (sha256 " << sha.substr(0, 12) << ")\n";
   out << "releases " << terminal_safe(r.releases.front()) << " .. "
       << terminal_safe(r.releases.back()) << " (" << r.releases.size() << "), tried "
@@ -106,8 +102,7 @@ void print_text(std::ostream& out, const Target& t, const std::string& sha,
   }
   if (r.changes.empty() && r.newest_known) out << "no change of verdict\n";
   std::string first_bad = opt_text(r.first_bad);
-  if (r.first_bad && !r.regressed_in && r.tried.size() &&
-      r.first_bad == r.tried.front().version)
+  if (r.first_bad && !r.regressed_in && r.tried.size() && r.first_bad == r.tried.front().version)
     first_bad += " (the oldest release tried)";
   out << "first bad: " << terminal_safe(first_bad) << "\n";
   out << "first good: " << terminal_safe(opt_text(r.fixed_in)) << "\n";
@@ -173,8 +168,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
         continue;
       }
       targets.push_back({t.model, t.inputs_dir,
-                         to_string(ref) + "  " + fs::path(t.model).filename().string(),
-                         issue_id});
+                         to_string(ref) + "  " + fs::path(t.model).filename().string(), issue_id});
     }
     if (targets.empty())
       throw UserError("bisect: " + to_string(ref) +
@@ -240,8 +234,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
     } else {
       r = bisect_releases(releases, run);
     }
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     json rj = r.to_json();
     {
       Transaction tx(db);

@@ -19,8 +19,8 @@
 namespace convfail::repro {
 
 struct BisectRequest {
-  std::string model;   // a model file
-  std::string issue;   // OWNER/REPO#N: its fetched models
+  std::string model;        // a model file
+  std::string issue;        // OWNER/REPO#N: its fetched models
   std::string group_model;  // a campaign group's minimised model (resolved by the caller)
   std::optional<std::int64_t> group_id;
   std::string from, to;               // release range (inclusive); empty = open

@@ -214,8 +214,7 @@ InstallResult RuntimeCache::install(const std::string& version, bool retry_faile
   auto t0 = std::chrono::steady_clock::now();
   InstallResult r;
   auto done = [&] {
-    r.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
   if (auto d = installed_dir(version)) {
@@ -251,11 +250,11 @@ InstallResult RuntimeCache::install(const std::string& version, bool retry_faile
                   {"description", "onnxruntime-node " + version + " for convfail"},
                   {"dependencies", {{kPackage, version}}}};
   write_file(tmp / "package.json", package.dump(2) + "\n");
-  SandboxResult npm = run_npm(npm_,
-                              {"install", "--ignore-scripts", "--no-audit", "--no-fund",
-                               "--loglevel=error", "--fetch-retries=1",
-                               "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"},
-                              tmp.string(), npm_.timeout_seconds);
+  SandboxResult npm = run_npm(
+      npm_,
+      {"install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+       "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"},
+      tmp.string(), npm_.timeout_seconds);
   std::string integrity;
   if (!npm.ok())
     r.error = failure_line(npm, "npm install onnxruntime-node@" + version);
@@ -335,10 +334,9 @@ std::vector<std::string> RuntimeCache::prune(const std::vector<std::string>& kee
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     std::string name = e.path().filename().string();
     bool partial = name.rfind(kPartialPrefix, 0) == 0;
-    bool failed_marker =
-        name.size() > 7 && name.compare(name.size() - 7, 7, kFailedSuffix) == 0;
-    bool version = valid_runtime_version(name) &&
-                   std::find(keep.begin(), keep.end(), name) == keep.end();
+    bool failed_marker = name.size() > 7 && name.compare(name.size() - 7, 7, kFailedSuffix) == 0;
+    bool version =
+        valid_runtime_version(name) && std::find(keep.begin(), keep.end(), name) == keep.end();
     if (partial || failed_marker || version) doomed.push_back(e.path());
   }
   for (const auto& p : doomed) {

@@ -7,6 +7,13 @@
 namespace convfail::repro {
 namespace {
 
+// A qualified operator name ('aten::fft_fft', 'onnx::Gather_N') is kept in a signature; any other
+// quoted text is a value ('v49 defined in (%v49 : ... onnx::Relu(...' is a value, not an op).
+std::string quoted_value(const std::string& value) {
+  static const RE2 kOperator(R"([A-Za-z_][A-Za-z0-9_.]*::[A-Za-z0-9_.]+)", RE2::Latin1);
+  return RE2::FullMatch(value, kOperator) ? value : std::string("<name>");
+}
+
 // Replaces every quoted value ('x' or "x", the opening quote not glued to a word, so "can't" is no
 // quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N'); a
 // quote left open at the end of the line is a value to the end.
@@ -20,7 +27,7 @@ std::string replace_quoted(const std::string& s) {
     std::size_t end = begin + quoted.size();
     std::string value(quoted.substr(1, quoted.size() - 2));
     out.append(s, done, begin - done);
-    out += value.find("::") != std::string::npos ? "'" + value + "'" : std::string("'<name>'");
+    out += "'" + quoted_value(value) + "'";
     done = end;
   }
   // A quote opened but not closed on this line (the message went on on the next one): what
@@ -31,7 +38,7 @@ std::string replace_quoted(const std::string& s) {
     std::size_t at = static_cast<std::size_t>(open.data() - s.data());
     std::string value = s.substr(at + 1);
     out.append(s, done, at - done);
-    out += value.find("::") != std::string::npos ? "'" + value : std::string("'<name>");
+    out += "'" + quoted_value(value);
     return out;
   }
   out.append(s, done, std::string::npos);
@@ -56,6 +63,11 @@ std::string error_signature(const std::string& error_text) {
   RE2::GlobalReplace(&s, kWindowsPath, R"(\1<path>)");
   RE2::GlobalReplace(&s, kHex, "<addr>");
   s = replace_quoted(s);
+  // ONNX Runtime names the model's own nodes and tensors in parentheses ("input parameter
+  // (input_1)", "in node (/ln/LayerNormalization)", "Node (MatMulBnFusion_Gemm) Op (Gemm)"):
+  // those names differ per model, the operator type after "Op" or "operator" does not.
+  static const RE2 kNodeName(R"((?i)((?:input|output) parameter|node) \([^()]*\))", RE2::Latin1);
+  RE2::GlobalReplace(&s, kNodeName, R"(\1 (<name>))");
   RE2::GlobalReplace(&s, kNumber, R"(\1N)");
   RE2::GlobalReplace(&s, kSpaces, " ");
   s = lower(s);

@@ -93,6 +93,22 @@ std::string model_store_for(const std::string& db_path) {
   return (dir / "convfail-data" / "models").string();
 }
 
+std::string group_model_file(Db& db, std::int64_t group_id, const std::string& store_dir) {
+  auto st = db.prepare(
+      "SELECT g.minimised_sha256, m.model_sha256 FROM campaign_groups g "
+      "LEFT JOIN campaign_models m ON m.campaign_id = g.campaign_id AND m.seq = "
+      "g.representative_seq WHERE g.id = ?");
+  st.bind(1, group_id);
+  const std::string name = "campaign group " + std::to_string(group_id);
+  if (!st.step()) throw UserError(name + " not found (convfail test groups lists them)");
+  std::string sha = st.text(0).empty() ? st.text(1) : st.text(0);
+  if (sha.empty()) throw UserError(name + " has no model file (it failed before export)");
+  fs::path model = fs::path(store_dir) / sha / "model.onnx";
+  if (!fs::is_regular_file(model))
+    throw UserError(name + ": its model " + sha.substr(0, 12) + " is not in " + store_dir);
+  return model.string();
+}
+
 std::string store_model_files(const ModelResult& r, const std::string& store_dir) {
   fs::path src = r.model_dir;
   if (!r.has_model || !fs::is_regular_file(src / "model.onnx")) return "";

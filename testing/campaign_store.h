@@ -38,6 +38,10 @@ std::string store_model_files(const ModelResult& r, const std::string& store_dir
 // <dir of db>/convfail-data/models.
 std::string model_store_for(const std::string& db_path);
 
+// The model file that stands for a failure group: its minimised model, else its representative
+// (smallest) model. UserError when the group does not exist or its file is not in STORE.
+std::string group_model_file(Db& db, std::int64_t group_id, const std::string& store_dir);
+
 struct StatusCounts {
   std::int64_t campaign = 0;
   std::int64_t planned = 0;  // rows stored

@@ -22,10 +22,13 @@ namespace {
 // Words of a signature that say nothing about the failure (placeholders and filler).
 const std::set<std::string>& stop_words() {
   static const std::set<std::string> k = {
-      "the",  "and",  "for",   "with",  "from", "not",  "this",  "that", "was",   "are",
-      "name", "path", "addr",  "n",     "is",   "of",   "to",    "in",   "at",    "be",
-      "by",   "or",   "an",    "as",    "on",   "it",   "but",   "has",  "have",  "its",
-      "into", "than", "which", "error", "none", "true", "false", "type", "value", "got"};
+      "the", "and", "for", "with", "from", "not", "this", "that", "was", "are", "name", "path",
+      "addr", "n", "is", "of", "to", "in", "at", "be", "by", "or", "an", "as", "on", "it", "but",
+      "has", "have", "its", "into", "than", "which", "error", "none", "true", "false", "type",
+      "value", "got",
+      // torch.onnx's request-support boilerplate, in every unsupported-operator message
+      "please", "feel", "free", "request", "submit", "pull", "github", "https", "pytorch",
+      "support"};
   return k;
 }
 
@@ -50,6 +53,31 @@ std::vector<std::string> words_of(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> key_terms(const std::string& signature,
+                                   const std::vector<std::string>& operators) {
+  // What names the failure: the aten/onnx/prim operator torch.onnx could not export, the ONNX
+  // operator Runtime rejected ("op (gemm)", "operator (layernormalization)"), the function
+  // whose export failed ("export of instance_norm"). Without one (a mismatch), the operators of
+  // the (minimised) model.
+  static const RE2 kQualified(R"('(?:aten|onnx|prim)::([a-z0-9_]+)')");
+  static const RE2 kOrtOp(R"((?:op|operator) \(([a-z0-9_]+)\))");
+  static const RE2 kExportOf(R"(export of ([a-z0-9_]+))");
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& k) {
+    if (k.size() >= 3 && !stop_words().count(k) && seen.insert(k).second) keys.push_back(k);
+  };
+  for (const RE2* re : {&kQualified, &kOrtOp, &kExportOf}) {
+    re2::StringPiece in(signature);
+    std::string k;
+    while (RE2::FindAndConsume(&in, *re, &k)) add(k);
+  }
+  if (keys.empty())
+    for (const auto& op : operators)
+      if (op != "Constant" && op != "Identity") add(lower(op));
+  return keys;
+}
+
 }  // namespace
 
 std::string match_query(const std::string& signature, const std::string& message,
@@ -67,9 +95,22 @@ std::string match_query(const std::string& signature, const std::string& message
   for (const auto& op : operators)
     for (const auto& w : words_of(op)) add(w);
   add("onnx");
-  std::string q;
-  for (const auto& t : terms) q += (q.empty() ? "" : " OR ") + std::string("\"") + t + "\"";
-  return q;
+  // Every word quoted: FTS5 syntax in a signature cannot break the query. A key term ("sinh",
+  // "instance_norm", which FTS5 reads as the phrase "instance norm") must occur; the other
+  // words rank.
+  auto quoted = [](const std::string& w) {
+    std::string q = "\"";
+    for (char c : w)
+      if (c != '"') q += c;
+    return q + "\"";
+  };
+  std::string words;
+  for (const auto& t : terms) words += (words.empty() ? "" : " OR ") + quoted(t);
+  std::string keys;
+  for (const auto& k : key_terms(signature, operators))
+    keys += (keys.empty() ? "" : " OR ") + quoted(k);
+  if (keys.empty()) return words;
+  return "(" + keys + ") AND (" + words + ")";
 }
 
 std::vector<Candidate> match_issues(Db& db, const std::string& signature,

@@ -29,7 +29,10 @@ std::vector<Candidate> match_issues(Db& db, const std::string& signature,
                                     const std::string& message,
                                     const std::vector<std::string>& operators, int limit = 5);
 
-// The query match_issues runs (FTS5 syntax, each word quoted, OR-ed).
+// The query match_issues runs (FTS5 syntax, each word quoted): one of the failure's key terms
+// (the operator torch.onnx could not export, the ONNX operator Runtime rejected, else the
+// model's operators) AND any of the other words, so an issue that never names the failing
+// operator is no candidate and a group without candidates is "new".
 std::string match_query(const std::string& signature, const std::string& message,
                         const std::vector<std::string>& operators);
 

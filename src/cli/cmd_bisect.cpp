@@ -6,30 +6,11 @@
 #include "cli/repro_options.h"
 #include "core/error.h"
 #include "repro/bisect_command.h"
+#include "testing/campaign_store.h"
 
 namespace convfail::cli {
 
 namespace fs = std::filesystem;
-
-// MERGE HOOK (campaign, testing/): where a campaign group's minimised model lies. The campaign
-// stores model files content-addressed beside the database, convfail-data/models/<sha256>/
-// model.onnx (testing::model_store_for in h/campaign at the time of writing); replace the path
-// below by that function when both are merged.
-std::string campaign_group_model(Context& ctx, std::int64_t group_id) {
-  auto st = ctx.db().prepare("SELECT minimised_sha256 FROM campaign_groups WHERE id = ?");
-  st.bind(1, group_id);
-  if (!st.step()) throw UserError("bisect: no campaign group " + std::to_string(group_id));
-  std::string sha = st.text(0);
-  if (sha.empty())
-    throw UserError("bisect: campaign group " + std::to_string(group_id) +
-                    " has no minimised model yet");
-  fs::path store = fs::absolute(ctx.db_path).parent_path() / "convfail-data" / "models";
-  fs::path model = store / sha / "model.onnx";
-  if (!fs::is_regular_file(model))
-    throw UserError("bisect: the minimised model of group " + std::to_string(group_id) +
-                    " is not in " + store.string());
-  return model.string();
-}
 
 void add_bisect_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
@@ -81,7 +62,8 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
     repro::BisectRequest r = *req;
     if (has_group) {
       r.group_id = flags->group;
-      r.group_model = campaign_group_model(ctx, flags->group);
+      r.group_model =
+          testing::group_model_file(ctx.db(), flags->group, testing::model_store_for(ctx.db_path));
     } else if (fs::is_regular_file(flags->target)) {
       r.model = flags->target;
     } else {

@@ -50,7 +50,8 @@ void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
       return;
     }
     std::cout << "cache " << terminal_safe(cache.dir()) << "\n";
-    if (installed.empty()) std::cout << "no release installed (convfail runtimes install VERSION)\n";
+    if (installed.empty())
+      std::cout << "no release installed (convfail runtimes install VERSION)\n";
     for (const auto& r : installed) {
       if (r.failed)
         std::cout << terminal_safe(r.version) << "  install failed: " << terminal_safe(r.error)

@@ -84,8 +84,8 @@ TEST_CASE("bisect finds a regression still failing in the newest release") {
 
 TEST_CASE("not-runnable releases are never taken for fixed") {
   // Bad until 1.3, not runnable 1.4..1.7 (a gap), good from 1.8.
-  std::vector<std::string> v = {kBad,        kBad,        kBad,        kBad,        kNotRunnable,
-                                kNotRunnable, kNotRunnable, kNotRunnable, kGood,       kGood};
+  std::vector<std::string> v = {kBad,         kBad,         kBad,         kBad,  kNotRunnable,
+                                kNotRunnable, kNotRunnable, kNotRunnable, kGood, kGood};
   FakeRuntime rt(v);
   auto r = bisect_releases(rt.releases, rt.fn());
   REQUIRE(r.changes.size() == 1);

@@ -108,3 +108,32 @@ TEST_CASE("signature: a quote left open at the end of the first line does not sp
   CHECK(error_signature("can't load 'a' and \"b\"") == "can't load '<name>' and '<name>'");
   CHECK(error_signature("op 'aten::fft_fft") == "op 'aten::fft_fft");
 }
+
+TEST_CASE("signature: model-specific names in failures of the campaign do not split a group") {
+  // torch.onnx's "[Caused by the value 'v49 defined in (%v49 : ... onnx::Relu(%48) ...": the
+  // value holds an operator name, but it is a value, not an operator.
+  auto caused = [](const std::string& v, const std::string& op) {
+    return error_signature(
+        "SymbolicValueError: Unsupported: ONNX export of instance_norm for unknown channel size. "
+        "[Caused by the value '" +
+        v + " defined in (%" + v + " : Float(*, *, strides=[4, 1]) = onnx::" + op +
+        "(%48), scope: m\n)' (type 'Tensor')");
+  };
+  CHECK(caused("v49", "Relu") == caused("v95", "Softmax"));
+  CHECK(caused("v49", "Relu").find("onnx::") == std::string::npos);
+  // ONNX Runtime names the model's own tensors and nodes; the operator type stays.
+  std::string a = error_signature(
+      "This is an invalid model. Type Error: Type 'tensor(uint8)' of input parameter (input_1) "
+      "of operator (LayerNormalization) in node (LayerNormalization_3) is invalid.");
+  std::string b = error_signature(
+      "This is an invalid model. Type Error: Type 'tensor(uint8)' of input parameter "
+      "(/Relu_output_0) of operator (LayerNormalization) in node (/ln/LayerNormalization) is "
+      "invalid.");
+  CHECK(a == b);
+  CHECK(a.find("operator (layernormalization)") != std::string::npos);
+  CHECK(error_signature("Node (MatMulBnFusion_Gemm) Op (Gemm) [ShapeInferenceError] rank") ==
+        "node (<name>) op (gemm) [shapeinferenceerror] rank");
+  // Qualified operator names are still kept.
+  CHECK(error_signature("Exporting the operator 'aten::sinh' to ONNX") ==
+        "exporting the operator 'aten::sinh' to onnx");
+}

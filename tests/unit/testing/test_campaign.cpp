@@ -128,3 +128,32 @@ TEST_CASE("testing: groups by outcome and signature, candidates from the stored 
   // The query quotes every word: FTS5 syntax in a signature cannot break it.
   CHECK(match_query("a\" OR b* NEAR(", "", {}).find("NEAR(") == std::string::npos);
 }
+
+TEST_CASE("testing: a candidate issue must name the failing operator") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  db.exec("INSERT INTO repositories(full_name) VALUES ('pytorch/pytorch')");
+  // Both share the boilerplate of every unsupported-operator message; only #2 names sinh.
+  db.exec(
+      "INSERT INTO issues(repo_id, number, title, body) VALUES (1, 1, 'aten::cosh unsupported', "
+      "'Exporting the operator aten::cosh to ONNX opset version 16 is not supported. Please feel "
+      "free to request support or submit a pull request on PyTorch GitHub')");
+  db.exec(
+      "INSERT INTO issues(repo_id, number, title, body) VALUES (1, 2, 'sinh', 'torch.sinh fails "
+      "in the exporter')");
+  const std::string sinh =
+      "unsupportedoperatorerror: exporting the operator 'aten::sinh' to onnx opset version n is "
+      "not supported. please feel free to request support or submit a pull request on pytorch "
+      "github: https:<path>";
+  auto cands = match_issues(db, sinh, sinh, {"Sinh"});
+  REQUIRE(cands.size() == 1);
+  CHECK(cands[0].issue == "pytorch/pytorch#2");
+  // An operator no issue names: no candidate, the group is new.
+  std::string tanh = sinh;
+  tanh.replace(tanh.find("sinh"), 4, "atanh");
+  CHECK(match_issues(db, tanh, tanh, {"Atanh"}).empty());
+  // ONNX Runtime's operator type is the key of its failures.
+  CHECK(match_query("node (<name>) op (gemm) [shapeinferenceerror] first input", "", {})
+            .rfind("(\"gemm\") AND (", 0) == 0);
+}
