@@ -1,7 +1,10 @@
 #include "web/api.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/error.h"
@@ -73,6 +76,22 @@ std::optional<double> real_param(const Params& p, const std::string& key, double
   return d;
 }
 
+// A label source parameter (source, compare, a, b): "classifier:RUN" needs RUN in 1..2^63-1.
+std::optional<std::string> source_param(const Params& p, const std::string& key) {
+  auto v = param(p, key);
+  if (v && starts_with(*v, "classifier:")) {
+    std::string run = v->substr(11);
+    errno = 0;
+    char* end = nullptr;
+    long long n = std::strtoll(run.c_str(), &end, 10);
+    if (run.empty() || !std::isdigit(static_cast<unsigned char>(run[0])) || errno || *end || n < 1)
+      throw HttpError(400, key + ": classifier:RUN needs a run id in 1.." +
+                               std::to_string(std::numeric_limits<long long>::max()) + ", got " +
+                               quoted_excerpt(*v));
+  }
+  return v;
+}
+
 json opt(const std::optional<std::string>& s) {
   return s ? json(*s) : json();
 }
@@ -139,7 +158,7 @@ json highlight_ranges(const std::string& text, const std::string& field, std::in
 }
 
 std::int64_t latest_run(Db& db) {
-  return db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  return db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
 }
 
 IssueRef issue_ref_of(const json& body) {
@@ -223,13 +242,13 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   }
   auto min_conf = real_param(p, "min_confidence", 0, 1);
   auto max_conf = real_param(p, "max_confidence", 0, 1);
-  auto compare = param(p, "compare");
+  auto compare = source_param(p, "compare");
   auto agreement = param(p, "agreement");
   if (agreement && *agreement != "agree" && *agreement != "disagree")
     throw HttpError(400, "agreement: agree or disagree");
   if (agreement && !compare) throw HttpError(400, "agreement: needs compare=SOURCE");
   auto verdict = param(p, "verdict");
-  auto source = param(p, "source");
+  auto source = source_param(p, "source");
   bool need_labels = source || !want.empty() || min_conf || max_conf || agreement;
   std::string src = source.value_or("classifier");
 
@@ -618,7 +637,7 @@ json queue_json(Db& db, const std::string& annotator, const Params& p) {
 }
 
 json agreement_json(Db& db, const Params& p) {
-  auto a = param(p, "a"), b = param(p, "b");
+  auto a = source_param(p, "a"), b = source_param(p, "b");
   if (!a || !b) throw HttpError(400, "a and b: the two label sources to compare");
   auto dimension = param(p, "dimension");
   const auto& dims = labeling::manual_dimensions();
@@ -664,8 +683,8 @@ json agreement_json(Db& db, const Params& p) {
 
 ReportText report_text(Db& db, const Taxonomy& tax, const Params& p) {
   reports::ReportOptions o;
-  o.source = param(p, "source").value_or("classifier");
-  o.compare = param(p, "compare");
+  o.source = source_param(p, "source").value_or("classifier");
+  o.compare = source_param(p, "compare");
   o.period = param(p, "by").value_or("year");
   o.repos = params(p, "repo");
   o.since = param(p, "since");
