@@ -190,7 +190,8 @@ std::int64_t resolve_run(Db& db, std::optional<std::int64_t> run_id) {
     if (st.int64(0) == 0) throw UserError("no classifier run " + std::to_string(*run_id));
     return *run_id;
   }
-  std::int64_t id = db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  std::int64_t id =
+      db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
   if (id == 0) throw UserError("no classifier run yet (run classify first)");
   return id;
 }

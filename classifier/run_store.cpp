@@ -1,5 +1,6 @@
 #include "classifier/run_store.h"
 
+#include <chrono>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -44,10 +45,19 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
   summary.rules_hash = rules.hash;
   summary.rule_count = rules.rules.size();
   summary.model_id = model ? model->id : 0;
-  Transaction tx(db);
-  Stmt run(db, "INSERT INTO classifier_runs (rules_hash, rules_dir, params_json) VALUES (?,?,?)");
-  run.bind(1, rules.hash).bind(2, rules.dir).bind(3, params.dump()).run();
-  summary.run_id = db.last_insert_id();
+  // Short transactions (WriteSlices): issues are classified outside any transaction, and each
+  // ~100 ms of results is written in one brief transaction, so a label post or another job gets
+  // the lock in between. The run is invisible (in_progress = 1: readers take the latest run with 0)
+  // until its last slice clears in_progress.
+  {
+    Transaction tx(db);
+    Stmt run(db,
+             "INSERT INTO classifier_runs (rules_hash, rules_dir, params_json, in_progress) "
+             "VALUES (?,?,?,1)");
+    run.bind(1, rules.hash).bind(2, rules.dir).bind(3, params.dump()).run();
+    summary.run_id = db.last_insert_id();
+    tx.commit();
+  }
   Stmt label(db,
              "INSERT INTO classifier_labels (run_id, issue_id, dimension, label, subtype, "
              "confidence, scores_json) VALUES (?,?,?,?,?,?,?)");
@@ -62,29 +72,20 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
             "INSERT INTO classifier_execution_evidence (run_id, issue_id, dimension, label, kind, "
             "weight, repro_run_id, run_kind, verdict, step, signature, summary) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-  std::int64_t done = 0;
-  const auto total = static_cast<std::int64_t>(issues.size());
-  for (const IssueText& issue : issues) {
-    Segments segments = segment_issue(issue);
-    Classification c = engine.classify(issue, segments);
-    std::vector<ExecutionEvidence> execution;
-    if (options.verdicts) {
-      auto v = options.verdicts->find(issue.issue_id);
-      if (v != options.verdicts->end()) execution = execution_evidence(v->second, weights);
-    }
-    summary.execution_issues += !execution.empty();
-    for (const DimensionResult& r :
-         predict_issue(engine, segments, c, model, options.predictors, execution)) {
+  struct Computed {
+    std::int64_t issue_id = 0;
+    std::vector<DimensionResult> results;
+    std::vector<Evidence> evidence;
+    Extractions facts;
+  };
+  auto write = [&](const Computed& one) {
+    for (const DimensionResult& r : one.results) {
       const Decision& d = r.decision;
-      label.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, d.dimension);
+      label.bind(1, summary.run_id).bind(2, one.issue_id).bind(3, d.dimension);
       label.bind(4, d.label).bind(5, d.subtype).bind(6, d.confidence).bind(7, r.scores.dump());
       label.run();
-      if (d.abstained) ++summary.abstained[d.dimension];
-      ++summary.counts[d.dimension][d.label.value_or("")];
-      if (!r.execution.empty() && r.without_execution != d.label)
-        ++summary.moved_by_execution[d.dimension];
       for (const ExecutionEvidence& e : r.execution) {
-        exec.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, e.dimension);
+        exec.bind(1, summary.run_id).bind(2, one.issue_id).bind(3, e.dimension);
         exec.bind(4, e.label).bind(5, e.key).bind(6, e.weight).bind(7, e.verdict.repro_run_id);
         exec.bind(8, e.verdict.kind).bind(9, e.verdict.verdict);
         auto text = [](const std::string& t) {
@@ -95,8 +96,8 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
         exec.run();
       }
     }
-    for (const Evidence& e : c.evidence) {
-      evidence.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, e.dimension);
+    for (const Evidence& e : one.evidence) {
+      evidence.bind(1, summary.run_id).bind(2, one.issue_id).bind(3, e.dimension);
       evidence.bind(4, e.label);
       if (e.subtype.empty())
         evidence.bind_null(5);
@@ -108,18 +109,57 @@ RunSummary classify_and_store(Db& db, const Engine& engine, const std::vector<st
       evidence.bind(11, e.matched_text).bind(12, e.weight);
       evidence.run();
     }
-    for (const auto& [kind, value] : extract_facts(segments)) {
-      fact.bind(1, summary.run_id).bind(2, issue.issue_id).bind(3, kind).bind(4, value);
+    for (const auto& [kind, value] : one.facts) {
+      fact.bind(1, summary.run_id).bind(2, one.issue_id).bind(3, kind).bind(4, value);
       fact.run();
     }
+  };
+  std::vector<Computed> pending;
+  auto batch_started = std::chrono::steady_clock::now();
+  auto write_pending = [&](bool last) {
+    Transaction tx(db);
+    for (const Computed& one : pending) write(one);
+    if (last) {
+      Stmt finish(db,
+                  "UPDATE classifier_runs SET finished_at = "
+                  "strftime('%Y-%m-%dT%H:%M:%SZ','now'), issue_count = ?, in_progress = 0 "
+                  "WHERE id = ?");
+      finish.bind(1, static_cast<std::int64_t>(issues.size())).bind(2, summary.run_id).run();
+    }
+    tx.commit();
+    pending.clear();
+    batch_started = std::chrono::steady_clock::now();
+  };
+  std::int64_t done = 0;
+  const auto total = static_cast<std::int64_t>(issues.size());
+  for (const IssueText& issue : issues) {
+    Segments segments = segment_issue(issue);
+    Classification c = engine.classify(issue, segments);
+    std::vector<ExecutionEvidence> execution;
+    if (options.verdicts) {
+      auto v = options.verdicts->find(issue.issue_id);
+      if (v != options.verdicts->end()) execution = execution_evidence(v->second, weights);
+    }
+    summary.execution_issues += !execution.empty();
+    Computed one;
+    one.issue_id = issue.issue_id;
+    one.results = predict_issue(engine, segments, c, model, options.predictors, execution);
+    for (const DimensionResult& r : one.results) {
+      const Decision& d = r.decision;
+      if (d.abstained) ++summary.abstained[d.dimension];
+      ++summary.counts[d.dimension][d.label.value_or("")];
+      if (!r.execution.empty() && r.without_execution != d.label)
+        ++summary.moved_by_execution[d.dimension];
+    }
+    one.evidence = std::move(c.evidence);
+    one.facts = extract_facts(segments);
+    pending.push_back(std::move(one));
     ++done;
+    if (std::chrono::steady_clock::now() - batch_started >= std::chrono::milliseconds(100))
+      write_pending(false);
     if (progress) progress(done, total);
   }
-  Stmt finish(db,
-              "UPDATE classifier_runs SET finished_at = strftime('%Y-%m-%dT%H:%M:%SZ','now'), "
-              "issue_count = ? WHERE id = ?");
-  finish.bind(1, done).bind(2, summary.run_id).run();
-  tx.commit();
+  write_pending(true);
   if (model) {
     // The chosen predictors' confidence is calibrated already (out-of-fold, see DimensionModel):
     // the run keeps it as is and takes each predictor's cross-fitted threshold, which the hybrid

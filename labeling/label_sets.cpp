@@ -1,6 +1,9 @@
 #include "labeling/label_sets.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 
 #include "core/error.h"
 
@@ -105,7 +108,8 @@ std::vector<IssueLabels> load_consensus_labels(Db& db) {
 
 std::vector<IssueLabels> load_classifier_labels(Db& db, std::optional<std::int64_t> run_id) {
   std::int64_t run =
-      run_id ? *run_id : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+      run_id ? *run_id
+             : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
   if (run == 0) return {};
   Stmt st(db,
           "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.label, c.confidence "
@@ -130,7 +134,8 @@ std::vector<IssueLabels> load_classifier_labels(Db& db, std::optional<std::int64
 
 std::vector<std::string> label_sources(Db& db) {
   std::vector<std::string> out;
-  if (db.scalar("SELECT count(*) FROM classifier_runs") > 0) out.push_back("classifier");
+  if (db.scalar("SELECT count(*) FROM classifier_runs WHERE in_progress = 0") > 0)
+    out.push_back("classifier");
   Stmt st(db, "SELECT DISTINCT annotator FROM manual_labels ORDER BY annotator");
   while (st.step()) out.push_back(st.text(0));
   if (!load_consensus_labels(db).empty()) out.push_back("consensus");
@@ -180,7 +185,8 @@ std::vector<IssueLabels> load_hybrid_labels(Db& db, const std::optional<std::str
     out.push_back(std::move(m));
   }
   // Automatic part: the latest run, calibrated confidence where stored.
-  std::int64_t run = db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  std::int64_t run =
+      db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
   if (run == 0) return out;
   std::map<std::string, std::optional<double>> thresholds;  // calibrated dimensions
   {

@@ -555,6 +555,7 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
   };
   setpgid(0, 0);  // own process group: a timeout kills the whole group
   signal(SIGPIPE, SIG_DFL);
+  signal(SIGXFSZ, SIG_DFL);  // convfail ignores it (EFBIG instead); a repro child dies of it
   dup2(pipes.in[0], 0);
   dup2(pipes.out[1], 1);
   dup2(pipes.err[1], 2);

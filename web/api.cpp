@@ -1,7 +1,10 @@
 #include "web/api.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/error.h"
@@ -13,6 +16,7 @@
 #include "labeling/agreement_report.h"
 #include "labeling/annotation_queue.h"
 #include "labeling/label_sets.h"
+#include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
@@ -71,6 +75,18 @@ std::optional<double> real_param(const Params& p, const std::string& key, double
     throw HttpError(400, key + ": expected a number in [" + std::to_string(lo) + ", " +
                              std::to_string(hi) + "], got " + quoted_excerpt(*v));
   return d;
+}
+
+// A label source parameter (source, compare, a, b), checked by labeling::LabelSource as on the
+// command line: a bad one ("classifier:x", "hybrid:") is the client's error, 400.
+std::optional<std::string> source_param(const Params& p, const std::string& key) {
+  auto v = param(p, key);
+  if (!v) return v;
+  try {
+    return labeling::LabelSource::parse(*v).text();
+  } catch (const UsageError& e) {
+    throw HttpError(400, key + ": " + e.what());
+  }
 }
 
 json opt(const std::optional<std::string>& s) {
@@ -139,7 +155,7 @@ json highlight_ranges(const std::string& text, const std::string& field, std::in
 }
 
 std::int64_t latest_run(Db& db) {
-  return db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs");
+  return db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
 }
 
 IssueRef issue_ref_of(const json& body) {
@@ -225,13 +241,13 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   }
   auto min_conf = real_param(p, "min_confidence", 0, 1);
   auto max_conf = real_param(p, "max_confidence", 0, 1);
-  auto compare = param(p, "compare");
+  auto compare = source_param(p, "compare");
   auto agreement = param(p, "agreement");
   if (agreement && *agreement != "agree" && *agreement != "disagree")
     throw HttpError(400, "agreement: agree or disagree");
   if (agreement && !compare) throw HttpError(400, "agreement: needs compare=SOURCE");
   auto verdict = param(p, "verdict");
-  auto source = param(p, "source");
+  auto source = source_param(p, "source");
   bool need_labels = source || !want.empty() || min_conf || max_conf || agreement;
   std::string src = source.value_or("classifier");
 
@@ -620,7 +636,7 @@ json queue_json(Db& db, const std::string& annotator, const Params& p) {
 }
 
 json agreement_json(Db& db, const Params& p) {
-  auto a = param(p, "a"), b = param(p, "b");
+  auto a = source_param(p, "a"), b = source_param(p, "b");
   if (!a || !b) throw HttpError(400, "a and b: the two label sources to compare");
   auto dimension = param(p, "dimension");
   const auto& dims = labeling::manual_dimensions();
@@ -666,8 +682,8 @@ json agreement_json(Db& db, const Params& p) {
 
 ReportText report_text(Db& db, const Taxonomy& tax, const Params& p) {
   reports::ReportOptions o;
-  o.source = param(p, "source").value_or("classifier");
-  o.compare = param(p, "compare");
+  o.source = source_param(p, "source").value_or("classifier");
+  o.compare = source_param(p, "compare");
   o.period = param(p, "by").value_or("year");
   o.repos = params(p, "repo");
   o.since = param(p, "since");

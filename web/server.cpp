@@ -1,7 +1,7 @@
 #include "web/server.h"
 
-#include <httplib.h>
-#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +17,7 @@
 #include "core/json_util.h"
 #include "core/text.h"
 #include "web/api.h"
+#include "web/http_server.h"
 
 namespace convfail {
 extern const EmbeddedFile kWebAssets[];
@@ -35,17 +36,19 @@ const char* const kCsp =
 const char* const kReportCsp =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'";
 
-void send_json(httplib::Response& res, const Json& j, int status = 200) {
+void send_json(HttpReply& res, const Json& j, int status = 200) {
   res.status = status;
   res.set_content(json_text(j), "application/json");
 }
 
-void send_error(httplib::Response& res, int status, const std::string& message) {
+void send_error(HttpReply& res, int status, const std::string& message) {
   send_json(res, {{"error", message}, {"status", status}}, status);
+  // The database stayed locked (another process's long write): ask the page to retry.
+  if (status == 503) res.set_header("Retry-After", "2");
 }
 
-std::string cookie(const httplib::Request& req, const std::string& name) {
-  std::string all = req.get_header_value("Cookie");
+std::string cookie(const HttpRequest& req, const std::string& name) {
+  std::string all = req.header("Cookie");
   std::size_t at = 0;
   while (at < all.size()) {
     std::size_t end = all.find(';', at);
@@ -75,7 +78,32 @@ std::string content_type_of(const std::string& name) {
 }  // namespace
 
 bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || starts_with(host, "127.");
+  if (host == "::1" || host == "[::1]" || lower(host) == "localhost") return true;
+  in_addr a{};
+  return inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+bool host_allowed(const std::string& host_header, const std::vector<std::string>& allowed) {
+  std::string name = host_header, port;
+  if (starts_with(name, "[")) {
+    std::size_t close = name.find(']');
+    if (close == std::string::npos) return false;
+    port = name.substr(close + 1);
+    name = name.substr(0, close + 1);
+  } else if (std::size_t colon = name.find(':'); colon != std::string::npos) {
+    port = name.substr(colon);
+    name = name.substr(0, colon);
+  }
+  if (!port.empty()) {  // ":" then 1-5 digits
+    if (port.size() < 2 || port.size() > 6 || port[0] != ':' ||
+        port.find_first_not_of("0123456789", 1) != std::string::npos)
+      return false;
+  }
+  if (name.empty()) return false;
+  if (is_loopback_host(name)) return true;
+  for (const std::string& a : allowed)
+    if (iequals(a, name)) return true;
+  return false;
 }
 
 std::string generate_token() {
@@ -101,7 +129,7 @@ const char* find_asset(const std::string& name) {
 struct Server::Impl {
   ServerOptions options;
   Taxonomy taxonomy;
-  httplib::Server http;
+  std::unique_ptr<HttpServer> http;
   // Label posts: group commit. A post queues itself; the first one that finds no writer at work
   // becomes the writer and stores every queued post in one transaction (BEGIN IMMEDIATE, one
   // savepoint each, so a refused post leaves the others), then hands over. One writer at a time
@@ -159,6 +187,11 @@ struct Server::Impl {
         db.exec("RELEASE post");
       }
       tx.commit();
+    } catch (const DbBusy& e) {  // locked by another process past lock_wait: nothing written
+      for (Pending* p : batch) {
+        p->status = 503;
+        p->error = std::string("the database is busy, try again: ") + e.what();
+      }
     } catch (const std::exception& e) {  // the batch failed as a whole: nothing was written
       for (Pending* p : batch) {
         p->status = 500;
@@ -209,38 +242,45 @@ struct Server::Impl {
       cached.db.reset();
       cached.db = std::make_unique<Db>(
           options.db_path, options.readonly ? OpenMode::kReadOnly : OpenMode::kReadWrite);
+      cached.db->set_busy_timeout(std::chrono::milliseconds(options.lock_wait_ms));
       cached.owner = this;
     }
     return *cached.db;
   }
 
-  std::string annotator_of(const httplib::Request& req) {
-    std::string name = req.get_header_value("X-Convfail-Annotator");
+  std::string annotator_of(const HttpRequest& req) {
+    std::string name = req.header("X-Convfail-Annotator");
     if (name.empty()) name = cookie(req, "convfail_annotator");
     return name;
   }
 
-  std::string required_annotator(const httplib::Request& req) {
+  std::string required_annotator(const HttpRequest& req) {
     std::string name = annotator_of(req);
     if (name.empty())
       throw HttpError(401, "log in first: choose an annotator name (POST /api/login)");
     return checked_annotator(name);
   }
 
-  // Writes: POST only, JSON only, from this origin (browsers say so in Sec-Fetch-Site and Origin).
-  void check_write(const httplib::Request& req) {
-    if (options.readonly) throw HttpError(403, "the server is read-only (--readonly)");
-    std::string site = req.get_header_value("Sec-Fetch-Site");
+  // Every state-changing request (labels, login, logout): POST, JSON only, from this origin
+  // (browsers say so in Sec-Fetch-Site and Origin); a cross-site form or text/plain post fails.
+  void check_same_origin(const HttpRequest& req) {
+    std::string site = req.header("Sec-Fetch-Site");
     if (!site.empty() && site != "same-origin" && site != "none")
       throw HttpError(403, "cross-site request refused (Sec-Fetch-Site: " + site + ")");
-    std::string origin = req.get_header_value("Origin");
-    if (!origin.empty() && origin != "http://" + req.get_header_value("Host"))
+    std::string origin = req.header("Origin");
+    if (!origin.empty() && origin != "http://" + req.header("Host"))
       throw HttpError(403, "cross-origin request refused (Origin does not match Host)");
-    if (!starts_with(lower(req.get_header_value("Content-Type")), "application/json"))
+    if (!starts_with(lower(req.header("Content-Type")), "application/json"))
       throw HttpError(415, "Content-Type must be application/json");
   }
 
-  Json parse_body(const httplib::Request& req) {
+  // Writes to the database: same origin, and not --readonly.
+  void check_write(const HttpRequest& req) {
+    if (options.readonly) throw HttpError(403, "the server is read-only (--readonly)");
+    check_same_origin(req);
+  }
+
+  Json parse_body(const HttpRequest& req) {
     Json body = Json::parse(req.body, nullptr, false);
     if (body.is_discarded()) throw HttpError(400, "malformed JSON body");
     if (!body.is_object()) throw HttpError(400, "body: expected a JSON object");
@@ -248,11 +288,13 @@ struct Server::Impl {
   }
 
   // Runs a handler; every failure becomes a JSON error line with a 4xx (or 500) status.
-  void guard(httplib::Response& res, const std::function<void()>& f) {
+  void guard(HttpReply& res, const std::function<void()>& f) {
     try {
       f();
     } catch (const HttpError& e) {
       send_error(res, e.status(), e.what());
+    } catch (const DbBusy& e) {
+      send_error(res, 503, std::string("the database is busy, try again: ") + e.what());
     } catch (const UsageError& e) {
       send_error(res, 400, e.what());
     } catch (const UserError& e) {
@@ -266,105 +308,74 @@ struct Server::Impl {
     }
   }
 
-  void setup() {
-    int threads = options.threads;
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http.set_payload_max_length(options.max_body);
-    http.set_read_timeout(10, 0);
-    http.set_write_timeout(10, 0);
-    http.set_keep_alive_timeout(5);
-    http.set_keep_alive_max_count(1000);
-    http.set_tcp_nodelay(true);  // headers and body go out in two writes: no Nagle delay
+  void serve_asset(const std::string& name, HttpReply& res) {
+    guard(res, [&] {
+      if (name.find("..") != std::string::npos || name.find('/') != std::string::npos ||
+          name.find('\\') != std::string::npos || name.find('\0') != std::string::npos)
+        throw HttpError(400, "bad asset path");
+      const char* text = find_asset(name);
+      if (!text) throw HttpError(404, "no asset " + quoted_excerpt(name));
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(text, content_type_of(name));
+    });
+  }
 
-    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      res.set_header("Content-Security-Policy", kCsp);
-      res.set_header("X-Content-Type-Options", "nosniff");
-      res.set_header("Referrer-Policy", "no-referrer");
-      res.set_header("Cache-Control", "no-store");
-      res.set_header("X-Frame-Options", "SAMEORIGIN");
-      if (options.token.empty()) {
-        // Without a token the server is on loopback: refuse other Host names, so a web page
-        // whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reads nothing.
-        std::string host = req.get_header_value("Host");
-        std::string name = host.substr(0, host.rfind(':') == std::string::npos || host.back() == ']'
-                                              ? host.size()
-                                              : host.rfind(':'));
-        if (!host.empty() && !is_loopback_host(name)) {
-          send_error(res, 403, "Host " + quoted_excerpt(host) + " refused: open http://127.0.0.1");
-          return httplib::Server::HandlerResponse::Handled;
-        }
-        return httplib::Server::HandlerResponse::Unhandled;
+  // Host and token checks, before any route. False: `res` holds the refusal (or redirect).
+  bool admitted(const HttpRequest& req, HttpReply& res) {
+    if (options.token.empty()) {
+      // Without a token the server is on loopback: refuse other Host names, so a web page
+      // whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reads nothing.
+      std::string host = req.header("Host");
+      if (!host.empty() && !host_allowed(host, options.allowed_hosts)) {
+        send_error(res, 403,
+                   "Host " + quoted_excerpt(host) +
+                       " refused: open http://127.0.0.1 (or name the host with --allow-host)");
+        return false;
       }
-      std::string auth = req.get_header_value("Authorization");
-      std::string given =
-          starts_with(auth, "Bearer ") ? auth.substr(7) : cookie(req, "convfail_token");
-      if (!given.empty() && same_secret(given, options.token))
-        return httplib::Server::HandlerResponse::Unhandled;
-      if (req.method == "GET" && req.has_param("token") &&
-          same_secret(req.get_param_value("token"), options.token)) {
-        // The link printed at start: remember the token in a cookie, then drop it from the URL.
-        res.set_header("Set-Cookie",
-                       "convfail_token=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
-        res.set_redirect(req.path.empty() ? "/" : req.path, 303);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      send_error(res, 403, "access token required (open the link `convfail serve` printed)");
-      return httplib::Server::HandlerResponse::Handled;
-    });
-    // Statuses httplib sets itself (413 payload too large, 404 no route, 400 bad request line)
-    // get the same JSON error line as ours.
-    http.set_error_handler(
-        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-          if (res.body.empty()) {
-            std::string message = res.status == 413   ? "request body too large"
-                                  : res.status == 404 ? "not found"
-                                  : res.status == 405 ? "method not allowed"
-                                                      : "bad request";
-            send_error(res, res.status, message);
-          }
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    http.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-          try {
-            if (ep) std::rethrow_exception(ep);
-            send_error(res, 500, "internal error");
-          } catch (const std::exception& e) {
-            send_error(res, 500, std::string("internal error: ") + e.what());
-          } catch (...) {
-            send_error(res, 500, "internal error");
-          }
-        });
+      return true;
+    }
+    std::string auth = req.header("Authorization");
+    std::string given =
+        starts_with(auth, "Bearer ") ? auth.substr(7) : cookie(req, "convfail_token");
+    if (!given.empty() && same_secret(given, options.token)) return true;
+    if (req.method == "GET" && req.has_param("token") &&
+        same_secret(req.param("token"), options.token)) {
+      // The link printed at start: remember the token in a cookie, then drop it from the URL.
+      res.set_header("Set-Cookie",
+                     "convfail_token=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
+      res.status = 303;
+      res.set_header("Location", req.path.empty() ? "/" : req.path);
+      return false;
+    }
+    send_error(res, 403, "access token required (open the link `convfail serve` printed)");
+    return false;
+  }
 
-    auto asset = [this](const std::string& name, httplib::Response& res) {
-      guard(res, [&] {
-        if (name.find("..") != std::string::npos || name.find('/') != std::string::npos ||
-            name.find('\\') != std::string::npos || name.find('\0') != std::string::npos)
-          throw HttpError(400, "bad asset path");
-        const char* text = find_asset(name);
-        if (!text) throw HttpError(404, "no asset " + quoted_excerpt(name));
-        res.set_header("Cache-Control", "no-cache");
-        res.set_content(text, content_type_of(name));
-      });
-    };
-    http.Get("/", [asset](const httplib::Request&, httplib::Response& res) {
-      asset("index.html", res);
-    });
-    http.Get(R"(/assets/(.*))", [asset](const httplib::Request& req, httplib::Response& res) {
-      asset(req.matches[1], res);
-    });
+  // Every request: security headers, admission, then the route.
+  void dispatch(const HttpRequest& req, HttpReply& res) {
+    res.set_header("Content-Security-Policy", kCsp);
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Referrer-Policy", "no-referrer");
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("X-Frame-Options", "SAMEORIGIN");
+    if (!admitted(req, res)) return;
+    // HEAD is answered as GET (the transport drops the body).
+    const std::string method = req.method == "HEAD" ? "GET" : req.method;
+    const std::string& path = req.path;
+    bool get = method == "GET", post = method == "POST";
 
-    http.Get("/api/session", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (get && path == "/") return serve_asset("index.html", res);
+    if (get && starts_with(path, "/assets/")) return serve_asset(path.substr(8), res);
+    if (get && path == "/api/session")
+      return guard(res, [&] {
         Db& db = open_db();
         std::string name = annotator_of(req);
         if (!name.empty()) name = checked_annotator(name);
         send_json(res, session_json(db, taxonomy, name, options.readonly));
       });
-    });
-    http.Post("/api/login", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
-        if (!options.readonly) check_write(req);
+    if (post && path == "/api/login")
+      return guard(res, [&] {
+        check_same_origin(req);
         Json body = parse_body(req);
         auto name = opt_string(body, "annotator");
         if (!name) throw HttpError(400, "body: \"annotator\" (string) needed");
@@ -373,89 +384,92 @@ struct Server::Impl {
                        "convfail_annotator=" + annotator + "; Path=/; HttpOnly; SameSite=Strict");
         send_json(res, {{"annotator", annotator}});
       });
-    });
-    http.Post("/api/logout", [](const httplib::Request&, httplib::Response& res) {
-      res.set_header("Set-Cookie", "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
-      send_json(res, {{"annotator", nullptr}});
-    });
-    http.Get("/api/issues", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (post && path == "/api/logout")
+      return guard(res, [&] {
+        check_same_origin(req);
+        res.set_header("Set-Cookie", "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
+        send_json(res, {{"annotator", nullptr}});
+      });
+    if (get && path == "/api/issues")
+      return guard(res, [&] {
         ReadSlot slot(*this);
         Db& db = open_db();
         send_json(res, issues_json(db, taxonomy, req.params));
       });
-    });
-    http.Get(R"(/api/issues/([^/]+)/([^/]+)/([^/]+))", [this](const httplib::Request& req,
-                                                              httplib::Response& res) {
-      guard(res, [&] {
+    if (starts_with(path, "/api/issues/")) {
+      if (!get) return send_error(res, 405, "method " + method + " not allowed on " + path);
+      std::vector<std::string> parts;
+      std::string rest = path.substr(12);
+      for (std::size_t at = 0, slash; parts.size() < 4; at = slash + 1) {
+        slash = rest.find('/', at);
+        parts.push_back(rest.substr(at, slash == std::string::npos ? slash : slash - at));
+        if (slash == std::string::npos) break;
+      }
+      if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty())
+        return send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER");
+      return guard(res, [&] {
         ReadSlot slot(*this);
         Db& db = open_db();
-        send_json(res, issue_json(db, taxonomy,
-                                  std::string(req.matches[1]) + "/" + std::string(req.matches[2]),
-                                  req.matches[3]));
+        send_json(res, issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2]));
       });
-    });
-    http.Get("/api/labels", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    }
+    if (get && path == "/api/labels")
+      return guard(res, [&] {
         Db& db = open_db();
         send_json(res, label_history_json(db, req.params));
       });
-    });
-    http.Post("/api/labels", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (post && path == "/api/labels")
+      return guard(res, [&] {
         check_write(req);
         std::string annotator = required_annotator(req);
         Json body = parse_body(req);
         Db& db = open_db();
         send_json(res, post_label_batched(db, annotator, body), 201);
       });
-    });
-    http.Get("/api/queue", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (get && path == "/api/queue")
+      return guard(res, [&] {
         std::string annotator = required_annotator(req);
         Db& db = open_db();
         send_json(res, queue_json(db, annotator, req.params));
       });
-    });
-    http.Get("/api/agreement", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (get && path == "/api/agreement")
+      return guard(res, [&] {
         Db& db = open_db();
         send_json(res, agreement_json(db, req.params));
       });
-    });
-    http.Get("/api/report", [this](const httplib::Request& req, httplib::Response& res) {
-      guard(res, [&] {
+    if (get && path == "/api/report")
+      return guard(res, [&] {
         Db& db = open_db();
         ReportText r = report_text(db, taxonomy, req.params);
-        if (r.extension == "html") {
-          res.headers.erase("Content-Security-Policy");
-          res.set_header("Content-Security-Policy", kReportCsp);
-        }
-        if (req.get_param_value("download") == "1")
+        if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
+        if (req.param("download") == "1")
           res.set_header("Content-Disposition",
                          "attachment; filename=\"convfail-report." + r.extension + "\"");
         res.set_content(r.text, r.content_type);
       });
-    });
-    // Anything else under /api: a JSON 404 (and 405 for a known path with the wrong method).
-    auto unknown = [](const httplib::Request& req, httplib::Response& res) {
-      static const char* const kPaths[] = {"/api/session",   "/api/login",  "/api/logout",
-                                           "/api/issues",    "/api/labels", "/api/queue",
-                                           "/api/agreement", "/api/report"};
-      if (starts_with(req.path, "/api/issues/"))
-        return req.method == "GET"
-                   ? send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER")
-                   : send_error(res, 405, "method " + req.method + " not allowed on " + req.path);
-      for (const char* p : kPaths)
-        if (req.path == p)
-          return send_error(res, 405, "method " + req.method + " not allowed on " + req.path);
-      send_error(res, 404, "not found");
-    };
-    http.Get(".*", unknown);
-    http.Post(".*", unknown);
-    http.Put(".*", unknown);
-    http.Delete(".*", unknown);
-    http.Patch(".*", unknown);
+    // Anything else: a JSON 404 (and 405 for a known path with the wrong method).
+    static const char* const kPaths[] = {"/api/session",   "/api/login",  "/api/logout",
+                                         "/api/issues",    "/api/labels", "/api/queue",
+                                         "/api/agreement", "/api/report"};
+    for (const char* p : kPaths)
+      if (path == p) return send_error(res, 405, "method " + method + " not allowed on " + path);
+    send_error(res, 404, "not found");
+  }
+
+  void setup() {
+    HttpServerOptions h;
+    h.host = options.host;
+    h.port = options.port;
+    h.threads = options.threads;
+    h.max_body = options.max_body;
+    h.max_connections = options.max_connections;
+    h.idle_timeout_s = options.idle_timeout_s;
+    h.head_timeout_s = options.head_timeout_s;
+    http = std::make_unique<HttpServer>(
+        h, [this](const HttpRequest& req, HttpReply& res) { dispatch(req, res); },
+        [](int status, const std::string& message, HttpReply& res) {
+          send_error(res, status, message);
+        });
   }
 };
 
@@ -467,36 +481,16 @@ Server::Server(ServerOptions options, Taxonomy taxonomy)
 Server::~Server() = default;
 
 int Server::bind() {
-  const ServerOptions& o = impl_->options;
-  // Debian's cpp-httplib is a compiled library that listens with a backlog of 5: connections
-  // beyond that, when many browsers or clients connect at once, are dropped and fail after a
-  // second. Keep the listening socket (the options hook sees it before bind) and listen again
-  // with a longer queue; Linux takes the new backlog for a socket already listening.
-  int listening = -1;
-  impl_->http.set_socket_options([&listening](socket_t sock) {
-    httplib::default_socket_options(sock);
-    listening = sock;
-  });
-  if (o.port == 0) {
-    port_ = impl_->http.bind_to_any_port(o.host);
-    if (port_ < 0) throw UserError("cannot listen on " + o.host);
-  } else {
-    if (!impl_->http.bind_to_port(o.host, o.port))
-      throw UserError("cannot listen on " + o.host + ":" + std::to_string(o.port) +
-                      " (in use, or not an address of this machine)");
-    port_ = o.port;
-  }
-  if (listening >= 0) ::listen(listening, SOMAXCONN);
-  impl_->http.set_socket_options(httplib::default_socket_options);
+  port_ = impl_->http->bind();
   return port_;
 }
 
 void Server::listen() {
-  impl_->http.listen_after_bind();
+  impl_->http->listen();
 }
 
 void Server::stop() {
-  impl_->http.stop();
+  impl_->http->stop();
 }
 
 }  // namespace convfail::web

@@ -1,14 +1,16 @@
-// `convfail serve`: the HTTP server (cpp-httplib) of the web workbench. Static assets are
-// compiled in (web/assets/, embedded like the schema migrations); the JSON API is web/api.h.
-// Each worker thread keeps its own database connection (WAL, busy timeout); label posts are
-// written by one thread at a time, in batches (group commit), so concurrent raters never lose or
-// duplicate a row.
+// `convfail serve`: the web workbench over web/http_server.h (libmicrohttpd). Static assets
+// are compiled in (web/assets/, embedded like the schema migrations); the JSON API is
+// web/api.h. Each worker thread keeps its own database connection (WAL, busy timeout); label
+// posts are written by one thread at a time, in batches (group commit), so concurrent raters
+// never lose or duplicate a row. A post that finds the database locked by another process for
+// longer than `lock_wait_ms` is answered 503 with Retry-After (the page retries).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/taxonomy.h"
 
@@ -22,13 +24,24 @@ struct ServerOptions {
   // Required on every request when not empty: header "Authorization: Bearer T", cookie
   // convfail_token=T, or ?token=T on a page URL (which sets the cookie).
   std::string token;
+  // Host names answered besides the loopback ones (--allow-host), compared without case.
+  std::vector<std::string> allowed_hosts;
   std::size_t max_body = 64 * 1024;  // larger request bodies: 413
-  // Each keep-alive connection holds a worker while it is open (a browser opens up to six).
-  int threads = 32;
+  // Threads answering requests; open connections do not hold one (event-driven).
+  int threads = 8;
+  unsigned max_connections = 1000;  // more are refused at accept
+  unsigned idle_timeout_s = 10;     // a silent connection is closed
+  unsigned head_timeout_s = 10;     // a request head not complete by then is cut
+  int lock_wait_ms = 5000;          // a write waits this long for another process's lock: 503
 };
 
-// True for 127.0.0.0/8, ::1 and "localhost".
+// True for "localhost", an IPv4 literal in 127.0.0.0/8 (four decimal parts, as inet_pton reads
+// them), "::1" and "[::1]"; nothing else ("127.attacker.example" is a name, not an address).
 bool is_loopback_host(const std::string& host);
+
+// Whether a Host header (name or literal, optional ":PORT") names this server: a loopback name
+// or literal, or one of `allowed` (exact, without case). What keeps DNS rebinding out.
+bool host_allowed(const std::string& host_header, const std::vector<std::string>& allowed);
 
 // A fresh random access token (32 hex digits from /dev/urandom).
 std::string generate_token();

@@ -175,7 +175,7 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
                             {"rate_limit_wait_s", 0.0}};
     for (const crawler::CrawlOptions& o : crawls) {
       crawler::CrawlSummary s = crawler::crawl(
-          ctx.db(), o, [&line](const std::string& m) { line.notice(m); },
+          ctx.create_db(), o, [&line](const std::string& m) { line.notice(m); },
           [&line](const crawler::CrawlSummary& p) { line.update(p); });
       line.finish();
       repos.push_back(summary_json(s));

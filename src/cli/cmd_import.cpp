@@ -52,7 +52,7 @@ void add_import_command(CLI::App* cmd, Context& ctx) {
     if (!args->repo.empty()) options.default_repo = args->repo;
     options.limits.max_field_bytes = static_cast<std::size_t>(args->max_field_mb) << 20;
     options.limits.truncate = args->truncate;
-    ImportCounts c = import_files(ctx.db(), files, options);
+    ImportCounts c = import_files(ctx.create_db(), files, options);
     if (args->json) {
       nlohmann::json out = {{"files", files.size()},
                             {"issues", c.total()},

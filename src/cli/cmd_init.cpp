@@ -8,7 +8,8 @@ namespace convfail::cli {
 void add_init_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
       "Create the database, or migrate it to this version's schema. Commands that write\n"
-      "(import, crawl, classify, label, ...) also migrate on open; commands that only read\n"
+      "(import, crawl, classify, label, ...) also migrate on open (import, labels import and\n"
+      "crawl create it; the others need an existing file); commands that only read\n"
       "(list, show, search, stats, report, explain, eval, agreement, labels export/history)\n"
       "open the database read-only, never change it, and ask for `convfail init` when its\n"
       "schema is older than this convfail.");

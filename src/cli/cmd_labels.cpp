@@ -44,7 +44,7 @@ void add_import(CLI::App& parent, Context& ctx) {
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     labeling::LabelImportResult r = labeling::import_label_csv(
-        ctx.db(), tax, args->file, {args->annotator, args->create_missing});
+        ctx.create_db(), tax, args->file, {args->annotator, args->create_missing});
     if (args->json) {
       nlohmann::json j = {{"rows", r.rows},
                           {"written", r.written},

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -57,9 +58,17 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--token-file", args->token_file,
                   "file whose first line is the access token every request must carry")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--allow-host", args->options.allowed_hosts,
+                  "a host name the page may be opened by, besides localhost, 127.x.y.z and [::1] "
+                  "(repeatable; other Host headers get 403, which keeps DNS rebinding out)")
+      ->take_all();
   cmd->add_option("--threads", args->options.threads,
-                  "worker threads (each open keep-alive connection holds one)")
+                  "threads answering requests (open connections do not hold one)")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--max-connections", args->options.max_connections,
+                  "open connections at most (more are refused; each needs a file descriptor)")
+      ->check(CLI::Range(16u, 100000u))
       ->capture_default_str();
   cmd->add_option("--max-body", args->max_body, "largest request body in bytes (larger: 413)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{16} << 20))
@@ -67,6 +76,12 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
   cmd->callback([&ctx, args] {
     web::ServerOptions o = args->options;
     o.max_body = args->max_body;
+    // Every connection is a file descriptor: take the hard limit (1024 is the usual soft one).
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &files);
+    }
     bool generated = false;
     if (!args->token_file.empty()) {
       o.token = read_access_token(args->token_file);

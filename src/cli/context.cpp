@@ -7,8 +7,23 @@
 namespace convfail::cli {
 
 Db& Context::db() {
-  if (!db_) db_ = open_database(db_path);
+  if (!db_) {
+    db_ = open_database(db_path, IfMissing::kRefuse);
+    db_->set_busy_timeout(lock_wait());
+  }
   return *db_;
+}
+
+Db& Context::create_db() {
+  if (!db_) {
+    db_ = open_database(db_path, IfMissing::kCreate);
+    db_->set_busy_timeout(lock_wait());
+  }
+  return *db_;
+}
+
+std::chrono::milliseconds Context::lock_wait() const {
+  return std::chrono::milliseconds(static_cast<long long>(lock_wait_s * 1000));
 }
 
 Db& Context::read_db() {

@@ -1,6 +1,7 @@
 // What every subcommand shares: global options and the lazily opened database.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -14,9 +15,17 @@ class Context {
   std::string db_path;
   // --data-dir, else $CONVFAIL_DATA_DIR, else share/convfail/data beside the executable.
   std::string data_dir;
+  // --lock-wait: how long a write waits for another process's write lock (a batch job's short
+  // transaction, a label post) before failing.
+  double lock_wait_s = 600;
 
-  // Opens and migrates the database on first use: for commands that write.
+  // Opens and migrates the database on first use: for commands that write. The file must
+  // exist (a mistyped --db is an error, not a new empty database)...
   Db& db();
+  // ... except for the commands that fill a database (import, crawl, labels import): they
+  // create it.
+  Db& create_db();
+  std::chrono::milliseconds lock_wait() const;
   // For commands that only read: opens the database read-only (never creating or migrating it;
   // an old schema is an error telling the user to run `convfail init`), unless db() already
   // opened it.

@@ -1,4 +1,5 @@
 // convfail: mine, classify and re-execute failure reports of DL model converters.
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
@@ -26,7 +27,7 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string unknown_command(CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--db" || a == "--data-dir") {
+    if (a == "--db" || a == "--data-dir" || a == "--lock-wait") {
       ++i;  // its value
       continue;
     }
@@ -42,6 +43,9 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   // First: the token leaves the environment before anything could start a child process.
   crawler::take_github_token_from_env();
+  // Past a file size limit (ulimit -f) a write fails with EFBIG, which SQLite and our writers
+  // report as one line naming the file, instead of the process dying of SIGXFSZ without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   // The internal checker child of `reproduce` (repro/reproduce.h); not a user command.
   if (int code = repro::check_model_main(argc, argv); code >= 0) return code;
   Context ctx;
@@ -56,6 +60,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
   app.add_option("--db", ctx.db_path, "SQLite database file (env CONVFAIL_DB)")
+      ->capture_default_str();
+  app.add_option("--lock-wait", ctx.lock_wait_s,
+                 "seconds a write waits for another process's write lock (a batch job writes in "
+                 "short transactions; serve's label posts wait up to 5 s, then answer 503)")
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   // No default shown: it is found at run time, beside the executable (core/resources.h).
   app.add_option("--data-dir", ctx.data_dir,

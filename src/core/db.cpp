@@ -1,11 +1,28 @@
 #include "core/db.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "core/error.h"
 #include "core/text.h"
 
 namespace convfail {
+
+void check_database_path(const std::string& path) {
+  if (path.empty() || path == ":memory:" || starts_with(path, "file:")) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw UserError("database " + path + ": " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) throw UserError("database " + path + " is a directory");
+  if (!S_ISREG(st.st_mode)) throw UserError("database " + path + " is not a regular file");
+}
 
 void Db::open(const std::string& name, int flags) {
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
@@ -15,11 +32,12 @@ void Db::open(const std::string& name, int flags) {
     db_ = nullptr;
     throw UserError("cannot open database " + path_ + ": " + msg);
   }
-  sqlite3_busy_timeout(db_, 10000);
+  set_busy_timeout(busy_wait_);
   sqlite3_extended_result_codes(db_, 1);
 }
 
 Db::Db(const std::string& path, OpenMode mode) : path_(path) {
+  check_database_path(path);
   if (mode == OpenMode::kReadOnly) {
     open(path, SQLITE_OPEN_READONLY);
     // A WAL database needs its -shm index, which a reader cannot create in a directory it may
@@ -67,15 +85,32 @@ Db::~Db() {
 }
 
 void Db::fail(const std::string& context) const {
-  throw UserError("database " + path_ + ": " + context + ": " + sqlite3_errmsg(db_));
+  std::string message = "database " + path_ + ": " + context + ": " + sqlite3_errmsg(db_);
+  if ((sqlite3_errcode(db_) & 0xff) == SQLITE_BUSY) throw DbBusy(message);
+  throw UserError(message);
+}
+
+void Db::set_busy_timeout(std::chrono::milliseconds wait) {
+  busy_wait_ = wait;
+  sqlite3_busy_handler(db_, &Db::on_busy, this);
+}
+
+int Db::on_busy(void* self, int tries) {
+  auto* db = static_cast<Db*>(self);
+  auto now = std::chrono::steady_clock::now();
+  if (tries == 0) db->busy_since_ = now;
+  if (now - db->busy_since_ >= db->busy_wait_) return 0;  // give up: SQLITE_BUSY
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return 1;
 }
 
 void Db::exec(std::string_view sql) {
   std::string s(sql);
   char* err = nullptr;
-  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+  if (int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
+    if ((rc & 0xff) == SQLITE_BUSY) throw DbBusy("database " + path_ + ": " + msg);
     throw UserError("database " + path_ + ": " + msg);
   }
 }

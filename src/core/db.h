@@ -3,14 +3,24 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/error.h"
+
 namespace convfail {
 
 class Db;
+
+// The database stayed locked by another writer for the whole busy timeout (SQLITE_BUSY): the
+// caller may retry later (`serve` answers 503 with Retry-After).
+class DbBusy : public UserError {
+ public:
+  explicit DbBusy(const std::string& what) : UserError(what) {}
+};
 
 // A prepared statement. Bind parameters by 1-based index, step(), read columns by 0-based index.
 class Stmt {
@@ -61,6 +71,12 @@ enum class OpenMode {
   kReadOnly,
 };
 
+// Refuses a database path that names something other than a regular file (a FIFO would hang the
+// open, a directory gives "disk I/O error"): UserError "database P is a directory" / "is not a
+// regular file". A missing path passes (whether it may be created is the caller's rule);
+// ":memory:" and "file:" URIs are not checked.
+void check_database_path(const std::string& path);
+
 // A database connection with WAL, foreign keys and a busy timeout. Does not migrate by itself:
 // see migrations.h.
 class Db {
@@ -80,6 +96,11 @@ class Db {
   int user_version();
   void set_user_version(int version);
 
+  // How long a write waits for another writer's lock before DbBusy (default 10 s). The wait
+  // polls every millisecond (SQLite's own handler sleeps up to 100 ms between tries, and
+  // would miss the short gaps a batch job leaves between its transactions).
+  void set_busy_timeout(std::chrono::milliseconds wait);
+
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   [[noreturn]] void fail(const std::string& context) const;
@@ -87,8 +108,12 @@ class Db {
  private:
   void open(const std::string& name, int flags);
 
+  static int on_busy(void* self, int tries);
+
   std::string path_;
   sqlite3* db_ = nullptr;
+  std::chrono::milliseconds busy_wait_{10000};
+  std::chrono::steady_clock::time_point busy_since_;
 };
 
 // BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() was called.

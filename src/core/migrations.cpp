@@ -68,20 +68,32 @@ int migrate(Db& db) {
   return applied;
 }
 
-std::unique_ptr<Db> open_database(const std::string& path) {
+namespace {
+
+[[noreturn]] void no_database(const std::string& path, bool exists) {
+  throw UserError("database " + path +
+                  (exists ? " cannot be read (permission denied?)" : " does not exist") +
+                  ": create it with `convfail init` (or import or crawl into it), or pass "
+                  "--db PATH");
+}
+
+}  // namespace
+
+std::unique_ptr<Db> open_database(const std::string& path, IfMissing if_missing) {
+  check_database_path(path);
+  struct stat st {};
+  if (if_missing == IfMissing::kRefuse && path != ":memory:" && ::stat(path.c_str(), &st) != 0)
+    no_database(path, false);
   auto db = std::make_unique<Db>(path);
   migrate(*db);
   return db;
 }
 
 std::unique_ptr<Db> open_database_read_only(const std::string& path) {
+  check_database_path(path);  // before opening: a FIFO would block the open
   if (!std::ifstream(path)) {
     struct stat st {};
-    throw UserError("database " + path +
-                    (::stat(path.c_str(), &st) == 0 ? " cannot be read (permission denied?)"
-                                                    : " does not exist") +
-                    ": create it with `convfail init` (or import or crawl into it), or pass "
-                    "--db PATH");
+    no_database(path, ::stat(path.c_str(), &st) == 0);
   }
   auto db = std::make_unique<Db>(path, OpenMode::kReadOnly);
   int current = db->user_version();

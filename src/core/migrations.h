@@ -25,8 +25,12 @@ int schema_version();
 // Returns the number of migrations applied.
 int migrate(Db& db);
 
-// Opens a database and migrates it: what every command that writes does.
-std::unique_ptr<Db> open_database(const std::string& path);
+// Opens a database and migrates it: what every command that writes does. Only the commands
+// that fill a database (init, import, crawl) create a missing file (kCreate); the others
+// (kRefuse) say it does not exist, so a mistyped --db never leaves an empty database behind.
+enum class IfMissing { kCreate, kRefuse };
+std::unique_ptr<Db> open_database(const std::string& path,
+                                  IfMissing if_missing = IfMissing::kCreate);
 
 // Opens a database read-only for a command that only reads: never creates, migrates or writes.
 // UserError with one line naming the fix when the file is missing, when its schema is older than

@@ -42,7 +42,16 @@ async function api(path, options) {
     init.body = JSON.stringify(init.json);
     delete init.json;
   }
-  const res = await fetch(path, init);
+  // 503: another process keeps the database locked (a long batch job); the answer is not
+  // lost: wait as the server asks and send it again.
+  let res = await fetch(path, init);
+  for (let attempt = 0; res.status === 503 && attempt < 30; ++attempt) {
+    showError('The database is busy; your answer will be saved in a moment…');
+    const wait = Math.min(Number(res.headers.get('Retry-After')) || 2, 10);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    res = await fetch(path, init);
+    if (res.status !== 503) showError('');
+  }
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) throw new Error((data && data.error) || ('HTTP ' + res.status));

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <fstream>
+#include <thread>
+
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
@@ -84,4 +88,42 @@ TEST_CASE("manual labels are append-only") {
   CHECK_THROWS_AS(db->exec("UPDATE manual_labels SET value='hang'"), UserError);
   CHECK_THROWS_AS(db->exec("DELETE FROM manual_labels"), UserError);
   CHECK(db->scalar("SELECT count(*) FROM manual_labels WHERE value='crash'") == 1);
+}
+
+TEST_CASE("db: a write waits for another writer's lock, then fails with DbBusy") {
+  test::TempDir dir;
+  auto a = open_database(dir.file("l.db"));
+  auto b = open_database(dir.file("l.db"));
+  b->set_busy_timeout(std::chrono::milliseconds(200));
+  a->exec("BEGIN IMMEDIATE");
+  auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(b->exec("BEGIN IMMEDIATE"), DbBusy);
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(190));
+  a->exec("COMMIT");
+  // A lock released while waiting is taken at once (the wait polls every millisecond).
+  b->set_busy_timeout(std::chrono::milliseconds(5000));
+  a->exec("BEGIN IMMEDIATE");
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    a->exec("COMMIT");
+  });
+  start = std::chrono::steady_clock::now();
+  b->exec("BEGIN IMMEDIATE");
+  auto waited = std::chrono::steady_clock::now() - start;
+  release.join();
+  b->exec("COMMIT");
+  CHECK(waited < std::chrono::milliseconds(1000));
+}
+
+TEST_CASE("db: only a regular file (or a missing one) is a database path") {
+  test::TempDir dir;
+  CHECK_THROWS_WITH_AS(open_database(dir.file("no.db"), IfMissing::kRefuse),
+                       doctest::Contains("does not exist"), UserError);
+  CHECK_FALSE(std::ifstream(dir.file("no.db")));
+  CHECK_THROWS_WITH_AS(Db(dir.path().string()), doctest::Contains("is a directory"), UserError);
+  CHECK_THROWS_WITH_AS(open_database(dir.path().string()), doctest::Contains("is a directory"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(open_database_read_only("/dev/null"),
+                       doctest::Contains("is not a regular file"), UserError);
+  CHECK(open_database(dir.file("yes.db"), IfMissing::kCreate) != nullptr);
 }

@@ -10,8 +10,18 @@ using convfail::test::LabelingFixture;
 TEST_CASE("web: loopback hosts, assets, annotator names") {
   for (const char* h : {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"})
     CHECK(web::is_loopback_host(h));
-  for (const char* h : {"0.0.0.0", "192.168.1.2", "::", "", "example.org", "1127.0.0.1"})
+  for (const char* h : {"0.0.0.0", "192.168.1.2", "::", "", "example.org", "1127.0.0.1",
+                        "127.attacker.example", "127.0.0.1.evil.example", "127.1", "0x7f.0.0.1",
+                        "0177.0.0.1", "2130706433", "localhost.evil.example"})
     CHECK_FALSE(web::is_loopback_host(h));
+  std::vector<std::string> allowed = {"lab.example"};
+  for (const char* h : {"127.0.0.1", "127.0.0.1:8080", "localhost:1", "[::1]", "[::1]:8080",
+                        "lab.example", "LAB.example:99"})
+    CHECK_MESSAGE(web::host_allowed(h, allowed), h);
+  for (const char* h : {"127.attacker.example", "127.0.0.1.evil.example:80", "::1", "[::1",
+                        "[::1]x", "127.0.0.1:", "127.0.0.1:80:80", "127.0.0.1:1234567",
+                        "127.0.0.1:8o", "x.lab.example", "lab.example.evil", ":80", ""})
+    CHECK_FALSE_MESSAGE(web::host_allowed(h, allowed), h);
   CHECK(web::find_asset("index.html") != nullptr);
   CHECK(web::find_asset("app.js") != nullptr);
   CHECK(web::find_asset("../server.cpp") == nullptr);
