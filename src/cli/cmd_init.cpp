@@ -8,11 +8,11 @@ namespace convfail::cli {
 void add_init_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
       "Create the database, or migrate it to this version's schema. Commands that write\n"
-      "(import, crawl, classify, label, ...) also migrate on open (import, labels import and\n"
-      "crawl create it; the others need an existing file); commands that only read\n"
-      "(list, show, search, stats, report, explain, eval, agreement, labels export/history)\n"
-      "open the database read-only, never change it, and ask for `convfail init` when its\n"
-      "schema is older than this convfail.");
+      "(import, crawl, classify, label, ...) also migrate on open (import, labels import,\n"
+      "crawl, test run and reproduce --model create it; the others need an existing file);\n"
+      "commands that only read (list, show, search, stats, report, explain, eval, agreement,\n"
+      "labels export/history) open the database read-only, never change it, and ask for\n"
+      "`convfail init` when its schema is older than this convfail.");
   cmd->callback([&ctx] {
     Db db(ctx.db_path);
     int before = db.user_version();

@@ -129,7 +129,10 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
     if (modes != 1) throw UsageError("reproduce needs one of ISSUE, --all, --model, --suite");
     args->format = format;
     args->progress = Context::stderr_is_tty();
-    repro::run_reproduce(*args, args->suite.empty() ? &ctx.db() : nullptr, std::cout);
+    // --model stores the file's verdicts (bisect reuses them): like import, it may start a
+    // database; ISSUE and --all need the issues, so their database must exist.
+    Db* db = !args->suite.empty() ? nullptr : !args->model.empty() ? &ctx.create_db() : &ctx.db();
+    repro::run_reproduce(*args, db, std::cout);
   });
 }
 

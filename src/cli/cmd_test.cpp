@@ -130,7 +130,7 @@ void add_run(CLI::App& parent, Context& ctx) {
       a->config.scripts_abs.push_back(fs::canonical(file).string());
     }
     apply_sandbox_choice(a->unsafe);
-    Db& db = ctx.db();
+    Db& db = ctx.create_db();  // a campaign fills a database, like import and crawl
     a->run.store_dir = testing::model_store_for(ctx.db_path);
     a->run.progress = !a->json || Context::stderr_is_tty();
     a->run.progress_tty = Context::stderr_is_tty();

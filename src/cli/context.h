@@ -22,8 +22,8 @@ class Context {
   // Opens and migrates the database on first use: for commands that write. The file must
   // exist (a mistyped --db is an error, not a new empty database)...
   Db& db();
-  // ... except for the commands that fill a database (import, crawl, labels import): they
-  // create it.
+  // ... except for the commands that fill a database (import, crawl, labels import, test run,
+  // reproduce --model): they create it.
   Db& create_db();
   std::chrono::milliseconds lock_wait() const;
   // For commands that only read: opens the database read-only (never creating or migrating it;
