@@ -178,10 +178,13 @@ ModelResult Oracle::run(const ModelTask& task) {
   r.durations["worker"] = seconds_since(t0);
   r.model_dir = out.string();
   if (!line) {
-    // The worker died or hung: that is this model's outcome (in export: the converter's).
+    // The worker died: that is this model's outcome (in export: the converter's). A timeout
+    // decides nothing (a loaded machine, a large model): invalid, said as such.
     std::string death = describe_death(failure);
     r.stage = stage;
-    r.outcome = stage == "export" || stage == "inputs" ? kConversionFailure : kInvalid;
+    bool converter =
+        (stage == "export" || stage == "inputs") && failure.kind != repro::ExitKind::kTimeout;
+    r.outcome = converter ? kConversionFailure : kInvalid;
     r.message = terminal_safe("torch worker " + death + " in " + stage);
     r.signature = repro::error_signature("torch worker " + death + " in " + stage);
     return r;

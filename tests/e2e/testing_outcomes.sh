@@ -33,6 +33,11 @@ cf test run --source "script:$D/ok.py" --perturb-export --jobs 1 --inputs 1 --js
 jq -e '.outcomes.mismatch == 1 and .mismatch_modes.both == 1' "$T/mm.json" >/dev/null ||
   fail "perturbed: $(cat "$T/mm.json")"
 
+# A hang in export: after --timeout, invalid (a timeout is no verdict on the converter).
+cf test run --source "script:$D/hang.py" --timeout 3 --jobs 1 --inputs 1 --json >"$T/hang.json" 2>/dev/null
+jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/hang.json" >/dev/null ||
+  fail "hang: $(cat "$T/hang.json")"
+
 # Groups: the fft failure lists the stored issue that reports it first.
 cf test groups --campaign 1 --json >"$T/groups.json"
 jq -e '[.[] | select(.signature | contains("fft_fft"))][0].candidates[0].issue == "pytorch/pytorch#90001"' \
