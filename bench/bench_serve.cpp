@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < direct_pages; ++i) {
       int n = pick(rng);
       auto s = Clock::now();
-      convfail::web::issue_json(db, tax, kRepos[n % 4], std::to_string(n));
+      convfail::web::issue_json(db, tax, kRepos[n % 4], std::to_string(n), "", true);
       direct.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
     }
   }

@@ -205,8 +205,16 @@ json session_json(Db& db, const Taxonomy& tax, const std::string& annotator, boo
     json labels = json::array();
     for (const TaxonomyLabel& l : d.labels) {
       json subs = json::array();
-      for (const TaxonomyLabel& s : l.subtypes) subs.push_back({{"id", s.id}, {"title", s.title}});
-      labels.push_back({{"id", l.id}, {"title", l.title}, {"subtypes", subs}});
+      for (const TaxonomyLabel& s : l.subtypes)
+        subs.push_back({{"id", s.id},
+                        {"title", s.title},
+                        {"definition", s.definition},
+                        {"example", s.example}});
+      labels.push_back({{"id", l.id},
+                        {"title", l.title},
+                        {"definition", l.definition},
+                        {"example", l.example},
+                        {"subtypes", subs}});
     }
     dims.push_back({{"id", d.id}, {"title", d.title}, {"labels", labels}});
   }
@@ -377,7 +385,8 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   return {{"issues", out}, {"total", total}, {"page", page}, {"per_page", per_page}};
 }
 
-json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std::string& number) {
+json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std::string& number,
+                const std::string& viewer, bool blind) {
   IssueRef ref;
   try {
     ref = parse_issue_ref(repo + "#" + number);
@@ -464,15 +473,18 @@ json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std:
 
   labeling::ManualLabels store(db);
   json history = json::array();
-  for (const auto& r : store.history(id)) history.push_back(row_json(r));
+  for (const auto& r : store.history(id))
+    if (!blind || r.annotator == viewer) history.push_back(row_json(r));
   j["history"] = history;
+  j["blind"] = blind;
   json current = json::object();
   Stmt c(db,
          "SELECT annotator, dimension, value, kind FROM current_manual_labels WHERE issue_id = ? "
          "ORDER BY annotator, dimension");
   c.bind(1, id);
   while (c.step())
-    current[c.text(0)][c.text(1)] = {{"value", opt(c.opt_text(2))}, {"kind", c.text(3)}};
+    if (!blind || c.text(0) == viewer)
+      current[c.text(0)][c.text(1)] = {{"value", opt(c.opt_text(2))}, {"kind", c.text(3)}};
   j["current"] = current;
   json repro = json::array();
   Stmt r(db,

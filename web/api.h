@@ -43,9 +43,11 @@ nlohmann::json issues_json(Db& db, const Taxonomy& tax, const Params& params);
 // GET /api/issues/{owner}/{repo}/{number}: `show --json` plus converter, classifier (latest run:
 // labels with confidence, evidence with spans), facts, highlights (UTF-16 ranges of the
 // evidence in title, body and each comment, for the page), history (label rows), current
-// (annotator -> dimension -> value) and repro (verdict rows).
+// (annotator -> dimension -> value) and repro (verdict rows). Blind (the default: `blind=0`
+// only from the adjudicate view): history and current hold the viewer's own labels only, so a
+// rater is not anchored by the others ("blind": true in the answer).
 nlohmann::json issue_json(Db& db, const Taxonomy& tax, const std::string& repo,
-                          const std::string& number);
+                          const std::string& number, const std::string& viewer, bool blind);
 
 // GET /api/labels?repo=&number=[&annotator=]: the label history of one issue.
 nlohmann::json label_history_json(Db& db, const Params& params);

@@ -410,7 +410,12 @@ struct Server::Impl {
       return guard(res, [&] {
         ReadSlot slot(*this);
         Db& db = open_db();
-        send_json(res, issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2]));
+        auto blind = req.params.find("blind");
+        if (blind != req.params.end() && blind->second != "0" && blind->second != "1")
+          throw HttpError(400, "blind: 0 or 1");
+        send_json(res,
+                  issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
+                             blind == req.params.end() || blind->second != "0"));
       });
     }
     if (get && path == "/api/labels")

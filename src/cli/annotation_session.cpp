@@ -92,8 +92,9 @@ std::vector<std::string> AnnotationSession::choices(const Question& q) const {
 namespace {
 
 const char* kHelp =
-    "keys: Enter/a accept suggestion · number pick a label · s skip issue · u undo (back) · "
-    "n note · m more text · ? help · q quit\n";
+    "keys: Enter/a accept suggestion · number pick a label (type both digits of 10-14: a pending "
+    "first digit lists what it completes) · s skip issue · u undo (back) · n note · m more text · "
+    "? help and the codebook · q quit\n";
 
 std::string fixed2(double v) {
   std::ostringstream s;
@@ -202,7 +203,7 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     }
     out << row << "\n" << q.dimension << "> " << std::flush;
 
-    auto key = keys.next(static_cast<int>(options.size()));
+    auto key = keys.next(options);
     if (!key) {
       out << "\n";
       break;  // end of input: like quit
@@ -212,7 +213,14 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     std::optional<std::string> chosen;
     if (k == "q") break;
     if (k == "?") {
-      out << kHelp;
+      out << kHelp << bold << "codebook: " << q.dimension << reset << "\n";
+      for (std::size_t i = 0; i < options.size(); ++i) {
+        const TaxonomyLabel* l = tax_.find_label(q.dimension, options[i]);
+        if (!l) continue;
+        out << std::setw(4) << i + 1 << " " << bold << options[i] << reset << ": " << l->definition
+            << "\n"
+            << dim_c << "       e.g. " << l->example << reset << "\n";
+      }
     } else if (k == "m") {
       if (page_start >= view->lines().size()) page_start = 0;  // wrap to the start
       show_page();

@@ -8,7 +8,7 @@
 
 namespace convfail::cli {
 
-std::optional<std::string> LineKeyReader::next(int) {
+std::optional<std::string> LineKeyReader::next(const std::vector<std::string>&) {
   std::string line;
   if (!std::getline(in_, line)) return std::nullopt;
   auto b = line.find_first_not_of(" \t\r");
@@ -23,6 +23,22 @@ std::optional<std::string> LineKeyReader::line() {
   return line;
 }
 
+std::string pending_hint(const std::string& digits, const std::vector<std::string>& choices) {
+  std::string out = digits + "_  ";
+  std::size_t n = std::stoul(digits);
+  bool first = true;
+  auto add = [&](std::size_t k) {
+    if (k < 1 || k > choices.size()) return;
+    out += (first ? "" : " \xc2\xb7 ") + std::to_string(k) + " " + choices[k - 1];
+    first = false;
+  };
+  add(n);
+  for (std::size_t d = 0; d <= 9; ++d) add(n * 10 + d);
+  out += "  (next digit";
+  if (n >= 1 && n <= choices.size()) out += ", Enter for " + digits;
+  return out + ")";
+}
+
 int RawKeyReader::get() {
   if (pending_) {
     int c = *pending_;
@@ -33,7 +49,8 @@ int RawKeyReader::get() {
   return in_ ? c : -1;
 }
 
-std::optional<std::string> RawKeyReader::next(int max_number) {
+std::optional<std::string> RawKeyReader::next(const std::vector<std::string>& choices) {
+  const std::size_t max_number = choices.size();
   while (true) {
     int c = get();
     if (c < 0 || c == 4) return std::nullopt;  // end of input or Ctrl-D
@@ -45,8 +62,16 @@ std::optional<std::string> RawKeyReader::next(int max_number) {
     }
     if (std::isdigit(c)) {
       std::string number(1, static_cast<char>(c));
-      // Wait for a second digit only while one could still form a valid number.
-      while (std::stoi(number) * 10 <= max_number) {
+      // Wait for a second digit only while one could still form a valid number; meanwhile
+      // show the digit as pending with the choices it could complete.
+      bool shown = false;
+      while (std::stoul(number) * 10 <= max_number) {
+        if (!shown) {
+          echo_ << "\x1b"
+                   "7"
+                << pending_hint(number, choices) << std::flush;
+          shown = true;
+        }
         int d = get();
         if (d >= 0 && std::isdigit(d)) {
           number += static_cast<char>(d);
@@ -55,6 +80,10 @@ std::optional<std::string> RawKeyReader::next(int max_number) {
         if (d >= 0 && d != '\r' && d != '\n') pending_ = d;
         break;
       }
+      if (shown)
+        echo_ << "\x1b"
+                 "8\x1b[K"
+              << std::flush;  // back to the prompt, line cleared
       return number;
     }
     if (std::isprint(c)) return std::string(1, static_cast<char>(c));

@@ -7,16 +7,18 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace convfail::cli {
 
 class KeyReader {
  public:
   virtual ~KeyReader() = default;
-  // The next answer: "" (Enter), a letter key, or a number ("12"). `max_number` is the largest
-  // number that makes sense now (a raw reader waits for a second digit only when it could
-  // still form a valid number). nullopt at end of input.
-  virtual std::optional<std::string> next(int max_number) = 0;
+  // The next answer: "" (Enter), a letter key, or a number ("12"). `choices` are the labels
+  // numbered from 1 (a raw reader waits for a second digit only when it could still form a
+  // valid number, and shows the pending digit with the choices it could complete). nullopt at
+  // end of input.
+  virtual std::optional<std::string> next(const std::vector<std::string>& choices) = 0;
   // A line of free text (a note); nullopt at end of input.
   virtual std::optional<std::string> line() = 0;
 };
@@ -24,7 +26,7 @@ class KeyReader {
 class LineKeyReader : public KeyReader {
  public:
   explicit LineKeyReader(std::istream& in) : in_(in) {}
-  std::optional<std::string> next(int max_number) override;
+  std::optional<std::string> next(const std::vector<std::string>& choices) override;
   std::optional<std::string> line() override;
 
  private:
@@ -33,9 +35,10 @@ class LineKeyReader : public KeyReader {
 
 class RawKeyReader : public KeyReader {
  public:
-  // Echoes what the note line types to `echo`.
+  // Echoes what the note line types, and a pending first digit ("1_  1 crash · 10 ..."), to
+  // `echo` (a terminal: the pending line is cleared with ANSI codes once the number is known).
   RawKeyReader(std::istream& in, std::ostream& echo) : in_(in), echo_(echo) {}
-  std::optional<std::string> next(int max_number) override;
+  std::optional<std::string> next(const std::vector<std::string>& choices) override;
   std::optional<std::string> line() override;
 
  private:
@@ -61,5 +64,9 @@ class RawTerminal {
 };
 
 bool is_terminal(int fd);
+
+// The pending-digit feedback: "1_  1 api_misuse · 10 algorithmic_error · 11 typo  (next digit,
+// Enter for 1)" for choices numbered from 1.
+std::string pending_hint(const std::string& digits, const std::vector<std::string>& choices);
 
 }  // namespace convfail::cli

@@ -28,6 +28,13 @@ TaxonomyLabel parse_label(const nlohmann::json& j, const std::string& origin) {
     throw UserError(origin + ": every label needs a string \"id\"");
   l.id = j["id"].get<std::string>();
   l.title = j.value("title", l.id);
+  for (auto [key, field] : {std::pair<const char*, std::string*>{"definition", &l.definition},
+                            std::pair<const char*, std::string*>{"example", &l.example}}) {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+      throw UserError(origin + ": label \"" + l.id + "\" needs a non-empty \"" + key +
+                      "\" (the codebook)");
+    *field = j[key].get<std::string>();
+  }
   if (j.contains("names")) l.names = j["names"].get<std::vector<std::string>>();
   l.catch_all = j.value("catch_all", false);
   if (j.contains("subtypes"))
@@ -135,6 +142,21 @@ std::optional<std::string> Taxonomy::normalize_subtype(const std::string& cause,
   for (const auto& l : dimension("cause").labels)
     if (l.id == cause) return match(l.subtypes, value);
   return std::nullopt;
+}
+
+const TaxonomyLabel* Taxonomy::find_label(const std::string& dimension,
+                                          const std::string& id) const {
+  if (dimension == "subtype") {
+    if (!has_dimension("cause")) return nullptr;
+    for (const TaxonomyLabel& l : this->dimension("cause").labels)
+      for (const TaxonomyLabel& s : l.subtypes)
+        if (s.id == id) return &s;
+    return nullptr;
+  }
+  if (!has_dimension(dimension)) return nullptr;
+  for (const TaxonomyLabel& l : this->dimension(dimension).labels)
+    if (l.id == id) return &l;
+  return nullptr;
 }
 
 std::string Taxonomy::converter_for_repo(const std::string& repo) const {

@@ -12,7 +12,9 @@ namespace convfail {
 struct TaxonomyLabel {
   std::string id;
   std::string title;
-  std::vector<std::string> names;       // accepted spellings (spreadsheet names)
+  std::vector<std::string> names;  // accepted spellings (spreadsheet names)
+  std::string definition;  // the codebook: one to three sentences saying when the label applies
+  std::string example;     // the codebook: a short made-up case of the label
   std::vector<TaxonomyLabel> subtypes;  // cause subtypes, empty elsewhere
   bool catch_all = false;  // "catch_all": true, e.g. cause `others`: never ranked as a top label
 };
@@ -26,7 +28,8 @@ struct TaxonomyDimension {
 
 class Taxonomy {
  public:
-  // Reads DATA_DIR/taxonomy.json; throws UserError "file: reason" when it is malformed.
+  // Reads DATA_DIR/taxonomy.json; throws UserError "file: reason" when it is malformed or a
+  // label (or subtype) lacks its codebook "definition" or "example".
   static Taxonomy load(const std::string& data_dir);
   static Taxonomy from_json_text(const std::string& text, const std::string& origin);
 
@@ -47,6 +50,10 @@ class Taxonomy {
                                              const std::string& value) const;
   std::optional<std::string> normalize_subtype(const std::string& cause,
                                                const std::string& value) const;
+
+  // The label (or, for dimension "subtype", the subtype of any cause) with this id; nullptr
+  // when unknown. Gives the codebook entry (definition, example) of a choice.
+  const TaxonomyLabel* find_label(const std::string& dimension, const std::string& id) const;
 
   // Converter name for a repository ("pytorch/pytorch" -> "torch.onnx"); other repos keep
   // their own name.

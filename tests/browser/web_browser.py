@@ -5,7 +5,10 @@ Usage: web_browser.py URL CONVFAIL_CMD_JSON ARTIFACT_DIR
 Opens the page, logs in, searches, opens an issue (hostile HTML must show as text), labels three
 issues by keyboard and undoes the last answer, checks `convfail labels history`; a second session
 labels as another rater; the agreement page must show the kappa `convfail agreement` prints.
-Saves screenshots of the issue page and the report page in ARTIFACT_DIR.
+Blind annotate (bob never sees alice's labels), a key beside every cause with its definition, each
+key picking its label, adjudicate showing both raters. Saves a screenshot of each page
+(web_search, web_issue, web_annotate, web_adjudicate, web_agreement, web_report .png) in
+ARTIFACT_DIR.
 """
 import json
 import subprocess
@@ -81,6 +84,11 @@ def start_annotate(d, n_items):
     wait(d, lambda: progress(d).startswith("issue 1 of"), "annotation queue")
 
 
+def shot(d, name):
+    """A screenshot of the current page into ARTIFACT_DIR (web_NAME.png)."""
+    d.save_screenshot(f"{ART}/web_{name}.png")
+
+
 def label_three(d, keys_per_issue):
     """Answers the questions (symptom, cause, stage: causes without subtypes) of the next issues
     with these keys; an issue given fewer than three keys is left at its next question."""
@@ -102,6 +110,7 @@ try:
     wait(d1, lambda: "1 issue(s)" in text_of(d1, "#page-info"), "search result")
     links = d1.find_elements(By.CSS_SELECTOR, "#issue-table a.issue-link")
     assert len(links) == 1 and "segmentation" in links[0].text, [x.text for x in links]
+    shot(d1, "search")
     links[0].click()
     wait(d1, lambda: "Synthetic crash" in text_of(d1, "#issue-title"), "issue page")
     assert d1.find_elements(By.CSS_SELECTOR, ".text mark.ev"), "no evidence highlighted in the body"
@@ -141,10 +150,37 @@ d2 = browser()
 try:
     login(d2, "bob")
     start_annotate(d2, 10)
+    # Blind: alice labelled this issue, bob sees only that his own labels are none so far.
+    wait(d2, lambda: d2.find_elements(By.ID, "blind-note"), "blind note")
+    main = text_of(d2, "main")
+    assert "Synthetic crash" in main and "alice" not in main, main[-1500:]
+    assert not d2.find_elements(By.CSS_SELECTOR, "#history"), "a label history shown to bob"
     label_three(d2, [["1", "1", "1"], ["1", "4", "2"], ["2", "4", "3"]])
+    # Issue 4, cause question: every cause has a key shown beside it, with its definition.
+    answer(d2, "1", "issue 4 of 5 · question 2 of 3")
+    buttons = d2.find_elements(By.CSS_SELECTOR, "#ask .options button")
+    causes = [(b.get_attribute("data-label"), b.get_attribute("data-key")) for b in buttons]
+    assert len(causes) == 14 and all(k for _, k in causes) and len({k for _, k in causes}) == 14, causes
+    for b in buttons:
+        assert b.find_element(By.TAG_NAME, "kbd").text == b.get_attribute("data-key")
+        assert b.find_element(By.CSS_SELECTOR, ".def").is_displayed()
+    shape = d2.find_element(By.CSS_SELECTOR, '#ask button[data-label="shape_problem"] .def').text
+    assert "broadcasting" in shape, shape
+    shot(d2, "annotate")
+    for label, k in causes:  # each key picks its label (then undone)
+        key(d2, k)
+        wait(d2, lambda: text_of(d2, "#last").endswith("cause = " + label), f"key {k!r} -> {label}")
+        key(d2, "u")
+        wait(d2, lambda: text_of(d2, "#last").startswith("undone") and "question 2 of 3" in progress(d2), f"undo {label}")
+    print("keys:", " ".join(f"{k}={label}" for label, k in causes))
+    # Adjudicate (not blind): the two raters' labels side by side.
+    d2.get(URL + "/#/adjudicate?annotators=alice,bob&go=1")
+    wait(d2, lambda: "alice" in text_of(d2, "#side-by-side") and "bob" in text_of(d2, "#side-by-side"), "adjudicate side by side")
+    shot(d2, "adjudicate")
     cli = json.loads(cf("agreement", "--annotators", "alice,bob", "--json"))
     d2.get(URL + "/#/agreement?a=alice&b=bob")
     wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "td.kappa"), "agreement table")
+    shot(d2, "agreement")
     for dim, v in cli["dimensions"].items():
         shown = text_of(d2, f'td.kappa[data-dimension="{dim}"]')
         assert shown == "%.3f" % v["kappa"], (dim, shown, v["kappa"])

@@ -17,8 +17,18 @@ run_pty() { timeout 60 script -qec "$CF annotate --annotator P" /dev/null; }
 # Issue 1: symptom 1 crash, cause 3 type_problem, subtype 1 node, stage 2 node_conversion.
 # Issue 2: 2 wrong_model, 10 algorithmic_error (two digits), 6 not_distinguishable.
 # Issue 3: 1 crash, 4 shape_problem, 2 node_conversion, then u (undo the stage), q.
-{ sleep 0.5; keys 1 3 1 2  2 1 0 6  1 4 2 u q; } | run_pty >"$T/first" 2>&1
+# `?` at the first symptom and at the first cause prompt shows the codebook of that dimension.
+{ sleep 0.5; keys '?' 1 '?' 3 1 2  2 1 0 6  1 4 2 u q; } | run_pty >"$T/first" 2>&1
 grep -q $'\x1b\[' "$T/first" || { echo "no colours on the terminal"; cat "$T/first"; exit 1; }
+# The codebook: every choice of the dimension with its definition and an example.
+plain=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' "$T/first")
+for want in "codebook: symptom" "1 crash: The conversion itself stops" "6 unreported: " \
+  "codebook: cause" "14 others: " "e.g. Indices are emitted as int32"; do
+  grep -qF -- "$want" <<<"$plain" || { echo "no \"$want\" after ?"; tail -40 <<<"$plain"; exit 1; }
+done
+# A pending first digit: `1` at the cause prompt shows "1_" and the labels it could complete.
+grep -qF "1_  1 api_misuse · 10 algorithmic_error · 11 typo · 12 testing · 13 documentation · 14 others  (next digit, Enter for 1)" <<<"$plain" ||
+  { echo "no pending-digit feedback"; grep -n "cause>" <<<"$plain" | head; exit 1; }
 { sleep 0.5; keys 3 q; } | run_pty >"$T/second" 2>&1
 grep -q "resuming session 1" "$T/second" || { cat "$T/second"; exit 1; }
 

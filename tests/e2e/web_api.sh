@@ -164,6 +164,23 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(op
   fail "/api/labels differs from labels history --json"
 expect_status 400 GET '/api/labels?repo=acme/conv'
 
+# Blind labeling: the issue JSON the annotate page loads holds the viewer's own labels only;
+# the other rater's (bob's crash/incompatibility/export) only with blind=0 (adjudicate).
+expect_status 200 GET /api/issues/acme/conv/1 -H 'Cookie: convfail_annotator=ann'
+json_check 'd["blind"] is True and set(d["current"]) == {"ann"} and {r["annotator"] for r in d["history"]} == {"ann"}'
+grep -q '"bob"' "$T/body" && fail "ann's blind issue JSON shows bob's labels"
+expect_status 200 GET /api/issues/acme/conv/1 -H 'X-Convfail-Annotator: bob'
+json_check 'set(d["current"]) == {"bob"} and d["current"]["bob"]["cause"]["value"] == "incompatibility" and {r["annotator"] for r in d["history"]} == {"bob"}'
+grep -q '"ann"' "$T/body" && fail "bob's blind issue JSON shows ann's labels"
+expect_status 200 GET /api/issues/acme/conv/1
+json_check 'd["current"] == {} and d["history"] == []'
+expect_status 200 GET '/api/issues/acme/conv/1?blind=0' -H 'Cookie: convfail_annotator=ann'
+json_check 'd["blind"] is False and set(d["current"]) == {"ann", "bob"}'
+expect_status 400 GET '/api/issues/acme/conv/1?blind=maybe'
+# The codebook rides with the session: a definition and an example for every choice.
+expect_status 200 GET /api/session
+json_check 'all(l["definition"] and l["example"] and all(s["definition"] and s["example"] for s in l["subtypes"]) for dim in d["dimensions"] for l in dim["labels"])'
+
 # --- Concurrent posts: two raters, 60 requests at once (every tenth with an unknown label, so
 # refused ones share batches with good ones): no row lost, duplicated, or written for a refusal.
 before_rows=$(sqlite3 "$DB" "SELECT count(*) FROM manual_labels")

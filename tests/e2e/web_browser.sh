@@ -2,8 +2,9 @@
 # `convfail serve` in a real browser: headless Chromium (Debian chromium + chromium-driver) driven
 # by python3-selenium (tests/browser/web_browser.py): search, open an issue (hostile HTML shown as
 # text), label three issues by keyboard and undo one (checked with `labels history`), a second
-# rater, the agreement page's kappa against `convfail agreement`. Screenshots of the issue and
-# report pages are left in BUILD_DIR (web_issue.png, web_report.png).
+# rater who labels blind (never sees the first one's labels), a key beside every cause with its
+# codebook definition (each key pressed), adjudicate with both raters, the agreement page's kappa
+# against `convfail agreement`. A screenshot of each page is left in BUILD_DIR (web_PAGE.png).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_web.sh"
@@ -37,6 +38,7 @@ cf import "$T/issues.jsonl" >/dev/null
 cf classify >/dev/null
 start_server
 cmd=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$BUILD/convfail" --db "$DB" --data-dir "$SRC/data")
-rm -f "$BUILD/web_issue.png" "$BUILD/web_report.png"
+pages="search issue annotate adjudicate agreement report"
+for p in $pages; do rm -f "$BUILD/web_$p.png"; done
 timeout 300 "$PY" "$SRC/tests/browser/web_browser.py" "$URL" "$cmd" "$BUILD"
-[ -s "$BUILD/web_issue.png" ] && [ -s "$BUILD/web_report.png" ] || fail "no screenshots"
+for p in $pages; do [ -s "$BUILD/web_$p.png" ] || fail "no screenshot of the $p page"; done

@@ -239,8 +239,9 @@ function issueSide(d) {
   }
   side.push(el('h2', {}, 'Facts'));
   side.push(d.facts.length ? el('div', {}, d.facts.map((f) => el('span', { class: 'pill', title: f.kind }, `${f.kind}: ${f.value}`))) : el('p', { class: 'muted' }, 'none extracted'));
-  side.push(el('h2', {}, 'Manual labels'));
-  if (!d.history.length) side.push(el('p', { class: 'muted' }, 'no manual label yet'));
+  side.push(el('h2', {}, d.blind ? 'Your manual labels' : 'Manual labels'));
+  if (d.blind) side.push(el('p', { class: 'muted', id: 'blind-note' }, 'Other raters\' labels are hidden (blind labeling); compare them on ', el('a', { href: '#/agreement' }, 'Agreement'), ' and ', el('a', { href: '#/adjudicate' }, 'Adjudicate'), '.'));
+  if (!d.history.length) side.push(el('p', { class: 'muted' }, d.blind ? 'none from you yet' : 'no manual label yet'));
   else {
     const h = el('table', { id: 'history' }, el('tr', {}, el('th', {}, 'when'), el('th', {}, 'who'), el('th', {}, 'dimension'), el('th', {}, 'kind'), el('th', {}, 'value')));
     for (const r of d.history)
@@ -291,7 +292,8 @@ async function viewAnnotate(params, mode) {
     p.go = '1';
     location.hash = `#/${mode}?` + query(p);
   });
-  const keys = el('p', { class: 'keys' }, 'Keys: ', el('kbd', {}, '1'), '–', el('kbd', {}, '9'), ' pick (', el('kbd', {}, '0'), ' the 10th) · ',
+  const keys = el('p', { class: 'keys' }, 'Keys: the key beside each choice picks it (', el('kbd', {}, '1'), '–', el('kbd', {}, '9'), ', ', el('kbd', {}, '0'),
+    ', then ', el('kbd', {}, 'a'), ', ', el('kbd', {}, 'b'), '…; its definition is shown under it, an example on hover) · ',
     el('kbd', {}, 'Enter'), ' accept the suggestion · ', el('kbd', {}, 's'), ' skip issue · ', el('kbd', {}, 'u'), ' undo · ', el('kbd', {}, 'n'), ' note');
   if (!params.go) return show(el('h1', {}, adjudicate ? 'Adjudicate' : 'Annotate'), form, keys);
   const q = await api('/api/queue?' + query(Object.assign({ mode }, params)));
@@ -311,13 +313,19 @@ function questionsOf(item, current) {
   });
 }
 
+// [id, title, definition, example] of each choice (the codebook comes with /api/session).
 function optionsOf(dim, current) {
+  const row = (l) => [l.id, l.title, l.definition || '', l.example || ''];
   if (dim === 'subtype') {
     const l = dimension('cause').labels.find((x) => x.id === current.cause);
-    return l ? l.subtypes.map((s) => [s.id, s.title]) : [];
+    return l ? l.subtypes.map(row) : [];
   }
-  return dimension(dim).labels.map((l) => [l.id, l.title]);
+  return dimension(dim).labels.map(row);
 }
+
+// The key of the i-th choice: 1-9, 0, then letters other than the command keys (s, u, n).
+const CHOICE_KEYS = '1234567890abcdefghijklmopqrtvwxyz';
+function choiceKey(i) { return CHOICE_KEYS[i] || ''; }
 
 async function showQuestion() {
   const a = state.annotate;
@@ -328,7 +336,9 @@ async function showQuestion() {
     return;
   }
   const item = a.items[a.item];
-  if (!a.issue || a.issue.repo !== item.repo || a.issue.number !== item.number) a.issue = await api(`/api/issues/${item.repo}/${item.number}`);
+  // Blind labeling: only the adjudicate view asks for the other raters' labels (blind=0).
+  if (!a.issue || a.issue.repo !== item.repo || a.issue.number !== item.number)
+    a.issue = await api(`/api/issues/${item.repo}/${item.number}` + (a.mode === 'adjudicate' ? '?blind=0' : ''));
   const d = a.issue;
   const mine = (d.current[state.session.annotator] || {});
   const current = {};
@@ -346,9 +356,11 @@ async function showQuestion() {
   const box = el('div', { class: 'ask', id: 'ask' },
     el('div', { class: 'progress' }, `issue ${a.item + 1} of ${a.items.length} · question ${a.step + 1} of ${questions.length}`),
     el('h2', {}, `${dim}`),
-    el('div', { class: 'options' }, options.map(([id, title], i) => el('button', {
-      type: 'button', class: id === suggestion ? 'suggested' : null, 'data-label': id, onclick: () => answer(id),
-    }, el('kbd', {}, i < 9 ? String(i + 1) : i === 9 ? '0' : ''), title, id === suggestion ? ' (suggested)' : ''))),
+    el('div', { class: 'options' }, options.map(([id, title, definition, example], i) => el('button', {
+      type: 'button', class: id === suggestion ? 'suggested' : null, 'data-label': id, 'data-key': choiceKey(i),
+      title: example ? 'e.g. ' + example : null, onclick: () => answer(id),
+    }, el('kbd', {}, choiceKey(i)), title, id === suggestion ? ' (suggested)' : '',
+    definition ? el('span', { class: 'def' }, definition) : null))),
     el('p', {}, el('button', { type: 'button', onclick: () => skip() }, 'skip (s)'), ' ', el('button', { type: 'button', onclick: () => undo() }, 'undo (u)')),
     el('label', {}, 'note (n): ', el('input', { id: 'note', value: a.note || '', onkeydown: (ev) => { if (ev.key === 'Enter' || ev.key === 'Escape') { ev.preventDefault(); a.note = ev.target.value || null; ev.target.blur(); } } })),
     el('p', { class: 'last', id: 'last' }, a.last || ''));
@@ -416,13 +428,12 @@ function onKey(ev) {
   if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const k = ev.key;
-  if (/^[0-9]$/.test(k)) {
-    const i = k === '0' ? 9 : Number(k) - 1;
-    if (i < a.current.options.length) { ev.preventDefault(); answer(a.current.options[i][0]); }
-  } else if (k === 'Enter') {
+  const i = k.length === 1 ? CHOICE_KEYS.indexOf(k) : -1;
+  if (i >= 0 && i < a.current.options.length) { ev.preventDefault(); answer(a.current.options[i][0]); }
+  else if (k === 'Enter') {
     ev.preventDefault();
     if (a.current.suggestion) answer(a.current.suggestion);
-    else showError('no suggestion here: pick a label with its number');
+    else showError('no suggestion here: pick a label with the key beside it');
   } else if (k === 's') { ev.preventDefault(); skip(); }
   else if (k === 'u') { ev.preventDefault(); undo(); }
   else if (k === 'n') { ev.preventDefault(); document.getElementById('note').focus(); }

@@ -147,15 +147,37 @@ TEST_CASE("raw keys: digits wait for a second digit only when it can form a labe
       "q");
   std::ostringstream echo;
   cli::RawKeyReader keys(in, echo);
-  CHECK(keys.next(14) == "12");
-  CHECK(keys.next(14) == "1");
-  CHECK(keys.next(14) == "1");
-  CHECK(keys.next(14) == "a");
-  CHECK(keys.next(6) == "3");
-  CHECK(keys.next(6) == "n");
+  const std::vector<std::string> c14(14, "x"), c6(6, "x");
+  CHECK(keys.next(c14) == "12");
+  CHECK(keys.next(c14) == "1");
+  CHECK(keys.next(c14) == "1");
+  CHECK(keys.next(c14) == "a");
+  CHECK(keys.next(c6) == "3");
+  CHECK(keys.next(c6) == "n");
   CHECK(keys.line() == "ac");
-  CHECK(keys.next(6) == "q");  // the arrow key's escape sequence is ignored
-  CHECK_FALSE(keys.next(6).has_value());
+  CHECK(keys.next(c6) == "q");  // the arrow key's escape sequence is ignored
+  CHECK_FALSE(keys.next(c6).has_value());
+}
+
+TEST_CASE("raw keys: a pending first digit is shown with the labels it could complete") {
+  std::vector<std::string> causes;
+  for (int i = 1; i <= 14; ++i) causes.push_back("c" + std::to_string(i));
+  std::istringstream in(
+      "1"
+      "3"
+      "2"
+      "1\r");
+  std::ostringstream echo;
+  cli::RawKeyReader keys(in, echo);
+  CHECK(keys.next(causes) == "13");
+  CHECK(echo.str().find("1_  1 c1 \xc2\xb7 10 c10 \xc2\xb7 11 c11") != std::string::npos);
+  CHECK(echo.str().find("14 c14  (next digit, Enter for 1)") != std::string::npos);
+  CHECK(echo.str().find("\x1b[K") != std::string::npos);  // cleared once the number is known
+  echo.str("");
+  CHECK(keys.next(causes) == "2");  // 20 cannot be a label: no wait, nothing pending shown
+  CHECK(echo.str().empty());
+  CHECK(keys.next(causes) == "1");
+  CHECK(cli::pending_hint("1", {"a", "b"}) == "1_  1 a  (next digit, Enter for 1)");
 }
 
 TEST_CASE("sample queue: reproducible, stratified by repository") {

@@ -223,7 +223,7 @@ TEST_CASE("verdict store: the web's issue JSON carries each run's message and tr
   quiet.verdict = "not_reproduced";
   store_repro_run(f.db, quiet);
   Taxonomy tax = Taxonomy::load(std::string(CONVFAIL_SOURCE_DIR) + "/data");
-  nlohmann::json j = web::issue_json(f.db, tax, "o/r", "7");
+  nlohmann::json j = web::issue_json(f.db, tax, "o/r", "7", "", true);
   REQUIRE(j["repro"].size() == 2);
   CHECK(j["repro"][0]["message"] == row.message);
   CHECK(j["repro"][0]["traceback"] == row.traceback);

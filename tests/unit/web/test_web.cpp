@@ -56,12 +56,12 @@ TEST_CASE("web: evidence highlights are UTF-16 ranges of the shown text") {
   evidence("title", 0, 12, "RuntimeError");
   evidence("traceback", 0, 4, "here");  // another field: found by its text
   evidence("title", 0, 1, "R");         // a one-character prior marks nothing
-  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1", "", true);
   CHECK(j["highlights"]["body"].dump() == R"([[9,21,"symptom: r"],[22,26,"symptom: r"]])");
   CHECK(j["highlights"]["title"].dump() == R"([[0,12,"symptom: r"]])");
   CHECK(j["classifier"]["evidence"].size() == 4);
-  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/conv", "9"), web::HttpError);
-  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/../x", "1"), web::HttpError);
+  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/conv", "9", "", true), web::HttpError);
+  CHECK_THROWS_AS(web::issue_json(*f.db, f.tax, "acme/../x", "1", "", true), web::HttpError);
 }
 
 TEST_CASE("web: a label post is checked before anything is written") {
@@ -91,7 +91,7 @@ TEST_CASE("web: a label post is checked before anything is written") {
 TEST_CASE("web: the issue's classifier section carries the run's execution evidence") {
   LabelingFixture f(1);
   f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
-  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  Json j = web::issue_json(*f.db, f.tax, "acme/conv", "1", "", true);
   CHECK(j["classifier"]["execution"].empty());
   Stmt st(*f.db,
           "INSERT INTO classifier_execution_evidence(run_id, issue_id, dimension, label, kind, "
@@ -101,7 +101,7 @@ TEST_CASE("web: the issue's classifier section carries the run's execution evide
           "(model run 7)')");
   st.bind(1, f.issues[0]);
   st.run();
-  j = web::issue_json(*f.db, f.tax, "acme/conv", "1");
+  j = web::issue_json(*f.db, f.tax, "acme/conv", "1", "", true);
   REQUIRE(j["classifier"]["execution"].size() == 1);
   const Json& e = j["classifier"]["execution"][0];
   CHECK(e["dimension"] == "symptom");
@@ -111,4 +111,22 @@ TEST_CASE("web: the issue's classifier section carries the run's execution evide
   CHECK(e["step"] == "session");
   CHECK(e["summary"] ==
         "confirmed by re-execution: crash in ONNX Runtime, signature boom (model run 7)");
+}
+
+TEST_CASE("web: the issue JSON is blind by default (the viewer's labels only)") {
+  LabelingFixture f(1);
+  Json a = {{"repo", "acme/conv"}, {"number", 1}, {"symptom", "crash"}, {"cause", "typo"}};
+  Json b = {{"repo", "acme/conv"}, {"number", 1}, {"symptom", "hang"}};
+  web::post_label(*f.db, f.tax, "ann", a);
+  web::post_label(*f.db, f.tax, "bob", b);
+  Json blind = web::issue_json(*f.db, f.tax, "acme/conv", "1", "bob", true);
+  CHECK(blind["blind"] == true);
+  CHECK(blind["current"].dump() == R"({"bob":{"symptom":{"kind":"label","value":"hang"}}})");
+  REQUIRE(blind["history"].size() == 1);
+  CHECK(blind["history"][0]["annotator"] == "bob");
+  CHECK(blind.dump().find("\"ann\"") == std::string::npos);
+  CHECK(web::issue_json(*f.db, f.tax, "acme/conv", "1", "", true)["history"].empty());
+  Json all = web::issue_json(*f.db, f.tax, "acme/conv", "1", "bob", false);
+  CHECK(all["current"].size() == 2);
+  CHECK(all["history"].size() == 3);
 }
