@@ -57,9 +57,8 @@ std::string render_per_issue(Db& db, const Taxonomy& tax, const ReportOptions& o
     auto verdict = verdicts.find(l.issue_id);
     std::vector<std::string> cells = {l.repo, std::to_string(l.number),
                                       tax.converter_for_repo(l.repo), l.created_at.value_or("")};
-    nlohmann::json j = {{"repo", l.repo},
-                        {"number", l.number},
-                        {"converter", tax.converter_for_repo(l.repo)}};
+    nlohmann::json j = {
+        {"repo", l.repo}, {"number", l.number}, {"converter", tax.converter_for_repo(l.repo)}};
     j["created_at"] = l.created_at ? nlohmann::json(*l.created_at) : nlohmann::json();
     for (const auto& dim : dimensions()) {
       auto value = l.values.find(dim);
