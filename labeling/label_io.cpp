@@ -275,12 +275,22 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
 
 std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std::string& source,
                               LabelFormat format, std::ostream& out, bool raw_csv) {
-  const bool hybrid = LabelSource::parse(source).hybrid();
+  const LabelSource parsed = LabelSource::parse(source);
+  const bool hybrid = parsed.hybrid();
+  // The classifier's labels carry their confidence (hybrid: its automatic ones).
+  const bool confident = hybrid || parsed.classifier();
   static const std::vector<std::string> dims = {"symptom", "cause", "stage"};
   std::vector<std::string> columns = {"repo",  "number",  "source", "symptom",
                                       "cause", "subtype", "stage"};
   if (hybrid)
     for (const auto& d : dims) columns.push_back(d + "_origin");
+  if (confident)
+    for (const auto& d : dims) columns.push_back(d + "_confidence");
+  auto confidence = [](const IssueLabels& l, const std::string& dim) -> std::optional<double> {
+    auto it = l.confidence.find(dim);
+    if (it == l.confidence.end() || !l.values.count(dim)) return std::nullopt;
+    return it->second;
+  };
   if (format == LabelFormat::kCsv) out << csv_line(columns, raw_csv);
   nlohmann::json array = nlohmann::json::array();
   std::int64_t count = 0;
@@ -299,11 +309,24 @@ std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std:
                                         value("stage", l.values)};
       if (hybrid)
         for (const auto& d : dims) cells.push_back(value(d, l.origin));
+      if (confident)
+        for (const auto& d : dims) {
+          auto c = confidence(l, d);
+          char buf[32] = "";
+          if (c) std::snprintf(buf, sizeof buf, "%.4f", *c);
+          cells.push_back(buf);
+        }
       out << csv_line(cells, raw_csv);
     } else {
       nlohmann::json j = {{"repo", l.repo}, {"number", l.number}, {"source", source}};
       put_label_values(j, l.values);
       if (hybrid) j["origin"] = l.origin;
+      if (confident) {
+        nlohmann::json c = nlohmann::json::object();
+        for (const auto& d : dims)
+          if (auto v = confidence(l, d)) c[d] = *v;
+        j["confidence"] = std::move(c);
+      }
       put_record(format, std::move(j), out, array);
     }
     ++count;

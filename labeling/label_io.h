@@ -61,8 +61,10 @@ std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, 
 
 // Writes a label set of any source (load_label_set: classifier, consensus, hybrid[:ANNOTATOR])
 // one record per issue: CSV header repo,number,source,symptom,cause,subtype,stage and, for a
-// hybrid set, symptom_origin,cause_origin,stage_origin ("manual", "automatic" or empty); JSONL
-// and JSON objects with the same keys ("origin" an object). Cells neutralised as export_labels.
+// hybrid set, symptom_origin,cause_origin,stage_origin ("manual", "automatic" or empty), for a
+// classifier or hybrid set symptom_confidence,cause_confidence,stage_confidence (four decimals,
+// empty for a manual or missing label); JSONL and JSON objects with the same keys ("origin" and
+// "confidence" objects). Cells neutralised as export_labels.
 // Returns the number of records written.
 std::int64_t export_label_set(const std::vector<IssueLabels>& labels, const std::string& source,
                               LabelFormat format, std::ostream& out, bool raw_csv = false);

@@ -14,7 +14,7 @@ ReportFormat parse_report_format(const std::string& name) {
 }
 
 std::string render_report(const ReportData& data, const Taxonomy& taxonomy, ReportFormat format,
-                          bool raw_csv) {
+                          bool raw_csv, bool latex_standalone) {
   if (format == ReportFormat::kJson) return render_json(data);
   PrintedReport printed = printed_report(data, taxonomy);
   switch (format) {
@@ -23,7 +23,7 @@ std::string render_report(const ReportData& data, const Taxonomy& taxonomy, Repo
     case ReportFormat::kCsv:
       return render_csv(printed, raw_csv);
     case ReportFormat::kLatex:
-      return render_latex(printed);
+      return render_latex(printed, latex_standalone);
     default:
       return render_html(printed);
   }

@@ -1,3 +1,5 @@
+#include <cctype>
+
 #include "reports/render.h"
 
 namespace convfail::reports {
@@ -42,16 +44,34 @@ std::string row(const std::vector<std::string>& cells) {
   return s + " \\\\\n";
 }
 
+// A \label key LaTeX takes as it is: letters, digits and - (stage_by_converter ->
+// stage-by-converter).
+std::string label_key(const std::string& id) {
+  std::string out;
+  for (char c : id) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+// A comment line: the text on one line.
+std::string comment(const std::string& s) {
+  std::string out = "% ";
+  for (char c : s) out += c == '\n' || c == '\r' ? ' ' : c;
+  return out + "\n";
+}
+
 }  // namespace
 
-std::string render_latex(const PrintedReport& report) {
+std::string render_latex(const PrintedReport& report, bool standalone) {
   std::string out =
-      "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
-      "\\begin{document}\n\\section*{" +
-      tex(report.title) + "}\n";
+      standalone
+          ? "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
+            "\\begin{document}\n\\section*{" +
+                tex(report.title) + "}\n"
+          : comment(report.title) +
+                "% Table fragments for \\input{}; they need \\usepackage{booktabs}.\n";
   for (const auto& t : report.tables) {
     out += "\n\\begin{table}[ht]\n\\centering\n\\caption{" + tex(t.title) +
-           "}\n\\label{tab:" + tex(t.id) + "}\n\\begin{tabular}{l" +
+           "}\n\\label{tab:" + label_key(t.id) + "}\n\\begin{tabular}{l" +
            std::string(t.header.size() - 1, 'r') + "}\n" + "\\toprule\n" + row(t.header) +
            "\\midrule\n";
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -63,7 +83,7 @@ std::string render_latex(const PrintedReport& report) {
     if (!t.note.empty()) out += "\n\\smallskip\n{\\small " + tex(t.note) + "}\n";
     out += "\\end{table}\n";
   }
-  return out + "\n\\end{document}\n";
+  return standalone ? out + "\n\\end{document}\n" : out;
 }
 
 }  // namespace convfail::reports

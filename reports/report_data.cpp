@@ -87,11 +87,7 @@ void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLab
                ReportData& out) {
   if (db.scalar("SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL") == 0) return;
   // The latest run per issue decides.
-  Stmt st(db,
-          "SELECT issue_id, verdict FROM repro_runs r WHERE issue_id IS NOT NULL AND "
-          "id = (SELECT max(id) FROM repro_runs r2 WHERE r2.issue_id = r.issue_id)");
-  std::map<std::int64_t, std::string> verdicts;
-  while (st.step()) verdicts[st.int64(0)] = st.text(1);
+  std::map<std::int64_t, std::string> verdicts = latest_verdicts(db);
   std::map<std::string, ReproOutcome> outcome;
   for (const auto& s : tax.label_ids("symptom")) outcome[s];
   for (const auto& l : labels) {
@@ -177,7 +173,16 @@ bool is_iso_date(const std::string& s) {
   return month >= 1 && month <= 12 && day >= 1 && day <= 31;
 }
 
-ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
+std::map<std::int64_t, std::string> latest_verdicts(Db& db) {
+  Stmt st(db,
+          "SELECT issue_id, verdict FROM repro_runs r WHERE issue_id IS NOT NULL AND "
+          "id = (SELECT max(id) FROM repro_runs r2 WHERE r2.issue_id = r.issue_id)");
+  std::map<std::int64_t, std::string> verdicts;
+  while (st.step()) verdicts[st.int64(0)] = st.text(1);
+  return verdicts;
+}
+
+std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& o) {
   for (const auto* d : {&o.since, &o.until})
     if (*d && !is_iso_date(**d)) throw UsageError("not a date (YYYY-MM-DD): " + **d);
   if (o.since && o.until && *o.since > *o.until)
@@ -186,12 +191,17 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   if (o.compare) labeling::LabelSource::parse(*o.compare);  // refused before any work
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
-
   std::vector<labeling::IssueLabels> labels;
   for (auto& l : labeling::load_label_set(db, source, o.min_confidence))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
+  return labels;
+}
+
+ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
+  const labeling::LabelSource source = labeling::LabelSource::parse(o.source);
+  std::vector<labeling::IssueLabels> labels = report_labels(db, o);
 
   ReportData r;
   r.source = o.source;

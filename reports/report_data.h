@@ -87,6 +87,14 @@ struct ReportData {
 // and counts. Throws UsageError for a malformed date or period.
 ReportData build_report(Db& db, const Taxonomy& taxonomy, const ReportOptions& options);
 
+// The issues a report counts: the label set of options.source (UserError naming the existing
+// sources when it is empty) kept by --repo/--since/--until (UserError when none is left). Throws
+// UsageError for a malformed date or period.
+std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& options);
+
+// Every issue's latest repro verdict (crash_reproduced, not_reproduced, ...), by issue id.
+std::map<std::int64_t, std::string> latest_verdicts(Db& db);
+
 // "YYYY-MM-DD" check used for --since/--until.
 bool is_iso_date(const std::string& s);
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/text.h"
+
 namespace convfail::reports {
 namespace {
 
@@ -56,6 +58,7 @@ void label_by_converter(const ReportData& d, const Taxonomy& tax, const std::str
     for (const auto& [l, n] : m) grand += n;
   BarChart chart{id, title, {}, d.converters, {}};
   std::vector<long> col_totals(d.converters.size(), 0);
+  std::vector<TableValue>& tidy = out.tidy[id];
   for (const auto& l : labels) {
     std::vector<std::string> row{title_of(tax, dim, l)};
     std::vector<long> values;
@@ -68,13 +71,22 @@ void label_by_converter(const ReportData& d, const Taxonomy& tax, const std::str
       sum += n;
     }
     row.push_back(count_with_percent(sum, grand));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      tidy.push_back({row[0], d.converters[i], std::to_string(values[i])});
+    tidy.push_back({row[0], "Total", std::to_string(sum)});
+    tidy.push_back({row[0], "Share of total", share(sum, grand)});
     t.rows.push_back(std::move(row));
     chart.categories.push_back(title_of(tax, dim, l));
     chart.values.push_back(std::move(values));
   }
   std::vector<std::string> total{"Total"};
-  for (long n : col_totals) total.push_back(std::to_string(n));
+  for (std::size_t i = 0; i < col_totals.size(); ++i) {
+    total.push_back(std::to_string(col_totals[i]));
+    tidy.push_back({"Total", d.converters[i], std::to_string(col_totals[i])});
+  }
   total.push_back(count_with_percent(grand, grand));
+  tidy.push_back({"Total", "Total", std::to_string(grand)});
+  tidy.push_back({"Total", "Share of total", share(grand, grand)});
   t.rows.push_back(std::move(total));
   out.tables.push_back(std::move(t));
   out.charts.push_back(std::move(chart));
@@ -127,18 +139,27 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
       }
     return per;
   };
+  // Tidy: one value per converter, in a column "Crash (torch.onnx)".
+  std::vector<TableValue>& tidy = out.tidy["cause_by_symptom"];
+  auto put = [&](const std::string& row, const std::string& column, const std::vector<long>& per) {
+    for (std::size_t i = 0; i < per.size(); ++i)
+      tidy.push_back({row, column + " (" + d.converters[i] + ")", std::to_string(per[i])});
+    return joined(per);
+  };
   for (const auto& r : rows) {
     std::vector<std::string> row{r == "Other" ? "Other" : title_of(tax, "cause", r)};
-    for (const auto& c : cols) row.push_back(joined(cell(&r, &c)));
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      row.push_back(put(row[0], t.header[i + 1], cell(&r, &cols[i])));
     auto total = cell(&r, nullptr);
-    row.push_back(joined(total));
+    row.push_back(put(row[0], "Total", total));
     t.rows.push_back(std::move(row));
     chart.categories.push_back(t.rows.back()[0]);
     chart.values.push_back(total);
   }
   std::vector<std::string> total{"Total"};
-  for (const auto& c : cols) total.push_back(joined(cell(nullptr, &c)));
-  total.push_back(joined(cell(nullptr, nullptr)));
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    total.push_back(put("Total", t.header[i + 1], cell(nullptr, &cols[i])));
+  total.push_back(put("Total", "Total", cell(nullptr, nullptr)));
   t.rows.push_back(std::move(total));
   out.tables.push_back(std::move(t));
   out.charts.push_back(std::move(chart));
@@ -215,13 +236,21 @@ void agreement(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
              {"Dimension", d.source, *d.compare_source, "Issues"},
              {},
              ""};
+  // Tidy: the interval's ends in their own columns; no agreement without issues.
+  std::vector<TableValue>& tidy = out.tidy["agreement"];
   for (const auto& a : d.agreement) {
+    const std::string dim = tax.dimension(a.dimension).title;
+    tidy.push_back({dim, "Issues", std::to_string(a.n)});
     if (a.n == 0) {
-      t.rows.push_back({tax.dimension(a.dimension).title, "0", "-", "-", "-"});
+      t.rows.push_back({dim, "0", "-", "-", "-"});
       continue;
     }
-    t.rows.push_back({tax.dimension(a.dimension).title, std::to_string(a.n), fmt3(a.observed),
-                      fmt3(a.kappa), "[" + fmt3(a.ci_low) + ", " + fmt3(a.ci_high) + "]"});
+    t.rows.push_back({dim, std::to_string(a.n), fmt3(a.observed), fmt3(a.kappa),
+                      "[" + fmt3(a.ci_low) + ", " + fmt3(a.ci_high) + "]"});
+    tidy.push_back({dim, "Agreement", fmt3(a.observed)});
+    tidy.push_back({dim, "Cohen's kappa", fmt3(a.kappa)});
+    tidy.push_back({dim, "95% CI low", fmt3(a.ci_low)});
+    tidy.push_back({dim, "95% CI high", fmt3(a.ci_high)});
     for (std::size_t i = 0; i < a.differences.size() && i < 5; ++i) {
       const auto& [x, y, n] = a.differences[i];
       diff.rows.push_back({tax.dimension(a.dimension).title, title_of(tax, a.dimension, x),
@@ -264,13 +293,33 @@ void runtime_history(const ReportData& d, const Taxonomy& tax, PrintedReport& ou
           {"Issue", "Symptom", "Model", "Releases", "Fixed in / regressed in / still failing"},
           {},
           "The latest bisect per model; not_runnable releases are never counted as fixed."};
-  for (const auto& h : d.runtime_history)
+  // Tidy: the releases' ends and each finding in their own columns (absent when unknown).
+  std::vector<TableValue>& tidy = out.tidy["repro_runtime_history"];
+  for (const auto& h : d.runtime_history) {
     t.rows.push_back({h.issue, h.symptom.empty() ? "-" : title_of(tax, "symptom", h.symptom),
                       h.model, h.from_version + ".." + h.to_version, runtime_history_text(h)});
+    const std::string& row = h.issue;
+    if (!h.symptom.empty()) tidy.push_back({row, "Symptom", title_of(tax, "symptom", h.symptom)});
+    tidy.push_back({row, "Model", h.model});
+    tidy.push_back({row, "From release", h.from_version});
+    tidy.push_back({row, "To release", h.to_version});
+    if (h.fixed_in) tidy.push_back({row, "Fixed in", *h.fixed_in});
+    if (h.regressed_in) tidy.push_back({row, "Regressed in", *h.regressed_in});
+    if (h.first_bad) tidy.push_back({row, "First failing", *h.first_bad});
+    if (h.newest_known) tidy.push_back({row, "Newest known", *h.newest_known});
+    tidy.push_back({row, "Still failing", h.still_failing ? "yes" : "no"});
+  }
   out.tables.push_back(std::move(t));
 }
 
 }  // namespace
+
+std::string share(long count, long total) {
+  if (total <= 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(count) / static_cast<double>(total));
+  return buf;
+}
 
 std::string count_with_percent(long count, long total) {
   long pct = total > 0 ? (200 * count + total) / (2 * total) : 0;
@@ -299,7 +348,7 @@ std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, st
 
 PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
   PrintedReport out;
-  out.title = "Converter failures by " + d.source + " (" + std::to_string(d.issues) + " issues";
+  out.title = "Converter failures by " + d.source + " (" + count_noun(d.issues, "issue");
   if (d.cells)
     out.title += "; " + std::to_string(d.cells->manual) + " labels manual, " +
                  std::to_string(d.cells->automatic) + " automatic";

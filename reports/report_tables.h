@@ -2,6 +2,7 @@
 // strings and numbers that every text format renders the same way.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,13 +28,25 @@ struct BarChart {
   std::vector<std::vector<long>> values;  // values[category][series]
 };
 
+// One value of a table in tidy long form (what CSV writes): a number or a plain label, never
+// "11 (6%)" or "19 / 28". Counts, shares and per-converter parts each get their own column.
+struct TableValue {
+  std::string row, column, value;
+};
+
 struct PrintedReport {
   std::string title;
   std::vector<Table> tables;
   std::vector<BarChart> charts;
+  // table id -> its tidy values, for the tables whose printed cells hold more than one value;
+  // a table without an entry is tidy as printed (one value per cell).
+  std::map<std::string, std::vector<TableValue>> tidy;
 };
 
 PrintedReport printed_report(const ReportData& data, const Taxonomy& taxonomy);
+
+// count / total with four decimals ("0.0550"), "0" when total is 0: a share's tidy value.
+std::string share(long count, long total);
 
 // "11 (6%)": count and its share of total, rounded half up (integer arithmetic).
 std::string count_with_percent(long count, long total);

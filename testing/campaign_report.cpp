@@ -406,7 +406,8 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
 }
 
 std::string campaign_report(Db& db, std::int64_t campaign_id, reports::ReportFormat format,
-                            const CampaignAnalysisOptions& options, bool raw_csv) {
+                            const CampaignAnalysisOptions& options, bool raw_csv,
+                            bool latex_standalone) {
   CampaignAnalysis a = analyse_campaign(db, campaign_id, options);
   if (format == reports::ReportFormat::kJson) return campaign_report_json(a);
   reports::PrintedReport printed = printed_campaign_report(a);
@@ -416,7 +417,7 @@ std::string campaign_report(Db& db, std::int64_t campaign_id, reports::ReportFor
     case reports::ReportFormat::kCsv:
       return reports::render_csv(printed, raw_csv);
     case reports::ReportFormat::kLatex:
-      return reports::render_latex(printed);
+      return reports::render_latex(printed, latex_standalone);
     default:
       return reports::render_html(printed);
   }

@@ -24,6 +24,7 @@ std::string campaign_report_json(const CampaignAnalysis& a);
 // Analyses campaign `campaign_id` and renders it. UserError when the campaign does not exist,
 // a stored row is malformed or a suite folder is missing.
 std::string campaign_report(Db& db, std::int64_t campaign_id, reports::ReportFormat format,
-                            const CampaignAnalysisOptions& options = {}, bool raw_csv = false);
+                            const CampaignAnalysisOptions& options = {}, bool raw_csv = false,
+                            bool latex_standalone = false);
 
 }  // namespace convfail::testing

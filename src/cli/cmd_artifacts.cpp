@@ -42,14 +42,12 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
   scan->callback([&ctx, sa] {
     auto c = repro::scan_issues(ctx.db(), resolve_issue(ctx.db(), sa->issue));
     if (sa->json)
-      std::cout << nlohmann::json{{"issues", c.issues},
-                                  {"found", c.found},
-                                  {"inserted", c.inserted}}
-                       .dump()
+      std::cout << json_text({{"issues", c.issues}, {"found", c.found}, {"inserted", c.inserted}},
+                             2)
                 << "\n";
     else
-      std::cout << "scan: " << c.issues << " issues, " << c.found << " found, " << c.inserted
-                << " inserted\n";
+      std::cout << "scan: " << count_noun(c.issues, "issue") << ", " << c.found << " found, "
+                << c.inserted << " inserted\n";
   });
 
   auto* fetch = cmd->add_subcommand("fetch", "download the model and archive artifacts");

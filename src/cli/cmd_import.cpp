@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/importer.h"
+#include "core/text.h"
 
 namespace convfail::cli {
 
@@ -67,9 +68,9 @@ void add_import_command(CLI::App* cmd, Context& ctx) {
       return;
     }
     // The text uses the JSON's key names: "<count> <key>".
-    std::cout << "imported " << c.total() << " issues from " << files.size()
-              << " files: " << c.inserted << " inserted, " << c.updated << " updated, "
-              << c.unchanged << " unchanged";
+    std::cout << "imported " << count_noun(c.total(), "issue") << " from "
+              << count_noun(static_cast<std::int64_t>(files.size()), "file") << ": " << c.inserted
+              << " inserted, " << c.updated << " updated, " << c.unchanged << " unchanged";
     if (c.stale) std::cout << ", " << c.stale << " stale (older than stored, ignored)";
     if (c.pull_requests) std::cout << ", " << c.pull_requests << " pull_requests";
     std::cout << "\n";

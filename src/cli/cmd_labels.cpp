@@ -84,8 +84,12 @@ void add_export(CLI::App& parent, Context& ctx) {
       "classifier:RUN_ID, consensus, or hybrid[:ANNOTATOR] (the manual label where one exists,\n"
       "else the classifier's when its confidence reaches --min-confidence; see `report --help`)\n"
       "with columns repo,number,source,symptom,cause,subtype,stage, for hybrid also\n"
-      "symptom_origin,cause_origin,stage_origin (manual or automatic; JSON: \"origin\"); the\n"
-      "counts of manual and automatic cells go to stderr.");
+      "symptom_origin,cause_origin,stage_origin (manual or automatic; JSON: \"origin\"), for\n"
+      "classifier and hybrid symptom_confidence,cause_confidence,stage_confidence (the\n"
+      "classifier's, calibrated where hybrid used a calibration; empty for manual labels; JSON:\n"
+      "\"confidence\"); the counts of manual and automatic cells go to stderr.\n"
+      "One row per issue with labels, confidences, origins and repro verdicts, for analysis:\n"
+      "`report --per-issue`.");
   struct Args {
     std::optional<std::string> annotator;
     std::optional<std::string> source;
@@ -178,7 +182,7 @@ void add_history(CLI::App& parent, Context& ctx) {
         std::cout << "\n";
       }
     }
-    if (args->json) std::cout << json_text(rows) << "\n";
+    if (args->json) std::cout << json_text(rows, 2) << "\n";
   });
 }
 

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/report_output.h"
 #include "core/taxonomy.h"
+#include "reports/per_issue.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
 #include "testing/campaign_report.h"
@@ -17,6 +18,16 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
       "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
       "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
       "confirmed by re-execution. The JSON holds the full unbinned counts.\n"
+      "CSV is tidy long form (table,row,column,value), one number or plain label per value:\n"
+      "a count and its share are two rows (Total, Share of total), a cell per converter is\n"
+      "one row per converter (column \"Crash (torch.onnx)\"), an interval its two ends.\n"
+      "LaTeX is table fragments to \\input (they need \\usepackage{booktabs}), labelled\n"
+      "tab:stage-by-converter and so on; --standalone prints a whole document instead.\n"
+      "--per-issue prints the flat table instead, one row per issue (CSV or JSON): each\n"
+      "dimension's label, its confidence and origin (manual or automatic), and the latest repro\n"
+      "verdict. It is here, not in `labels export`, because it joins labels with repro runs as\n"
+      "the report does (same --source, --repo, --since, --until); `labels export` is the form\n"
+      "that `labels import` reads back.\n"
       "With --campaign ID: the campaign's report instead (convfail test): outcomes per source\n"
       "and node count, operator types per outcome with Fisher's exact test and\n"
       "Benjamini-Hochberg, operator sequences (the study's path method made deterministic,\n"
@@ -29,6 +40,8 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     std::string since, until;
     bool json = false;
     bool raw_csv = false;
+    bool standalone = false;
+    bool per_issue = false;
     double min_confidence = -1;
     std::int64_t campaign = 0;
     std::vector<std::string> suites;
@@ -52,6 +65,13 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--raw-csv", args->raw_csv,
                 "CSV: write cells as they are; by default a cell starting with = + - @ tab or CR\n"
                 "(not a plain number) gets a leading ' so spreadsheets do not run it as a formula");
+  cmd->add_flag("--standalone", args->standalone,
+                "LaTeX: a whole document (\\documentclass ... \\end{document}) instead of table "
+                "fragments");
+  auto* per_issue = cmd->add_flag(
+      "--per-issue", args->per_issue,
+      "one row per issue: labels, confidences, origins and the latest repro verdict (csv by\n"
+      "default, or json; see below)");
   cmd->add_option("--out", args->out, "write the report to FILE instead of stdout");
   cmd->add_option("--repo", args->options.repos, "only issues of OWNER/NAME (repeatable)");
   cmd->add_option("--since", args->since, "only issues opened on or after YYYY-MM-DD");
@@ -62,28 +82,36 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
                   "a second label source: agreement per dimension and the labels that differ most");
   auto* campaign =
       cmd->add_option("--campaign", args->campaign, "report campaign ID of `convfail test`")
-          ->check(CLI::PositiveNumber);
+          ->check(CLI::PositiveNumber)
+          ->excludes(per_issue);
   cmd->add_option("--suite", args->suites,
                   "with --campaign: a folder of test models (*.onnx below it), or onnx-node\n"
                   "(Debian libonnx-testdata's ONNX backend node tests); repeatable")
       ->needs(campaign);
-  cmd->callback([&ctx, args] {
+  cmd->callback([&ctx, args, format_option] {
     reports::ReportOptions options = args->options;
     if (!args->since.empty()) options.since = args->since;
     if (!args->until.empty()) options.until = args->until;
     if (!args->compare.empty()) options.compare = args->compare;
     if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
-    reports::ReportFormat format = reports::parse_report_format(args->json ? "json" : args->format);
+    // --per-issue is a CSV unless a format is asked for.
+    std::string format_name = args->json                                   ? "json"
+                              : args->per_issue && !format_option->count() ? "csv"
+                                                                           : args->format;
+    reports::ReportFormat format = reports::parse_report_format(format_name);
     std::string text;
-    if (args->campaign > 0) {
+    if (args->per_issue) {
+      Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+      text = reports::render_per_issue(ctx.read_db(), taxonomy, options, format, args->raw_csv);
+    } else if (args->campaign > 0) {
       testing::CampaignAnalysisOptions campaign_options;
       campaign_options.suites = args->suites;
       text = testing::campaign_report(ctx.read_db(), args->campaign, format, campaign_options,
-                                      args->raw_csv);
+                                      args->raw_csv, args->standalone);
     } else {
       Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
       reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
-      text = reports::render_report(data, taxonomy, format, args->raw_csv);
+      text = reports::render_report(data, taxonomy, format, args->raw_csv, args->standalone);
     }
     emit_report(text, format, args->out);
   });

@@ -1,7 +1,10 @@
 // convfail: mine, classify and re-execute failure reports of DL model converters.
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -36,6 +39,39 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
     return known.empty() ? a : std::string();
   }
   return {};
+}
+
+// Levenshtein distance of two short words (command names).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command closest to a mistyped one (at most two edits, or a prefix), or "".
+std::string closest_command(CLI::App& app, const std::string& typed) {
+  if (typed.size() > 64) return {};
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    std::size_t d = edit_distance(typed, name);
+    if (typed.size() >= 3 && name.rfind(typed, 0) == 0) d = std::min<std::size_t>(d, 1);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -85,7 +121,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string unknown = unknown_command(app, argc, argv);
     if (!unknown.empty()) {
-      std::cerr << "convfail: unknown command '" << terminal_safe(unknown) << "'\n";
+      std::cerr << "convfail: unknown command '" << terminal_safe(unknown) << "'";
+      std::string suggestion = closest_command(app, unknown);
+      if (!suggestion.empty()) std::cerr << " (did you mean '" << suggestion << "'?)";
+      std::cerr << "\n";
     } else {
       std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     }

@@ -278,4 +278,11 @@ std::string quoted_excerpt(std::string_view text, std::size_t max_bytes) {
   return "\"" + terminal_safe(truncate_utf8(text, max_bytes)) + (cut ? "...\"" : "\"");
 }
 
+std::string count_noun(std::int64_t n, std::string_view singular, std::string_view plural) {
+  std::string out = std::to_string(n) + " ";
+  if (n == 1) return out.append(singular);
+  if (!plural.empty()) return out.append(plural);
+  return out.append(singular).append("s");
+}
+
 }  // namespace convfail

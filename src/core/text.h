@@ -57,4 +57,8 @@ std::optional<std::int64_t> parse_iso8601(std::string_view text);
 // Epoch seconds as "YYYY-MM-DDTHH:MM:SSZ" (UTC).
 std::string format_iso8601(std::int64_t epoch);
 
+// "1 file", "2 files", "0 files": a count and its noun, plural by adding s unless `plural` is
+// given.
+std::string count_noun(std::int64_t n, std::string_view singular, std::string_view plural = {});
+
 }  // namespace convfail

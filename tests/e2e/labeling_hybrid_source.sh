@@ -70,7 +70,12 @@ m = re.fullmatch(r"hybrid:ann: 10 issue\(s\), (\d+) label\(s\) manual, (\d+) aut
 assert m and int(m.group(1)) == manual == 8 and int(m.group(2)) == automatic, (err, manual, automatic)
 c = list(csv.DictReader(open(t + "/h.csv")))
 assert list(c[0].keys()) == ["repo", "number", "source", "symptom", "cause", "subtype", "stage",
-                             "symptom_origin", "cause_origin", "stage_origin"], c[0].keys()
+                             "symptom_origin", "cause_origin", "stage_origin", "symptom_confidence",
+                             "cause_confidence", "stage_confidence"], c[0].keys()
+# A confidence exactly where the label is automatic.
+for x in c:
+    for d in ("symptom", "cause", "stage"):
+        assert (x[d + "_confidence"] != "") == (x[d + "_origin"] == "automatic"), (x, d)
 assert [(x["number"], x["symptom"], x["symptom_origin"]) for x in c] == \
        [(str(r["number"]), r["symptom"] or "", r["origin"].get("symptom", "")) for r in rows]
 cl = [json.loads(l) for l in open(t + "/c.jsonl")]
