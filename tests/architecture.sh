@@ -61,7 +61,6 @@ sql_allowed=(
   # The terminal issue view. To move: the issue dossier (#26 item 3).
   "src/cli/issue_view.cpp classifier_evidence"
   "src/cli/issue_view.cpp classifier_labels"
-  "src/cli/issue_view.cpp classifier_runs"
   "src/cli/issue_view.cpp comments"
   "src/cli/issue_view.cpp issue_labels"
   # The web's issue JSON and label history; web may not include classifier or repro. To move: the
