@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "classifier/latest_run.h"
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -190,8 +191,7 @@ std::int64_t resolve_run(Db& db, std::optional<std::int64_t> run_id) {
     if (st.int64(0) == 0) throw UserError("no classifier run " + std::to_string(*run_id));
     return *run_id;
   }
-  std::int64_t id =
-      db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
+  std::int64_t id = latest_run_id(db);
   if (id == 0) throw UserError("no classifier run yet (run classify first)");
   return id;
 }

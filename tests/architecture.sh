@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Enforces ARCHITECTURE.md's include rule: every `#include "<folder>/..."` in every .h/.cpp must
 # name a module its own module may use (table below, same as ARCHITECTURE.md: keep them in step),
-# and no file includes <regex> (RE2 is the only regex engine). Prints FILE:LINE of each offence.
+# and no file includes <regex> (RE2 is the only regex engine). And its table owners: a table named
+# in SQL (FROM, JOIN, INTO, UPDATE, DELETE FROM in a string literal) must be owned by the file's
+# module or, for a read, be read by it in ARCHITECTURE.md's "also read by" column; the owner table
+# is read from ARCHITECTURE.md itself (one source of truth), and every table of schema/*.sql must
+# be in it. Prints FILE:LINE of each offence.
 # Usage: bash tests/architecture.sh [SOURCE_DIR]   (tracked files in a git checkout, else find)
 set -euo pipefail
 root=${1:-$(dirname "$0")/..}
@@ -32,6 +36,46 @@ allowed() {
   esac
 }
 
+# Known cross-module SQL, "FILE TABLE": each with its reason; "to move" marks debt to remove.
+# An entry that no longer matches anything is an offence too (delete it when the debt is paid).
+# tests/ and bench/ are not checked: they seed and inspect databases as a test must.
+sql_allowed=(
+  # The issue text the rules read, for every issue in one pass. To move: a core bulk reader.
+  "classifier/issue_text.cpp comments"
+  "classifier/issue_text.cpp issue_labels"
+  # A renamed repository's new name and GitHub id. To move: an IssueStore function in core.
+  "crawler/crawl_state.cpp repositories"
+  # Classifier and hybrid label sets: labeling reading the classifier that depends on it, the
+  # hidden cycle of #26. To move with LabelSource (#26 item 1) into a module that may use both.
+  "labeling/label_sets.cpp classifier_calibrated"
+  "labeling/label_sets.cpp classifier_calibrations"
+  "labeling/label_sets.cpp classifier_labels"
+  "labeling/label_sets.cpp classifier_runs"
+  # Verdict and bisect columns of the report; reports may not include repro. To move: the command
+  # hands repro's rows to the report as plain data.
+  "reports/report_data.cpp bisects"
+  "reports/report_data.cpp repro_runs"
+  # Comment bodies scanned for models, links and code blocks. To move: a core reader.
+  "repro/artifact_scan.cpp comments"
+  "repro/scripts/script_repro.cpp comments"
+  # The terminal issue view. To move: the issue dossier (#26 item 3).
+  "src/cli/issue_view.cpp classifier_evidence"
+  "src/cli/issue_view.cpp classifier_labels"
+  "src/cli/issue_view.cpp comments"
+  "src/cli/issue_view.cpp issue_labels"
+  # The web's issue JSON and label history; web may not include classifier or repro. To move: the
+  # issue dossier (#26 item 3) and labeling's history reader.
+  "web/api.cpp classifier_calibrated"
+  "web/api.cpp classifier_evidence"
+  "web/api.cpp classifier_execution_evidence"
+  "web/api.cpp classifier_extractions"
+  "web/api.cpp classifier_labels"
+  "web/api.cpp classifier_runs"
+  "web/api.cpp current_manual_labels"
+  "web/api.cpp manual_labels"
+  "web/api.cpp repro_runs"
+)
+
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   mapfile -t files < <(git ls-files -- '*.h' '*.cpp')
 else
@@ -60,8 +104,85 @@ for f in "${files[@]}"; do
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<regex>' "$f")
 done
 
+# Table owners, from ARCHITECTURE.md's "Table owners" rows: | `table` | `owner` | readers | ... |
+declare -A owner readers
+while IFS='|' read -r _ t o r _; do
+  t=$(echo "$t" | tr -d '` ') o=$(echo "$o" | tr -d '` ') r=$(echo "$r" | tr -d '`,')
+  [[ $t =~ ^[a-z_0-9]+$ && $o =~ ^[a-z]+$ ]] || continue
+  owner[$t]=$o
+  [[ $r == *"every module"* ]] && r=all
+  read -ra rs <<<"$r"
+  readers[$t]=" ${rs[*]} "
+done < <(sed -n '/^## Table owners/,/^## /p' ARCHITECTURE.md 2>/dev/null | grep -E '^\|[[:space:]]*`')
+[ ${#owner[@]} -gt 0 ] || offence "ARCHITECTURE.md: no rows in its \"Table owners\" table"
+# Every table, view and FTS5 table the migrations create has an owner.
+while IFS=: read -r f line t; do
+  [ -n "${owner[$t]:-}" ] || offence "$f:$line: table $t has no owner in ARCHITECTURE.md (Table owners)"
+done < <(grep -HnoiE 'create[[:space:]]+(virtual[[:space:]]+)?(table|view)[[:space:]]+(if[[:space:]]+not[[:space:]]+exists[[:space:]]+)?[a-z_0-9]+' \
+  schema/*.sql 2>/dev/null | sed -E 's/^([^:]*):([0-9]+):.*[[:space:]]([A-Za-z_0-9]+)$/\1:\2:\3/' |
+  tr '[:upper:]' '[:lower:]')
+
+# The tables each file names in SQL: "FILE:LINE:read|write:TABLE". String literals are joined
+# when only blanks or comments separate them (C++ concatenation), raw strings included; the
+# names kept are those of the owner table (other words after FROM are prose, CTEs, functions).
+sql_uses() {
+  TABLES="${!owner[*]}" perl - "$@" <<'PERL'
+use strict; use warnings;
+my %tables = map { $_ => 1 } split ' ', $ENV{TABLES};
+for my $f (@ARGV) {
+  open my $fh, '<', $f or die "$f: $!"; local $/; my $src = <$fh>; close $fh;
+  # A run: [joined text, [[offset in the text, offset in the file] per literal]].
+  my @runs; my ($cur, $end) = (undef, -1);
+  while ($src =~ m{//[^\n]*|/\*.*?\*/|R"([^(\s]*)\((.*?)\)\1"|"((?:[^"\\\n]|\\.)*)"|'(?:[^'\\\n]|\\.)*'}gs) {
+    my ($s, $e) = ($-[0], $+[0]);
+    my ($text, $at) = defined $2 ? ($2, $-[2]) : defined $3 ? ($3, $-[3]) : next;
+    my $gap = $end >= 0 ? substr($src, $end, $s - $end) : 'x';
+    $gap =~ s{//[^\n]*|/\*.*?\*/}{}gs;
+    push @runs, $cur = ['', []] unless defined $cur && $gap =~ /^\s*$/;
+    push @{$cur->[1]}, [length $cur->[0], $at];
+    $cur->[0] .= $text;
+    $end = $e;
+  }
+  for my $r (@runs) {
+    while ($r->[0] =~ /\b(DELETE\s+FROM|FROM|JOIN|INTO|UPDATE)\s+([A-Za-z_][A-Za-z0-9_]*)(?![\w.])/gi) {
+      my ($kw, $t, $p) = (uc $1, lc $2, $-[2]);
+      next unless $tables{$t};
+      my ($seg) = grep { $_->[0] <= $p } reverse @{$r->[1]};
+      my $line = 1 + (substr($src, 0, $seg->[1] + $p - $seg->[0]) =~ tr/\n//);
+      print "$f:$line:", ($kw eq 'FROM' || $kw eq 'JOIN' ? 'read' : 'write'), ":$t\n";
+    }
+  }
+}
+PERL
+}
+
+declare -A allow allowed_used
+for entry in "${sql_allowed[@]}"; do allow[$entry]=1; done
+sql_bad=0
+checked=()
+for f in "${files[@]}"; do
+  case $(module_of "$f") in "" | tests | bench) ;; *) checked+=("$f") ;; esac
+done
+while IFS=: read -r f line kind t; do
+  mod=$(module_of "$f")
+  [ "$mod" = "${owner[$t]}" ] && continue
+  [[ $kind == read && (${readers[$t]} == *" all "* || ${readers[$t]} == *" $mod "*) ]] && continue
+  entry="$f $t"
+  if [ -n "${allow[$entry]:-}" ]; then
+    allowed_used[$entry]=1
+    continue
+  fi
+  offence "$f:$line: $mod ${kind}s $t, owned by ${owner[$t]} (ARCHITECTURE.md, table owners)"
+  sql_bad=$((sql_bad + 1))
+done < <([ ${#checked[@]} -eq 0 ] || [ ${#owner[@]} -eq 0 ] || sql_uses "${checked[@]}" | sort -u -t: -k1,1 -k2,2n -k3)
+for entry in "${sql_allowed[@]}"; do  # (entries of files absent from the tree are not checked)
+  [ -n "${allowed_used[$entry]:-}" ] || [ ! -f "${entry% *}" ] ||
+    offence "tests/architecture.sh: allow-list entry \"$entry\" matches no SQL: remove it"
+done
+
 if [ $bad -gt 0 ]; then
-  echo "architecture: $bad forbidden include(s)" >&2
+  echo "architecture: $bad offence(s), $sql_bad of them cross-module SQL" >&2
   exit 1
 fi
-echo "architecture: ${#files[@]} files follow the include rule"
+echo "architecture: ${#files[@]} files follow the include rule; ${#checked[@]} follow the table" \
+  "owners (${#sql_allowed[@]} allowed exceptions)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "classifier/latest_run.h"
 #include "core/text.h"
 
 namespace convfail::cli {
@@ -55,8 +56,7 @@ IssueView::IssueView(Db& db, std::int64_t issue_id, bool colour) : colour_(colou
   lab.bind(1, issue_id);
   while (lab.step()) labels_.push_back(lab.text(0));
 
-  std::int64_t run =
-      db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
+  std::int64_t run = classifier::latest_run_id(db);
   if (run) {
     Stmt ev(db,
             "SELECT dimension, rule_id, field, field_index, span_start, span_end, matched_text "

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tests/architecture.sh on small trees outside git (the find path): a tree that follows
-# ARCHITECTURE.md's include rule passes; each kind of offence fails with its file and line.
+# ARCHITECTURE.md's include rule and table owners passes; each kind of offence fails with its
+# file and line. Then a copy of the real tree passes, and fails once a cross-module read of a
+# table is planted in it.
 # Usage: bash core_architecture.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -13,7 +15,19 @@ put() {  # put FILE LINES...: writes one line per argument
   shift
   printf '%s\n' "$@" >"$tree/$f"
 }
+put ARCHITECTURE.md '# A' '## Table owners' '' '| table | owner | also read by | holds |' \
+  '|---|---|---|---|' '| `issues` | `core` | every module | issues |' \
+  '| `runs` | `classifier` | | runs |' '| `notes` | `labeling` | `reports`, `web` | notes |' \
+  '' '## Include rule'
+put schema/0001_x.sql 'CREATE TABLE issues (id INTEGER);' 'create virtual table runs using fts5(x);' \
+  'CREATE VIEW notes AS SELECT 1;'
 put src/core/db.cpp '#include "core/db.h"' '#include <string>'
+put src/core/store.cpp 'auto q = "INSERT INTO issues VALUES (1)";'
+put classifier/run.cpp 'auto q = "SELECT * FROM runs JOIN issues ON 1";'
+put reports/notes.cpp 'auto q = "SELECT n FROM notes";' '// DELETE FROM runs (a comment)' \
+  'auto m = "copied from runs.json";  // not a table name'
+put web/web.cpp 'auto q = R"(SELECT * FROM' '  notes WHERE 1)";'
+put tests/unit/t.cpp 'auto q = "DELETE FROM runs";'  # tests and bench seed databases
 put crawler/crawler.cpp '#include "crawler/crawler.h"' '#include "core/http.h"'
 put classifier/eval.cpp '#include "core/db.h"' '#include "labeling/agreement.h"'
 put reports/tables.cpp '#include "labeling/label_sets.h"'
@@ -41,11 +55,49 @@ for want in 'src/core/issue_store.cpp:3: core may not include "labeling/' \
   'src/cli/cmd_crawl.cpp:1: cli may not include "tests/' \
   'labeling/queue.cpp:2: includes <regex>' \
   'tools/x.cpp: not in a module folder' \
-  'architecture: 6 forbidden include(s)'; do
+  'architecture: 6 offence(s), 0 of them cross-module SQL'; do
   grep -qF -- "$want" "$T/err" || fail "no '$want' in: $(cat "$T/err")"
 done
 # Allowed includes are not reported.
 if grep -E '^(src/core/db|crawler/crawler|classifier/eval|src/cli/main|tests/|bench/|build/)' "$T/err"; then
   fail "an allowed include was reported"
 fi
+
+# Table owners: a table named in SQL outside its owner (a split literal, any case, a write of a
+# table others may only read), and a schema table with no owner.
+put labeling/x.cpp 'auto q = "SELECT id FROM "' '    "runs WHERE 1";'
+put web/w.cpp 'auto q = "UPDATE issues SET x = 1";'
+put crawler/c.cpp 'auto q = "SELECT * FROM notes";'
+put src/cli/cmd.cpp 'auto q = "insert into runs values (1)";'
+put schema/0002_y.sql '' 'CREATE TABLE IF NOT EXISTS orphans (x);'
+expect_exit 1 bash "$check" "$tree"
+for want in 'labeling/x.cpp:2: labeling reads runs, owned by classifier' \
+  'web/w.cpp:1: web writes issues, owned by core' \
+  'crawler/c.cpp:1: crawler reads notes, owned by labeling' \
+  'src/cli/cmd.cpp:1: cli writes runs, owned by classifier' \
+  'schema/0002_y.sql:2: table orphans has no owner' \
+  'architecture: 11 offence(s), 4 of them cross-module SQL'; do
+  grep -qF -- "$want" "$T/err" || fail "no '$want' in: $(cat "$T/err")"
+done
+if grep -E '^(src/core/store|classifier/run|reports/notes|web/web|tests/)' "$T/err"; then
+  fail "an allowed table use was reported"
+fi
+
+# The real tree passes; a planted cross-module read fails, naming its line; an allow-list entry
+# whose file no longer names the table is reported.
+real=$T/real
+mkdir -p "$real"
+(cd "$SRC" && find . \( -name node_modules -o -name 'build*' -o -name .git \) -prune -o -type f \
+  \( -name '*.h' -o -name '*.cpp' -o -path './schema/*.sql' -o -path ./ARCHITECTURE.md \) \
+  -print0 | xargs -0 cp --parents -t "$real")
+expect_exit 0 bash "$check" "$real"
+expect_grep "allowed exceptions" "$T/out"
+echo 'static const char* planted = "SELECT id FROM classifier_runs";' >>"$real/reports/report_data.cpp"
+line=$(wc -l <"$real/reports/report_data.cpp")
+expect_exit 1 bash "$check" "$real"
+expect_grep "reports/report_data.cpp:$line: reports reads classifier_runs, owned by classifier" "$T/err"
+expect_grep "architecture: 1 offence(s), 1 of them cross-module SQL" "$T/err"
+echo '// no SQL left' >"$real/crawler/crawl_state.cpp"
+expect_exit 1 bash "$check" "$real"
+expect_grep 'allow-list entry "crawler/crawl_state.cpp repositories" matches no SQL' "$T/err"
 echo ok
