@@ -32,9 +32,9 @@ open(sys.argv[1], "w").write(json.dumps({"repo": "acme/conv", "number": 7, "titl
 PY
 cf import "$tmp/issues.jsonl" >/dev/null
 cf artifacts scan --json > "$tmp/scan.json"
-grep -q '"found":4' "$tmp/scan.json"
-grep -q '"inserted":4' "$tmp/scan.json"
-cf artifacts scan --json | grep -q '"inserted":0'   # rescan adds nothing
+grep -q '"found": *4' "$tmp/scan.json"
+grep -q '"inserted": *4' "$tmp/scan.json"
+cf artifacts scan --json | grep -q '"inserted": *0'   # rescan adds nothing
 [ "$(sqlite3 "$tmp/c.db" "SELECT group_concat(kind, ',') FROM (SELECT kind FROM artifacts ORDER BY kind)")" = "archive,external_link,model,script" ]
 
 # The test server is on loopback: --allow-private-hosts. The oversized model fails: exit 1.
