@@ -156,8 +156,8 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
   if (!req.model.empty()) {
     targets.push_back({req.model, "", req.model, std::nullopt});
   } else if (!req.group_model.empty()) {
-    targets.push_back(
-        {req.group_model, "", "group " + std::to_string(req.group_id.value_or(0)), std::nullopt});
+    targets.push_back({req.group_model, req.group_inputs,
+                       "group " + std::to_string(req.group_id.value_or(0)), std::nullopt});
   } else if (!req.issue.empty()) {
     IssueRef ref = parse_issue_ref(req.issue);
     std::int64_t issue_id = require_issue(db, ref);

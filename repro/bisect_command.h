@@ -19,9 +19,10 @@
 namespace convfail::repro {
 
 struct BisectRequest {
-  std::string model;        // a model file
-  std::string issue;        // OWNER/REPO#N: its fetched models
-  std::string group_model;  // a campaign group's minimised model (resolved by the caller)
+  std::string model;         // a model file
+  std::string issue;         // OWNER/REPO#N: its fetched models
+  std::string group_model;   // a campaign group's minimised model (resolved by the caller)
+  std::string group_inputs;  // its inputs and torch's outputs (input_N.pb, output_N.pb), if any
   std::optional<std::int64_t> group_id;
   std::string from, to;               // release range (inclusive); empty = open
   std::vector<std::string> releases;  // explicit releases; empty = what npm serves

@@ -85,3 +85,17 @@ expect_grep '^runs: 0 new, 5 stored' "$T/out"
 [ -f "$CONVFAIL_ORT_CACHE/1.8.0.failed" ] || fail "1.8.0's failure not recorded"
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM bisects')" = 2 ] || fail "bisects not stored"
 echo "ok   a second bisect reuses the 5 stored runs; 1.8.0 fails to install and is skipped"
+
+# A campaign group's mismatch: bisect --group runs the group's model with the inputs and torch
+# outputs the campaign stored, so a wrong result is wrong_output_reproduced (without them every
+# release "passed"). The export is perturbed on purpose (+1): wrong on every release.
+if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/ok.py" --perturb-export \
+    --jobs 1 --inputs 1 --json
+  g=$(sqlite3 "$DB" "SELECT id FROM campaign_groups WHERE outcome = 'mismatch'")
+  [ -n "$g" ] || fail "no mismatch group: $(sqlite3 "$DB" 'SELECT * FROM campaign_groups')"
+  expect_exit 0 cf bisect --group "$g" --releases 1.20.1,1.31.1 --json
+  [ "$(json 'd["still_failing"], sorted({t["verdict"] for t in d["tried"]})')" = \
+    "True ['wrong_output_reproduced']" ] || fail "group bisect: $(head -c 1500 "$T/out")"
+  echo "ok   bisect --group of a mismatch compares with the campaign's torch outputs"
+fi
