@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "labeling/label_source.h"
 
 namespace convfail::classifier {
 
@@ -501,6 +502,9 @@ std::string eval_report_text(const EvalReport& r) {
     out << ", " << r.missing << " not in the " << (r.run_id ? "run" : "label source")
         << " (left out)";
   out << "\n";
+  // Without a run, r.source is the label source as given (checked by LabelSource already):
+  // hybrid and hybrid:NAME count cells, an annotator named "hybrids" does not.
+  const bool hybrid = r.run_id == 0 && labeling::LabelSource::parse(r.source).hybrid();
   for (const auto& d : r.dimensions) {
     out << "\n"
         << d.dimension << ": n=" << d.n << " accuracy=" << fixed(d.all.accuracy)
@@ -508,7 +512,7 @@ std::string eval_report_text(const EvalReport& r) {
         << fixed(d.all.kappa.ci_low) << ", " << fixed(d.all.kappa.ci_high) << "]"
         << " coverage=" << fixed(d.coverage) << " covered_accuracy=" << fixed(d.covered_accuracy)
         << " covered_kappa=" << fixed(d.covered_kappa) << "\n";
-    if (r.source.rfind("hybrid", 0) == 0)
+    if (hybrid)
       out << "  cells: " << d.manual << " manual, " << d.automatic << " automatic, "
           << d.n - d.manual - d.automatic << " unlabeled\n";
     const SelectiveEval& sel = d.selective;

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "labeling/label_sets.h"
+#include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::labeling {
@@ -31,7 +32,7 @@ AgreementReport compute_agreement(Db& db, const std::vector<std::string>& annota
   std::vector<std::map<std::int64_t, std::map<std::string, std::string>>> labels;
   auto known = manual_annotators(db);
   for (const auto& name : annotators) {
-    if (name == "hybrid" || name.rfind("hybrid:", 0) == 0) {  // a label source, not a person
+    if (LabelSource::parse(name).hybrid()) {  // a label source, not a person
       auto& m = labels.emplace_back();
       for (const IssueLabels& l : load_label_set(db, name)) m[l.issue_id] = l.values;
       continue;
