@@ -44,6 +44,10 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
   cmd->add_option("--timeout", o.timeout_seconds, "seconds per model and step (wall clock)")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--memory-mb", o.memory_mb,
+                  "address space of each torch worker, MB (out of memory marks the model invalid)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{512}, std::uint64_t{1} << 20));
 }
 
 std::int64_t campaign_or_latest(Db& db, std::int64_t id) {

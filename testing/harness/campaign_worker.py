@@ -50,6 +50,19 @@ def exc_text(e):
     return "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
 
 
+def out_of_memory(e):
+    """True when an exception is an allocation failure under the worker's address-space limit."""
+    if isinstance(e, MemoryError):
+        return True
+    text = str(e)
+    return "can't allocate memory" in text or "Could not allocate bytes object" in text \
+        or "std::bad_alloc" in text
+
+
+def failure_type(e):
+    return "out_of_memory" if out_of_memory(e) else type(e).__name__
+
+
 def flatten(obj, out):
     import torch
     if isinstance(obj, torch.Tensor):
@@ -203,7 +216,7 @@ def handle_model(req):
                  "script": build_script}[source](req)
     except Exception as e:
         return dict(reply, outcome="invalid", stage="build", error=safe(exc_text(e)),
-                    error_type=type(e).__name__)
+                    error_type=failure_type(e))
     d["build"] = round(time.monotonic() - t, 4)
     reply["nodes"] = built.nodes
     if built.program is not None:
@@ -225,7 +238,7 @@ def handle_model(req):
             again = flatten(built.model(*built.input_sets[0]), [])
     except Exception as e:
         return dict(reply, outcome="invalid", stage="eager", error=safe(exc_text(e)),
-                    error_type=type(e).__name__)
+                    error_type=failure_type(e))
     d["eager"] = round(time.monotonic() - t, 4)
     if any(bad_values(r) for r in refs):
         return dict(reply, outcome="invalid", stage="eager", error="reference output holds NaN or Inf",
@@ -250,7 +263,7 @@ def handle_model(req):
     except Exception as e:
         d["export"] = round(time.monotonic() - t, 4)
         return dict(reply, outcome="conversion_failure", stage="export", error=safe(exc_text(e)),
-                    error_type=type(e).__name__)
+                    error_type=failure_type(e))
     d["export"] = round(time.monotonic() - t, 4)
     data = buf.getvalue()
     if req.get("perturb"):  # test hook: a deliberately wrong model (mismatch on purpose)

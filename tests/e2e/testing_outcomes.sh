@@ -38,6 +38,16 @@ cf test run --source "script:$D/hang.py" --timeout 3 --jobs 1 --inputs 1 --json 
 jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/hang.json" >/dev/null ||
   fail "hang: $(cat "$T/hang.json")"
 
+# Out of memory in export under --memory-mb: invalid, and the message names the limit.
+cf test run --source "script:$D/oom.py" --memory-mb 2048 --jobs 1 --inputs 1 --json >"$T/oom.json" 2>/dev/null
+jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/oom.json" >/dev/null ||
+  fail "oom: $(cat "$T/oom.json")"
+c=$(jq .campaign "$T/oom.json")
+case $(sqlite3 "$DB" "SELECT message FROM campaign_models WHERE campaign_id = $c") in
+  "out of memory under --memory-mb 2048 in export"*) ;;
+  *) fail "oom message: $(sqlite3 "$DB" "SELECT message FROM campaign_models WHERE campaign_id = $c")" ;;
+esac
+
 # Groups: the fft failure lists the stored issue that reports it first.
 cf test groups --campaign 1 --json >"$T/groups.json"
 jq -e '[.[] | select(.signature | contains("fft_fft"))][0].candidates[0].issue == "pytorch/pytorch#90001"' \
