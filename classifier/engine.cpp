@@ -23,20 +23,6 @@ const Decision* Classification::decision(const std::string& dimension) const {
   return nullptr;
 }
 
-namespace {
-
-// What RE2's (?i)\S matches first: the first character (a whole UTF-8 sequence) that is not
-// ASCII white space. The caller checked there is one.
-re2::StringPiece first_nonblank_char(const std::string& text) {
-  std::size_t start = text.find_first_not_of(" \t\n\f\r\v");
-  std::size_t end = start + 1;
-  if (static_cast<unsigned char>(text[start]) >= 0xC0)
-    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
-  return re2::StringPiece(text.data() + start, end - start);
-}
-
-}  // namespace
-
 Engine::Engine(RuleSet rules, Taxonomy taxonomy)
     : rules_(std::move(rules)), taxonomy_(std::move(taxonomy)), matchers_(kFieldKindCount) {
   for (std::size_t r = 0; r < rules_.rules.size(); ++r) rule_index_[rules_.rules[r].id] = r;
@@ -88,7 +74,7 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
   struct Hit {
     const Field* field;
     const Entry* entry;
-    bool nonblank;  // a "\\S" pattern: the span is the first non-space character
+    bool nonblank;  // a "\\S" pattern (a prior): fires on any text, without a span
   };
   std::vector<Hit> hits;
   std::vector<int> matched;
@@ -131,12 +117,10 @@ Classification Engine::classify(const IssueText& issue, const Segments& segments
       continue;
     if (fired[r]) continue;
     const std::string& text = h.field->text;
-    re2::StringPiece sp;
-    if (h.nonblank) {
-      sp = first_nonblank_char(text);
-    } else if (!h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) {
-      continue;
-    }
+    // A prior ("\\S": any text at all) is evidence of no text in particular: it has no span
+    // (an empty one at 0, no matched text), so no view highlights the field's first letter.
+    re2::StringPiece sp(text.data(), 0);
+    if (!h.nonblank && !h.entry->re->Match(text, 0, text.size(), RE2::UNANCHORED, &sp, 1)) continue;
     fired[r] = 1;
     Evidence ev;
     ev.rule_id = rule.id;

@@ -29,8 +29,8 @@ struct Evidence {
   std::string subtype;
   FieldKind field;
   int field_index = 0;
-  std::size_t span_start = 0;  // byte offsets into the field's text
-  std::size_t span_end = 0;
+  std::size_t span_start = 0;  // byte offsets into the field's text; a prior (a rule that fires
+  std::size_t span_end = 0;    // on any text) has an empty span at 0 and no matched text
   std::string matched_text;
   double weight = 0;
 };

@@ -96,7 +96,9 @@ std::string explain_issue(const Engine& engine, const IssueText& issue, bool col
           << (e.subtype.empty() ? "" : "/" + e.subtype) << "  " << e.rule_id << "  "
           << field_name(e.field) << "[" << e.field_index << "] " << e.span_start << "-"
           << e.span_end << "\n";
-      if (field)
+      if (e.span_start == e.span_end && e.matched_text.empty())
+        out << "        (a prior: fires on any text of the field, marks none)\n";
+      else if (field)
         out << "        " << highlight_in_context(field->text, e.span_start, e.span_end, 50, color)
             << "\n";
     }

@@ -706,6 +706,24 @@ std::optional<TrainedModel> load_latest_model(Db& db) {
   return m;
 }
 
+std::optional<RunTrainingSet> run_training_set(Db& db, std::int64_t run_id) {
+  Stmt st(db,
+          "SELECT m.id, m.folds_json, m.issues_json FROM classifier_runs r JOIN trained_models m "
+          "ON m.id = json_extract(r.params_json, '$.model.id') WHERE r.id = ?");
+  st.bind(1, run_id);
+  if (!st.step()) return std::nullopt;
+  RunTrainingSet out;
+  out.model_id = st.int64(0);
+  try {
+    out.folds = nlohmann::json::parse(st.text(1)).get<std::vector<int>>();
+    out.issues = nlohmann::json::parse(st.text(2)).get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError("trained model " + std::to_string(out.model_id) +
+                    ": unreadable folds or issues (" + e.what() + ")");
+  }
+  return out;
+}
+
 namespace {
 
 nlohmann::json cv_selective_json(const SelectiveEval& s) {

@@ -169,6 +169,16 @@ TrainSummary train_and_store(Db& db, const Engine& engine, const GoldSet& gold,
 // The latest stored model; nullopt when none.
 std::optional<TrainedModel> load_latest_model(Db& db);
 
+// The trained model a classify run used and the issues it was trained on ("owner/name#N", as
+// trained_models.issues_json stores them); nullopt when the run used the rules alone or is not
+// stored. What `report --compare` needs to say that an agreement is in-sample.
+struct RunTrainingSet {
+  std::int64_t model_id = 0;
+  std::vector<int> folds;  // empty: every gold row
+  std::vector<std::string> issues;
+};
+std::optional<RunTrainingSet> run_training_set(Db& db, std::int64_t run_id);
+
 nlohmann::json train_summary_json(const TrainSummary& s);
 
 }  // namespace convfail::classifier

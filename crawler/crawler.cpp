@@ -10,62 +10,39 @@
 #include "core/http.h"
 #include "core/issue_store.h"
 #include "core/text.h"
-#include "crawler/crawl_ledger.h"
 #include "crawler/crawl_state.h"
 #include "crawler/graphql_crawl.h"
-#include "crawler/http_cache.h"
+#include "crawler/walk.h"
 
 namespace convfail::crawler {
 namespace {
 
-std::string trimmed_root(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  return url;
-}
-
-ApiOptions api_options(const CrawlOptions& o) {
-  ApiOptions a = o.api;
-  a.api_root = trimmed_root(o.api_url);
-  return a;
-}
-
-class Crawl {
+// The REST walk: the listing's pages (sort=updated, asc, following Link rel="next"), then the
+// comments and timelines of new or changed issues in parallel. A position is a page URL.
+class RestWalk : public Walk {
  public:
-  Crawl(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
-        const CrawlProgress& progress)
-      : db_(db),
-        o_(o),
-        store_(db),
-        cache_(db),
-        api_(api_options(o), &cache_, notice),
-        notice_(notice),
-        progress_(progress) {
-    api_.on_progress = [this] { report(); };
-    summary_.repo = o.repo;
-  }
-
-  CrawlSummary run() {
-    // A repository seen renamed by an earlier run is asked for by its new name (no redirect).
-    repo_name_ = current_repository_name(db_, o_.repo);
-    summary_.repo = repo_name_;
-    std::int64_t repo_id = store_.repository_id(repo_name_);
-    state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
-    record_run(db_, state_.id, [this] {
-      walk_all();
-      return summary_.complete;
-    });
-    tally();
-    summary_.api = api_.stats();
-    return summary_;
-  }
+  RestWalk(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
+           const CrawlProgress& progress)
+      : Walk(db, o, notice, progress, "rest", true) {}
 
  private:
   std::string repo_url() const { return api_root_ + "/repos/" + repo_name_; }
+  std::string where(const std::string& at) const override { return "GET " + at; }
 
-  // The summary's counts from the per-issue outcomes (each issue once).
-  void tally() {
-    summary_.repo = repo_name_;
-    ledger_.fill(summary_);
+  // An issue updated while a walk runs moves to the end of the sort order, and every later
+  // issue moves up by one: the first issue of the next page slips into a page already fetched.
+  // When a walk stores a new version of an issue this run already stored (`repeat`), the walk
+  // is repeated from the first walk's since= (pages are cheap; details are fetched only for
+  // what is new).
+  std::string start(int walk, const std::optional<std::string>& resume, bool repeat) override {
+    if (resume && api_.on_api_origin(*resume)) {
+      first_since_ = o_.since;  // resume an interrupted walk, whose since= is not known
+      return *resume;
+    }
+    std::optional<std::string> since =
+        repeat ? first_since_ : crawler::walk_since(o_, state_.max_updated_at);
+    if (walk == 0) first_since_ = since;
+    return list_url(since);
   }
 
   // The listing answered from another location: when the repository was renamed (GitHub's 301
@@ -78,27 +55,23 @@ class Crawl {
     std::optional<std::string> name = opt_string(repo.data, "full_name");
     static const RE2 valid(R"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)");
     if (!name || !RE2::FullMatch(*name, valid) || *name == repo_name_) return;
-    record_rename(db_, repo_name_, *name, opt_int(repo.data, "id"));
-    if (notice_)
-      notice_("repository " + repo_name_ + " was renamed to " + *name +
-              "; stored under the new name, later runs ask for it directly");
-    repo_name_ = *name;
-    summary_.repo = repo_name_;
+    renamed(*name, opt_int(repo.data, "id"));
   }
 
-  // Page bookkeeping of one walk (a listing, or one issue's comment or timeline pages): a next
-  // page already fetched in the walk is a cycle, and the walk has at most max_pages pages.
+  // Page bookkeeping of an issue's comment or timeline pages: a next page already fetched is a
+  // cycle, and there are at most max_pages pages.
   void check_next(std::set<std::string>* seen, const std::string& url,
-                  const std::optional<std::string>& next, const char* what) {
+                  const std::optional<std::string>& next) {
     seen->insert(url);
     if (!next) return;
     if (seen->count(*next))
       throw UserError("GET " + url + ": Link rel=\"next\" points back to " + *next +
-                      ", a page already fetched in this walk of " + what +
-                      " (pagination cycle); nothing of it was stored");
+                      ", a page already fetched in this walk of an issue's comments or timeline "
+                      "(pagination cycle); nothing of it was stored");
     if (static_cast<std::int64_t>(seen->size()) >= o_.max_pages)
-      throw UserError("GET " + url + ": more than " + std::to_string(o_.max_pages) + " pages of " +
-                      what + " (--max-pages); stopping, nothing of this page was stored");
+      throw UserError("GET " + url + ": more than " + std::to_string(o_.max_pages) +
+                      " pages of an issue's comments or timeline (--max-pages); stopping, "
+                      "nothing of this page was stored");
   }
 
   std::string list_url(const std::optional<std::string>& since) const {
@@ -109,43 +82,6 @@ class Crawl {
     url += "&per_page=" + std::to_string(per_page) + "&sort=updated&direction=asc";
     if (since) url += "&since=" + url_encode(*since);
     return url;
-  }
-
-  // Walks the listing until a walk stores no change (so issues updated during the crawl are
-  // caught, and the last walk's URL is cached for the next run's conditional request).
-  //
-  // An issue updated while a walk runs moves to the end of the sort order, and every later issue
-  // moves up by one: the first issue of the next page slips into a page already fetched. When a
-  // walk stores a new version of an issue this run already stored, the walk is repeated from
-  // the first walk's since= (pages are cheap; details are fetched only for what is new).
-  void walk_all() {
-    std::optional<std::string> first_since;
-    bool repeat = false;
-    for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
-      std::string url;
-      walk_seen_.clear();
-      if (state_.next_url && api_.on_api_origin(*state_.next_url)) {
-        url = *state_.next_url;  // resume an interrupted walk, whose since= is not known
-        if (walk == 0) first_since = o_.since;
-      } else {
-        std::optional<std::string> since =
-            repeat ? first_since : crawler::walk_since(o_, state_.max_updated_at);
-        if (walk == 0) first_since = since;
-        url = list_url(since);
-      }
-      bool changed = false;
-      shifted_ = false;
-      guard_.start();
-      while (!url.empty()) {
-        std::optional<std::string> next;
-        bool stop = page(url, &changed, &next);
-        if (stop) return;  // --max-issues reached; the checkpoint resumes here
-        url = next.value_or("");
-      }
-      if (!changed) break;
-      repeat = shifted_;
-    }
-    summary_.complete = true;
   }
 
   // Fetches every page of each URL; one JSON array per URL. Cache rows go to `cache_rows`.
@@ -164,8 +100,7 @@ class Crawl {
         Fetched& f = got[k];
         if (!f.data.is_array())
           throw UserError("GET " + f.url + ": expected a JSON array, got " + f.data.type_name());
-        check_next(&seen[todo[k].first], todo[k].second, f.next_url,
-                   "an issue's comments or timeline");
+        check_next(&seen[todo[k].first], todo[k].second, f.next_url);
         for (Json& e : f.data) out[todo[k].first].push_back(std::move(e));
         if (f.cache_update) cache_rows->push_back(std::move(*f.cache_update));
         if (f.next_url) next.push_back({todo[k].first, *f.next_url});
@@ -175,54 +110,34 @@ class Crawl {
     return out;
   }
 
-  // One listing page: fetch, filter, fetch details, store all with the checkpoint. Returns true
-  // when --max-issues stopped the crawl.
-  bool page(const std::string& url, bool* changed, std::optional<std::string>* next) {
-    Fetched listing = api_.get(url);
-    if (listing.redirected_to) follow_rename();
-    if (!listing.data.is_array())
+  // One listing page: fetch, filter, fetch details, store all with the checkpoint.
+  bool page(const std::string& url, bool* changed, std::optional<std::string>* next) override {
+    Fetched got = api_.get(url);
+    if (got.redirected_to) follow_rename();
+    if (!got.data.is_array())
       throw UserError("GET " + url + ": expected a JSON array of issues, got " +
-                      std::string(listing.data.type_name()));
-    *next = listing.next_url;
-    {  // a server that keeps the walk going (the same issues on ever new pages) is stopped
+                      std::string(got.data.type_name()));
+    *next = got.next_url;
+    {
       std::vector<std::int64_t> numbers;
-      for (const Json& issue : listing.data)
+      for (const Json& issue : got.data)
         if (auto n = opt_int(issue, "number")) numbers.push_back(*n);
-      if (auto why = guard_.page(numbers, next->has_value()))
-        throw UserError("GET " + url + ": " + *why + "; stopping, the " +
-                        std::to_string(stored_this_run_) + " issue(s) stored by this run are kept");
+      listing(url, numbers, *next);
     }
     std::vector<CacheEntry> cache_rows;
-    if (listing.cache_update) cache_rows.push_back(*listing.cache_update);
+    if (got.cache_update) cache_rows.push_back(*got.cache_update);
 
     bool stop = false;
     std::vector<FetchedIssue> items;
-    for (const Json& issue : listing.data) {
+    for (const Json& issue : got.data) {
       if (!issue.is_object() || !opt_int(issue, "number"))
         throw UserError("GET " + url + ": an issue without a number");
-      if (is_pull_request(issue)) {
-        ledger_.pull_request_skipped(*opt_int(issue, "number"));
-        continue;
-      }
-      std::vector<std::string> labels = issue_label_names(issue);
-      bool excluded = std::any_of(labels.begin(), labels.end(), [&](const std::string& l) {
-        return std::find(o_.exclude_labels.begin(), o_.exclude_labels.end(), l) !=
-               o_.exclude_labels.end();
-      });
-      if (excluded) {
-        ledger_.excluded(*opt_int(issue, "number"));
-        continue;
-      }
-      FetchedIssue it{issue, *opt_int(issue, "number")};
-      it.details = ledger_.needs_details(repo_name_, it.number, issue);
-      // --max-issues counts new or changed issues; unchanged ones cost nothing.
-      if (it.details && o_.max_issues > 0 && stored_this_run_ >= o_.max_issues) {
-        stop = true;  // revisit this page next run: what is stored by then is unchanged
-        *next = url;
+      std::optional<FetchedIssue> it = admit(issue, *opt_int(issue, "number"), &stop);
+      if (stop) {
+        *next = url;  // revisit this page next run: what is stored by then is unchanged
         break;
       }
-      if (it.details) ++stored_this_run_;
-      items.push_back(std::move(it));
+      if (it) items.push_back(std::move(*it));
     }
 
     // Comments (only when the issue says it has some) and timelines, in parallel.
@@ -245,7 +160,6 @@ class Crawl {
         owner.push_back({i, false});
       }
     }
-    if (!stop) check_next(&walk_seen_, url, *next, "the issue listing");
     std::vector<Json> fetched = fetch_paginated(urls, &cache_rows);
     for (std::size_t k = 0; k < fetched.size(); ++k) {
       FetchedIssue& it = items[owner[k].first];
@@ -257,19 +171,7 @@ class Crawl {
         it.have_timeline = true;
       }
     }
-
-    // One transaction: issues, comments, timelines, cache rows and the checkpoint.
-    Transaction tx(db_);
-    std::vector<std::int64_t> stored =
-        ledger_.store_page(repo_name_, items, state_, api_root_, changed);
-    for (std::int64_t n : stored)
-      if (!stored_numbers_.insert(n).second) shifted_ = true;
-    for (const CacheEntry& c : cache_rows) cache_.put(c);
-    state_.next_url = *next;
-    save_checkpoint(db_, state_, static_cast<std::int64_t>(stored.size()));
-    tx.commit();
-    ++summary_.pages;
-    report();
+    store(items, api_root_, changed, *next, cache_rows);
     return stop;
   }
 
@@ -284,31 +186,8 @@ class Crawl {
     return u + (u.find('?') == std::string::npos ? "?" : "&") + "per_page=100";
   }
 
-  void report() {
-    if (!progress_) return;
-    tally();
-    summary_.api = api_.stats();
-    progress_(summary_);
-  }
-
-  Db& db_;
-  const CrawlOptions& o_;
-  std::string api_root_ = trimmed_root(o_.api_url);
-  std::string repo_name_ = o_.repo;  // the current name (after a rename)
-  IssueStore store_;
-  HttpCache cache_;
-  GitHubApi api_;
-  std::function<void(const std::string&)> notice_;
-  CrawlProgress progress_;
-  CrawlSummary summary_;
-  CrawlState state_;
-  std::int64_t stored_this_run_ = 0;
-  std::set<std::int64_t> stored_numbers_;  // issues stored by this run
-  bool shifted_ = false;                   // this walk re-stored one of them
-  std::set<std::string> walk_seen_;        // listing pages of the current walk
-  WalkGuard guard_;                        // stops a walk that never ends
+  std::optional<std::string> first_since_;  // the first walk's since=
   bool rename_checked_ = false;
-  CrawlLedger ledger_{db_, store_};
 };
 
 void validate(const CrawlOptions& o) {
@@ -359,13 +238,13 @@ CrawlSummary crawl(Db& db, const CrawlOptions& options,
       // --api auto: a server without GraphQL (a proxy, an old GitHub Enterprise) is crawled
       // through REST, said in one line; the refused POST counts as a request.
       if (notice) notice(std::string(e.what()) + "; crawling through REST instead");
-      Crawl c(db, options, notice, progress);
+      RestWalk c(db, options, notice, progress);
       CrawlSummary s = c.run();
       s.api.requests += 1;
       return s;
     }
   }
-  Crawl c(db, options, notice, progress);
+  RestWalk c(db, options, notice, progress);
   return c.run();
 }
 

@@ -12,6 +12,7 @@
 #include "crawler/crawl_state.h"
 #include "crawler/github_api.h"
 #include "crawler/graphql_query.h"
+#include "crawler/walk.h"
 
 namespace convfail::crawler {
 namespace {
@@ -190,60 +191,20 @@ std::optional<Json> event_from_graphql(const Json& n) {
 
 namespace {
 
-class GraphQLCrawl {
+// The GraphQL walk: pages of issues with their labels, comments and timeline items in one
+// request each, follow-up requests for longer connections. A position is an encoded checkpoint
+// (since=, after=).
+class GraphQLWalk : public Walk {
  public:
-  GraphQLCrawl(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
-               const CrawlProgress& progress)
-      : db_(db),
-        o_(o),
-        store_(db),
-        api_(api_options(o), nullptr, notice),
-        notice_(notice),
-        progress_(progress),
-        endpoint_(graphql_endpoint(o.api_url)) {
-    api_.on_progress = [this] { report(); };
-    summary_.repo = o.repo;
-    summary_.api_kind = "graphql";
+  GraphQLWalk(Db& db, const CrawlOptions& o, const std::function<void(const std::string&)>& notice,
+              const CrawlProgress& progress)
+      : Walk(db, o, notice, progress, "graphql", false), endpoint_(graphql_endpoint(o.api_url)) {
     page_size_ = std::max(1, std::min(100, o.graphql_page_size));
   }
 
-  CrawlSummary run() {
-    repo_name_ = current_repository_name(db_, o_.repo);
-    summary_.repo = repo_name_;
-    std::int64_t repo_id = store_.repository_id(repo_name_);
-    state_ = load_crawl_state(db_, repo_id, crawl_filter_key(o_));
-    record_run(db_, state_.id, [this] {
-      walk_all();
-      return summary_.complete;
-    });
-    tally();
-    summary_.api = api_.stats();
-    return summary_;
-  }
-
  private:
-  static ApiOptions api_options(const CrawlOptions& o) {
-    ApiOptions a = o.api;
-    a.api_root = o.api_url;
-    while (!a.api_root.empty() && a.api_root.back() == '/') a.api_root.pop_back();
-    a.conditional = false;
-    return a;
-  }
-
   std::string owner() const { return repo_name_.substr(0, repo_name_.find('/')); }
   std::string name() const { return repo_name_.substr(repo_name_.find('/') + 1); }
-
-  void tally() {
-    summary_.repo = repo_name_;
-    ledger_.fill(summary_);
-  }
-
-  void report() {
-    if (!progress_) return;
-    tally();
-    summary_.api = api_.stats();
-    progress_(summary_);
-  }
 
   std::optional<std::string> since() const { return walk_since(o_, state_.max_updated_at); }
 
@@ -350,32 +311,22 @@ class GraphQLCrawl {
     return Checkpoint{opt_string(j, "since"), opt_string(j, "after")};
   }
 
-  void walk_all() {
-    for (int walk = 0; walk < std::max(1, o_.max_walks); ++walk) {
-      Checkpoint at_ = walk == 0 ? decode(state_.next_url).value_or(Checkpoint{since(), {}})
-                                 : Checkpoint{since(), {}};
-      bool changed = false;
-      std::set<std::string> seen;
-      guard_.start();
-      for (int page = 0;; ++page) {
-        if (page >= o_.max_pages)
-          throw UserError("more than " + std::to_string(o_.max_pages) +
-                          " pages of the issue listing (--max-pages)");
-        std::optional<std::string> next;
-        if (this->page(at_, &changed, &next)) return;  // --max-issues
-        if (!next) break;
-        if (!seen.insert(*next).second)
-          throw UserError("POST " + endpoint_ + ": the issues' endCursor " + *next +
-                          " came back (pagination cycle); nothing more was stored");
-        at_.after = next;
-      }
-      if (!changed) break;
-    }
-    summary_.complete = true;
+  // A walk starts at the checkpoint of an interrupted one, else at since= with no cursor.
+  // Cursors do not shift when an issue is updated during the walk: `repeat` changes nothing.
+  std::string start(int, const std::optional<std::string>& resume, bool) override {
+    if (decode(resume)) return *resume;
+    return encode(Checkpoint{since(), {}});
+  }
+
+  std::string where(const std::string& at) const override {
+    std::optional<Checkpoint> cp = decode(at);
+    return "POST " + endpoint_ + " (issues of " + repo_name_ +
+           (cp && cp->after ? " after " + *cp->after : "") + ")";
   }
 
   // One page of issues: fetch (shrinking the page on timeouts), map, store with the checkpoint.
-  bool page(const Checkpoint& cp, bool* changed, std::optional<std::string>* next) {
+  bool page(const std::string& position, bool* changed, std::optional<std::string>* next) override {
+    const Checkpoint cp = decode(position).value_or(Checkpoint{});
     Json repo;
     for (;;) {
       int first = page_size_;
@@ -424,18 +375,15 @@ class GraphQLCrawl {
     if (!at(conn, {"nodes"}).is_array())
       throw UserError("POST " + endpoint_ + ": no issues connection in the answer");
     if (at(conn, {"pageInfo", "hasNextPage"}) == true) {
-      *next = opt_string(at(conn, {"pageInfo"}), "endCursor");
-      if (!*next) throw UserError("POST " + endpoint_ + ": hasNextPage without an endCursor");
+      auto cursor = opt_string(at(conn, {"pageInfo"}), "endCursor");
+      if (!cursor) throw UserError("POST " + endpoint_ + ": hasNextPage without an endCursor");
+      *next = encode(Checkpoint{cp.since, *cursor});
     }
-    {  // a server that keeps the walk going (the same issues under fresh cursors) is stopped
+    {
       std::vector<std::int64_t> numbers;
       for (const Json& node : conn["nodes"])
         if (auto n = opt_int(node, "number")) numbers.push_back(*n);
-      if (auto total = opt_int(conn, "totalCount")) guard_.expect_total(*total);
-      if (auto why = guard_.page(numbers, next->has_value()))
-        throw UserError("POST " + endpoint_ + " (issues of " + repo_name_ + "): " + *why +
-                        "; stopping, the " + std::to_string(stored_) +
-                        " issue(s) stored by this run are kept");
+      listing(position, numbers, *next, opt_int(conn, "totalCount"));
     }
 
     bool stop = false;
@@ -457,41 +405,25 @@ class GraphQLCrawl {
       };
       // REST's labels= asks for issues carrying all of them; filter client-side too.
       if (!std::all_of(o_.labels.begin(), o_.labels.end(), has)) continue;
-      if (std::any_of(o_.exclude_labels.begin(), o_.exclude_labels.end(), has)) {
-        ledger_.excluded(*number);
-        continue;
-      }
-      FetchedIssue it{issue, *number, ledger_.needs_details(repo_name_, *number, issue)};
-      it.have_comments = o_.comments;
-      it.have_timeline = o_.timeline;
-      if (it.details && o_.max_issues > 0 && stored_ >= o_.max_issues) {
-        stop = true;
-        *next = cp.after;  // revisit this page next run
+      std::optional<FetchedIssue> it = admit(issue, *number, &stop);
+      if (stop) {
+        *next = position;  // revisit this page next run
         break;
       }
-      if (it.details) {
-        ++stored_;
+      if (!it) continue;
+      it->have_comments = o_.comments;
+      it->have_timeline = o_.timeline;
+      if (it->details) {
         if (o_.comments)
           for (const Json& c : all_nodes(*number, node, "comments", kIssueCommentsQuery))
-            it.comments.push_back(comment_from_graphql(c));
+            it->comments.push_back(comment_from_graphql(c));
         if (o_.timeline)
           for (const Json& t : all_nodes(*number, node, "timelineItems", kIssueTimelineQuery))
-            if (auto e = event_from_graphql(t)) it.timeline.push_back(std::move(*e));
+            if (auto e = event_from_graphql(t)) it->timeline.push_back(std::move(*e));
       }
-      items.push_back(std::move(it));
+      items.push_back(std::move(*it));
     }
-
-    Transaction tx(db_);
-    std::int64_t stored_count = static_cast<std::int64_t>(
-        ledger_.store_page(repo_name_, items, state_, endpoint_, changed).size());
-    if (stop || *next)
-      state_.next_url = encode(Checkpoint{cp.since, stop ? cp.after : *next});
-    else
-      state_.next_url.reset();
-    save_checkpoint(db_, state_, stored_count);
-    tx.commit();
-    ++summary_.pages;
-    report();
+    store(items, endpoint_, changed, *next, {});
     return stop;
   }
 
@@ -500,23 +432,10 @@ class GraphQLCrawl {
     auto now = opt_string(repo, "nameWithOwner");
     if (!now || *now == repo_name_) return;
     if (iequals(*now, repo_name_)) return;  // the same repository, spelled otherwise
-    record_rename(db_, repo_name_, *now, std::nullopt);
-    if (notice_)
-      notice_("repository " + repo_name_ + " was renamed to " + *now +
-              "; stored under the new name, later runs ask for it directly");
-    repo_name_ = *now;
+    renamed(*now, std::nullopt);
   }
 
-  Db& db_;
-  const CrawlOptions& o_;
-  IssueStore store_;
-  GitHubApi api_;
-  std::function<void(const std::string&)> notice_;
-  CrawlProgress progress_;
   std::string endpoint_;
-  std::string repo_name_;
-  CrawlSummary summary_;
-  CrawlState state_;
   int page_size_ = 100;
   // Page size recovery: after grow_after_ good pages in a row at a reduced size, double it;
   // when the doubled size fails at once, wait twice as long before the next try.
@@ -524,9 +443,6 @@ class GraphQLCrawl {
   int grow_after_ = 3;
   bool just_grew_ = false;
   std::string shrink_reason_;
-  WalkGuard guard_;
-  std::int64_t stored_ = 0;
-  CrawlLedger ledger_{db_, store_};
 };
 
 }  // namespace
@@ -534,7 +450,7 @@ class GraphQLCrawl {
 CrawlSummary crawl_graphql(Db& db, const CrawlOptions& options,
                            const std::function<void(const std::string&)>& notice,
                            const CrawlProgress& progress) {
-  GraphQLCrawl c(db, options, notice, progress);
+  GraphQLWalk c(db, options, notice, progress);
   return c.run();
 }
 

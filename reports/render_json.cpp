@@ -34,6 +34,15 @@ std::string render_json(const ReportData& d) {
                            {"differences", diffs}});
     }
     out["agreement"] = agreement;
+    // Sources labeled by a trained model: how many compared issues it was trained on.
+    json trained = json::array();
+    for (const auto& t : d.training_overlap)
+      trained.push_back({{"source", t.source},
+                         {"run_id", t.run_id},
+                         {"model_id", t.model_id},
+                         {"compared", t.compared},
+                         {"trained_on", t.trained_on}});
+    out["training_overlap"] = trained;
   }
   if (d.repro) {
     json repro = json::object();

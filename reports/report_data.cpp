@@ -50,7 +50,8 @@ const std::string* value_of(const labeling::IssueLabels& l, const std::string& d
 }
 
 void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
-                   ReportData& out, std::optional<double> min_confidence) {
+                   ReportData& out, std::optional<double> min_confidence,
+                   const std::vector<TrainedSource>& trained) {
   auto other = labeling::load_label_set(db, *out.compare_source, min_confidence);
   std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
@@ -80,6 +81,19 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::Issu
     std::stable_sort(a.differences.begin(), a.differences.end(),
                      [](const auto& p, const auto& q) { return std::get<2>(p) > std::get<2>(q); });
     out.agreement.push_back(std::move(a));
+  }
+  // A source labeled by a trained model agrees with the gold it was trained on in-sample: count
+  // the compared issues that were among its training issues.
+  std::set<std::string> compared;
+  for (const auto& l : labels)
+    if (by_id.count(l.issue_id)) compared.insert(lower(l.repo) + "#" + std::to_string(l.number));
+  for (const TrainedSource& t : trained) {
+    if (t.source != out.source && t.source != *out.compare_source) continue;
+    TrainingOverlap o{t.source, t.run_id, t.model_id, static_cast<long>(compared.size()), 0};
+    std::set<std::string> seen;
+    for (const std::string& key : t.issues)
+      if (compared.count(lower(key)) && seen.insert(lower(key)).second) ++o.trained_on;
+    out.training_overlap.push_back(o);
   }
 }
 
@@ -250,7 +264,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
       ++cause_row[conv][*cause];
   }
 
-  if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence);
+  if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence, o.trained);
   add_repro(db, tax, labels, r);
   add_runtime_history(db, labels, r);
   return r;

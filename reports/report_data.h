@@ -13,6 +13,15 @@
 
 namespace convfail::reports {
 
+// A label source whose classifier run used a trained model, with the model's training issues
+// ("owner/name#N"): given by the caller, since reports do not read the classifier's tables.
+struct TrainedSource {
+  std::string source;  // as in ReportOptions::source or compare
+  std::int64_t run_id = 0;
+  std::int64_t model_id = 0;
+  std::vector<std::string> issues;
+};
+
 struct ReportOptions {
   std::string source = "jajal2024";
   std::vector<std::string> repos;        // empty: every repository with labels
@@ -21,6 +30,7 @@ struct ReportOptions {
   std::string period = "year";           // year | quarter (section 5)
   std::optional<std::string> compare;    // a second source (section 6)
   std::optional<double> min_confidence;  // hybrid sources: confidence an automatic label needs
+  std::vector<TrainedSource> trained;    // sources labeled by a trained model (for compare)
 };
 
 using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
@@ -33,6 +43,15 @@ struct SourceAgreement {
   double kappa = 0, ci_low = 0, ci_high = 0;
   // (label in source, label in compare source, count), most frequent first, disagreements only.
   std::vector<std::tuple<std::string, std::string, long>> differences;
+};
+
+// A compared source labeled by a trained model: how many of the compared issues (labeled by both
+// sources) the model was trained on. The agreement on those is in-sample.
+struct TrainingOverlap {
+  std::string source;
+  std::int64_t run_id = 0, model_id = 0;
+  long compared = 0;    // issues labeled by both sources
+  long trained_on = 0;  // of them, issues in the model's training set
 };
 
 // Re-execution outcome of labeled defects of one symptom (section 7).
@@ -79,6 +98,7 @@ struct ReportData {
   std::map<std::string, std::map<std::string, Counts>> causes_by_period;
   std::vector<std::string> trend_causes;                     // incompatibility, type_problem
   std::vector<SourceAgreement> agreement;                    // filled with compare
+  std::vector<TrainingOverlap> training_overlap;             // with compare: model-labeled sources
   std::optional<std::map<std::string, ReproOutcome>> repro;  // symptom -> outcome, when runs exist
   std::vector<RuntimeHistory> runtime_history;  // labeled issues with a bisect, by issue
 };

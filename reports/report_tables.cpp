@@ -257,6 +257,16 @@ void agreement(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
                            title_of(tax, a.dimension, y), std::to_string(n)});
     }
   }
+  // Agreement with a model's own training issues is in-sample: say so, with the count.
+  for (const TrainingOverlap& o : d.training_overlap) {
+    if (o.trained_on == 0) continue;
+    t.note += std::string(t.note.empty() ? "" : " ") + "In-sample: " + o.source +
+              " (classifier run " + std::to_string(o.run_id) + ") used trained model " +
+              std::to_string(o.model_id) + ", which was trained on " +
+              std::to_string(o.trained_on) + " of the " + std::to_string(o.compared) +
+              " compared issues; its agreement on them overstates how it does on new issues.";
+    tidy.push_back({"Trained on (" + o.source + ")", "Issues", std::to_string(o.trained_on)});
+  }
   out.tables.push_back(std::move(t));
   out.tables.push_back(std::move(diff));
 }

@@ -10,6 +10,7 @@
 #include "cli/issue_view.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "core/text_wrap.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::cli {
@@ -137,8 +138,21 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
   std::size_t page_start = 0;
   std::optional<std::string> note;
 
+  // Every line shown fits the window (config_.width): issue text is wrapped before it is paged.
+  std::vector<std::string> lines;
+  auto print_wrapped = [&](const std::string& text) {
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      std::size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      if (nl == text.size() && at == nl && at > 0) break;  // the text ended with a newline
+      for (const std::string& piece :
+           wrap_columns(std::string_view(text).substr(at, nl - at), config_.width))
+        out << piece << "\n";
+      at = nl + 1;
+    }
+  };
   auto show_page = [&] {
-    const auto& lines = view->lines();
     std::size_t end = std::min(lines.size(), page_start + config_.page_lines);
     for (std::size_t i = page_start; i < end; ++i) out << "  " << lines[i] << "\n";
     if (end < lines.size())
@@ -148,7 +162,7 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     page_start = end;
   };
 
-  out << kHelp;
+  print_wrapped(kHelp);
   while (true) {
     Question q = next_question();
     if (q.item >= session_.items.size()) {
@@ -162,12 +176,19 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     const labeling::QueueItem& item = session_.items[q.item];
     if (!shown || *shown != q.item) {
       view = std::make_unique<IssueView>(db_, item.issue_id, config_.colour);
+      lines.clear();
+      for (const std::string& line : view->lines())
+        for (std::string& piece :
+             wrap_columns(line, config_.width > 4 ? config_.width - 2 : config_.width))
+          lines.push_back(std::move(piece));
       shown = q.item;
       page_start = 0;
       note.reset();
-      out << "\n"
-          << bold << "[" << q.item + 1 << "/" << session_.items.size() << "] " << reset
-          << view->header();
+      out << "\n";
+      std::ostringstream head;
+      head << bold << "[" << q.item + 1 << "/" << session_.items.size() << "] " << reset
+           << view->header();
+      print_wrapped(head.str());
       show_page();
     }
     std::vector<std::string> options = choices(q);
@@ -184,7 +205,7 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       out << "  no suggestion";
     out << "\n";
     if (suggestion)
-      for (const auto& e : s->second.evidence) out << "    evidence: " << e << "\n";
+      for (const auto& e : s->second.evidence) print_wrapped("    evidence: " + e);
     for (const auto& name : config_.compare) {
       auto v = store.current(item.issue_id, name, q.dimension);
       auto pos = v ? std::find(options.begin(), options.end(), *v) : options.end();
@@ -195,7 +216,8 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     std::string row = "   ";
     for (std::size_t i = 0; i < options.size(); ++i) {
       std::string entry = " " + std::to_string(i + 1) + " " + options[i];
-      if (row.size() + entry.size() > 96) {
+      if (row.size() + entry.size() >
+          (config_.width > 0 ? std::min<std::size_t>(96, config_.width) : 96)) {
         out << row << "\n";
         row = "   ";
       }
@@ -213,7 +235,8 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
     std::optional<std::string> chosen;
     if (k == "q") break;
     if (k == "?") {
-      out << kHelp << bold << "codebook: " << q.dimension << reset << "\n";
+      print_wrapped(kHelp);
+      out << bold << "codebook: " << q.dimension << reset << "\n";
       for (std::size_t i = 0; i < options.size(); ++i) {
         const TaxonomyLabel* l = tax_.find_label(q.dimension, options[i]);
         if (!l) continue;
@@ -222,7 +245,7 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
             << dim_c << "       e.g. " << l->example << reset << "\n";
       }
     } else if (k == "m") {
-      if (page_start >= view->lines().size()) page_start = 0;  // wrap to the start
+      if (page_start >= lines.size()) page_start = 0;  // back to the start
       show_page();
     } else if (k == "n") {
       out << "note: " << std::flush;
@@ -261,7 +284,8 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       else
         out << "no label " << k << " (1-" << options.size() << ")\n";
     } else {
-      out << "unknown key \"" << k << "\"\n" << kHelp;
+      out << "unknown key \"" << k << "\"\n";
+      print_wrapped(kHelp);
     }
     if (chosen) {
       std::int64_t id = store.append(item.issue_id, session_.annotator, q.dimension, chosen, kind,

@@ -21,8 +21,9 @@
 namespace convfail::cli {
 
 struct SessionConfig {
-  bool colour = false;  // ANSI colours (only on a terminal)
-  int page_lines = 20;  // lines of issue text per page
+  bool colour = false;    // ANSI colours (only on a terminal)
+  int page_lines = 20;    // lines of issue text per page (after wrapping)
+  std::size_t width = 0;  // the window's columns: longer lines are wrapped (0: never)
   // adjudicate: the annotators whose labels are shown beside each question
   std::vector<std::string> compare;
   // Asked before a new issue is shown (none of its questions answered yet) with the position

@@ -1,5 +1,8 @@
+#include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +11,7 @@
 #include "core/issue_ref.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "repro/artifact_list.h"
 #include "repro/artifact_scan.h"
 #include "repro/fetch.h"
 
@@ -21,10 +25,91 @@ std::optional<std::int64_t> resolve_issue(Db& db, const std::string& ref) {
   return require_issue(db, parse_issue_ref(ref));
 }
 
+// "1.5 MB" and the like; "-" when unknown.
+std::string human_size(const std::optional<std::int64_t>& bytes) {
+  if (!bytes) return "-";
+  static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = static_cast<double>(*bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+void add_artifacts_list(CLI::App* cmd, Context& ctx) {
+  auto* list =
+      cmd->add_subcommand("list", "the stored artifacts, with fetch status, size and hash");
+  list->footer(
+      "One line per stored artifact (found by `artifacts scan`), by issue: its id, issue, kind,\n"
+      "fetch status (- when not fetched yet, ok, error:<why>, skipped:<why>), size, the first\n"
+      "12 hex digits of its SHA-256, and its URL (scripts: where and how many lines). Then the\n"
+      "totals. --json prints every field, the whole hash and the local path included.");
+  struct ListArgs {
+    std::string issue, kind;
+    bool json = false;
+  };
+  auto la = std::make_shared<ListArgs>();
+  list->add_option("ISSUE", la->issue, "only this issue: OWNER/REPO#N or its URL");
+  list->add_option("--kind", la->kind, "only this kind: model, archive, script or external_link");
+  list->add_flag("--json", la->json, "print the artifacts as JSON");
+  list->callback([&ctx, la] {
+    Db& db = ctx.read_db();
+    std::vector<repro::StoredArtifact> all = repro::list_artifacts(
+        db, resolve_issue(db, la->issue),
+        la->kind.empty() ? std::nullopt : std::optional<std::string>(la->kind));
+    auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    if (la->json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& a : all)
+        out.push_back({{"id", a.id},
+                       {"issue", a.issue},
+                       {"kind", a.kind},
+                       {"source_field", a.source_field},
+                       {"url", opt(a.url)},
+                       {"code_lines", a.kind == "script" ? nlohmann::json(a.code_lines) : nullptr},
+                       {"fetch_status", opt(a.fetch_status)},
+                       {"size_bytes", opt(a.size_bytes)},
+                       {"sha256", opt(a.sha256)},
+                       {"local_path", opt(a.local_path)},
+                       {"found_at", a.found_at}});
+      std::cout << json_text(out, 2) << "\n";
+      return;
+    }
+    std::int64_t fetched = 0, bytes = 0;
+    auto row = [](const std::string& id, const std::string& issue, const std::string& kind,
+                  const std::string& status, const std::string& size, const std::string& sha,
+                  const std::string& what) {
+      std::ostringstream line;
+      line << std::right << std::setw(6) << id << "  " << std::left << std::setw(28) << issue << " "
+           << std::setw(13) << kind << " " << std::setw(10) << status << " " << std::right
+           << std::setw(9) << size << "  " << std::left << std::setw(12) << sha << "  " << what;
+      std::cout << line.str() << "\n";
+    };
+    row("ID", "ISSUE", "KIND", "STATUS", "SIZE", "SHA256", "URL / CODE");
+    for (const auto& a : all) {
+      std::string status = a.fetch_status.value_or("-");
+      if (status.size() > 10) status = status.substr(0, 9) + "~";
+      std::string what = a.url ? *a.url : a.source_field + ", " + count_noun(a.code_lines, "line");
+      if (a.fetch_status == std::string("ok")) ++fetched;
+      if (a.fetch_status == std::string("ok") && a.size_bytes) bytes += *a.size_bytes;
+      row(std::to_string(a.id), terminal_safe(a.issue), a.kind, terminal_safe(status),
+          human_size(a.size_bytes), a.sha256 ? terminal_safe(a.sha256->substr(0, 12)) : "-",
+          terminal_safe(what));
+    }
+    std::cout << count_noun(static_cast<std::int64_t>(all.size()), "artifact") << ", " << fetched
+              << " fetched (" << human_size(bytes) << ")\n";
+  });
+}
+
 }  // namespace
 
 void add_artifacts_command(CLI::App* cmd, Context& ctx) {
   cmd->require_subcommand(1);
+  add_artifacts_list(cmd, ctx);
 
   auto* scan = cmd->add_subcommand("scan", "find artifacts in issue bodies and comments");
   scan->footer(

@@ -1,15 +1,38 @@
 #include <iostream>
 #include <memory>
 
+#include "classifier/latest_run.h"
+#include "classifier/model.h"
 #include "cli/commands.h"
 #include "cli/report_output.h"
 #include "core/taxonomy.h"
+#include "labeling/label_source.h"
 #include "reports/per_issue.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
 #include "testing/campaign_report.h"
 
 namespace convfail::cli {
+
+namespace {
+
+// The sources of a comparison that are classifier runs of a trained model, with its training
+// issues, so that the report can say when an agreement is in-sample.
+std::vector<reports::TrainedSource> trained_sources(Db& db, const reports::ReportOptions& o) {
+  std::vector<reports::TrainedSource> out;
+  std::vector<std::string> sources{o.source};
+  if (o.compare) sources.push_back(*o.compare);
+  for (const std::string& text : sources) {
+    labeling::LabelSource source = labeling::LabelSource::parse(text);
+    if (!source.classifier()) continue;
+    std::int64_t run = source.run.value_or(classifier::latest_run_id(db));
+    if (auto t = classifier::run_training_set(db, run))
+      out.push_back({text, run, t->model_id, std::move(t->issues)});
+  }
+  return out;
+}
+
+}  // namespace
 
 void add_report_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
@@ -79,7 +102,9 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--by", args->options.period, "trend periods: year or quarter")
       ->capture_default_str();
   cmd->add_option("--compare", args->compare,
-                  "a second label source: agreement per dimension and the labels that differ most");
+                  "a second label source: agreement per dimension and the labels that differ "
+                  "most; when either source is a classifier run of a trained model, how many of "
+                  "the compared issues the model was trained on (an in-sample agreement)");
   auto* campaign =
       cmd->add_option("--campaign", args->campaign, "report campaign ID of `convfail test`")
           ->check(CLI::PositiveNumber)
@@ -110,6 +135,7 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
                                       args->raw_csv, args->standalone);
     } else {
       Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+      if (options.compare) options.trained = trained_sources(ctx.read_db(), options);
       reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
       text = reports::render_report(data, taxonomy, format, args->raw_csv, args->standalone);
     }

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <sstream>
+
+#include "core/text_wrap.h"
 
 namespace convfail::cli {
 
@@ -10,6 +13,10 @@ void add_session_display_options(CLI::App* cmd, SessionDisplay* display) {
   cmd->add_option("--page-lines", display->page_lines, "lines of issue text per page")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--width", display->width,
+                  "wrap lines to N columns (default: the terminal window's width, else "
+                  "$COLUMNS, else no wrapping)")
+      ->check(CLI::Range(20, 10000));
   cmd->add_flag("--plain", display->plain, "line mode without colours even on a terminal");
 }
 
@@ -18,6 +25,8 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
   bool tty = !display.plain && is_terminal(STDIN_FILENO) && is_terminal(STDOUT_FILENO);
   config.colour = tty;
   config.page_lines = display.page_lines;
+  config.width =
+      display.width > 0 ? static_cast<std::size_t>(display.width) : terminal_columns(STDOUT_FILENO);
   std::cerr << (opened.resumed ? "resuming" : "starting") << " session " << opened.session.id
             << " (" << opened.session.mode << ", queue " << opened.session.queue << ", "
             << opened.session.items.size() << " issue(s))\n";
@@ -31,11 +40,13 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
     LineKeyReader keys(std::cin);
     s = session.run(keys, std::cout);
   }
-  std::cout << "session " << opened.session.id << ": " << s.answered << " answer(s), " << s.skipped
-            << " skip(s), " << s.undone << " undo(s); " << s.done_items << " of " << s.total_items
-            << " issue(s) done";
-  if (!s.finished) std::cout << " (run the same command to resume)";
-  std::cout << "\n";
+  std::ostringstream summary;
+  summary << "session " << opened.session.id << ": " << s.answered << " answer(s), " << s.skipped
+          << " skip(s), " << s.undone << " undo(s); " << s.done_items << " of " << s.total_items
+          << " issue(s) done";
+  if (!s.finished) summary << " (run the same command to resume)";
+  for (const std::string& line : wrap_columns(summary.str(), config.width))
+    std::cout << line << "\n";
 }
 
 }  // namespace convfail::cli

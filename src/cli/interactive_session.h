@@ -12,10 +12,11 @@ namespace convfail::cli {
 
 struct SessionDisplay {
   int page_lines = 20;
+  int width = 0;  // 0: the terminal's width, else $COLUMNS, else no wrapping
   bool plain = false;
 };
 
-// --page-lines N and --plain.
+// --page-lines N, --width N and --plain.
 void add_session_display_options(CLI::App* cmd, SessionDisplay* display);
 
 // Runs the opened session with `config` (its page_lines taken from `display`) and prints a summary.

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,21 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
+// A mistyped command: the command path that was understood ("convfail", "convfail labels")
+// and the word where it went wrong.
+struct UnknownCommand {
+  CLI::App* parent = nullptr;
+  std::string path;
+  std::string word;
+};
+
 // The first word that is neither an option nor a global option's value, when it names no
-// subcommand: "convfail frobnicate" should say so, not "A subcommand is required".
-std::string unknown_command(CLI::App& app, int argc, char** argv) {
+// command: "convfail frobnicate" should say so, not "A subcommand is required". A command with
+// subcommands of its own (labels, test, artifacts, runtimes) is followed the same way:
+// "convfail labels exprot".
+std::optional<UnknownCommand> unknown_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = "convfail";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--db" || a == "--data-dir" || a == "--lock-wait") {
@@ -35,10 +48,13 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
       continue;
     }
     if (a.empty() || a[0] == '-') continue;
-    auto known = app.get_subcommands([&a](CLI::App* sub) { return sub->check_name(a); });
-    return known.empty() ? a : std::string();
+    auto known = at->get_subcommands([&a](CLI::App* sub) { return sub->check_name(a); });
+    if (known.empty()) return UnknownCommand{at, path, a};
+    at = known.front();
+    path += " " + at->get_name();
+    if (at->get_subcommands({}).empty()) return std::nullopt;  // a command: the rest is its own
   }
-  return {};
+  return std::nullopt;
 }
 
 // Levenshtein distance of two short words (command names).
@@ -58,11 +74,11 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 // The command closest to a mistyped one (at most two edits, or a prefix), or "".
-std::string closest_command(CLI::App& app, const std::string& typed) {
+std::string closest_command(CLI::App& parent, const std::string& typed) {
   if (typed.size() > 64) return {};
   std::string best;
   std::size_t best_distance = 3;
-  for (const CLI::App* sub : app.get_subcommands({})) {
+  for (const CLI::App* sub : parent.get_subcommands({})) {
     const std::string& name = sub->get_name();
     std::size_t d = edit_distance(typed, name);
     if (typed.size() >= 3 && name.rfind(typed, 0) == 0) d = std::min<std::size_t>(d, 1);
@@ -119,15 +135,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string unknown = unknown_command(app, argc, argv);
-    if (!unknown.empty()) {
-      std::cerr << "convfail: unknown command '" << terminal_safe(unknown) << "'";
-      std::string suggestion = closest_command(app, unknown);
+    std::optional<UnknownCommand> unknown = unknown_command(app, argc, argv);
+    if (unknown) {
+      std::cerr << unknown->path << ": unknown command '" << terminal_safe(unknown->word) << "'";
+      std::string suggestion = closest_command(*unknown->parent, unknown->word);
       if (!suggestion.empty()) std::cerr << " (did you mean '" << suggestion << "'?)";
       std::cerr << "\n";
-    } else {
-      std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
+      std::cerr << "Run '" << unknown->path << " --help' for usage.\n";
+      return 2;
     }
+    std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
     return 2;
   } catch (const UsageError& e) {  // messages may quote outside text: escaped here, once

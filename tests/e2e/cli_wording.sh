@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wording of the terminal (#28 item 12): counts agree with their nouns ("1 file"), a mistyped
-# command gets a suggestion, and `artifacts scan --json` and `labels history --json` print
-# indented JSON like every other --json.
+# command or subcommand (labels exprot, test rn) gets a suggestion, and `artifacts scan --json`
+# and `labels history --json` print indented JSON like every other --json.
 # Usage: bash cli_wording.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -18,6 +18,19 @@ expect_exit 2 cf lable
 expect_grep "did you mean 'label" "$T/err"
 expect_exit 2 cf frobnicate
 grep -q "did you mean" "$T/err" && fail "suggestion for a word far from every command: $(cat "$T/err")"
+# The same one level down, for commands that have commands of their own.
+expect_exit 2 cf labels exprot
+expect_grep "convfail labels: unknown command 'exprot' (did you mean 'export'?)" "$T/err"
+expect_exit 2 cf test rn
+expect_grep "convfail test: unknown command 'rn' (did you mean 'run'?)" "$T/err"
+expect_exit 2 cf --db "$DB" artifacts sacn --json
+expect_grep "convfail artifacts: unknown command 'sacn' (did you mean 'scan'?)" "$T/err"
+expect_exit 2 cf labels frobnicate
+grep -q "did you mean" "$T/err" && fail "suggestion for a far subcommand: $(cat "$T/err")"
+expect_grep "convfail labels: unknown command 'frobnicate'" "$T/err"
+# A leaf command's own words are its arguments, not commands.
+expect_exit 2 cf labels export --bogus
+grep -q "unknown command" "$T/err" && fail "an unknown option reported as a command: $(cat "$T/err")"
 
 # --json pretty-printed: more than one line, indented, valid.
 cf artifacts scan --json >"$T/scan.json"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # One database shared by the workbench and batch jobs: a label post every 0.3 s while a long
-# classify runs, then while a second classify and an import run at once: no post fails, every
-# acknowledged label is stored, both jobs finish, and the classify run becomes visible only when
-# it is complete. CONVFAIL_SHARED_N sets the number of issues (default 20000).
+# classify runs, then while a second classify and an import run at once, then while a crawl (from
+# build/fake-github) and a third classify run at once: no post fails, every acknowledged label is
+# stored, every job finishes, and the classify runs become visible only when complete.
+# CONVFAIL_SHARED_N sets the number of issues (default 20000; 80000 is the figure of issue #33,
+# measured by hand: it takes minutes), CONVFAIL_SHARED_CRAWL the fake repository's issues and
+# pull requests (default 400).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_web.sh"
+source "$(dirname "$0")/lib_crawler.sh"
 command -v curl >/dev/null && command -v python3 >/dev/null && command -v sqlite3 >/dev/null ||
   skip "curl/python3/sqlite3 missing"
 N=${CONVFAIL_SHARED_N:-20000}
+N_CRAWL=${CONVFAIL_SHARED_CRAWL:-400}
 
 python3 - "$T" "$N" <<'PY'
 import json, sys
@@ -73,6 +78,16 @@ cf classify >"$T/classify2.out" 2>&1 &
 C2=$!
 cf import "$T/more.jsonl" >"$T/import.out" 2>&1 || fail "import failed: $(cat "$T/import.out")"
 wait $C2 || fail "second classify failed: $(cat "$T/classify2.out")"
+# A crawl and a classify at once (the crawl stores each page in one short transaction).
+start_fake GH --issues "$N_CRAWL" --latency-ms 15
+start=$(date +%s.%N)
+cf classify >"$T/classify3.out" 2>&1 &
+C3=$!
+cf crawl onnx/tensorflow-onnx --api-url "$GH" --state all --json >"$T/crawl.json" 2>"$T/crawl.err" ||
+  fail "crawl failed: $(cat "$T/crawl.err")"
+t_crawl=$(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
+wait $C3 || fail "third classify failed: $(cat "$T/classify3.out")"
+t_crawl_classify=$(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
 touch "$T/stop"
 wait $POSTER
 
@@ -80,7 +95,8 @@ posts=$(wc -l <"$T/posts.log")
 failed=$(awk '$1 != 201' "$T/posts.log" | wc -l)
 worst=$(awk 'BEGIN{m=0} {if ($3 > m) m = $3} END{print m}' "$T/posts.log")
 p99=$(awk '{print $3}' "$T/posts.log" | sort -n | awk '{a[NR]=$1} END{i=int(NR*0.99); if (i<1) i=1; print a[i]}')
-echo "issues=$N classify_s=$t_classify posts=$posts failed=$failed p99_s=$p99 worst_s=$worst"
+crawled=$(sqlite3 "$DB" "SELECT count(*) FROM issues i JOIN repositories r ON r.id = i.repo_id WHERE r.full_name = 'onnx/tensorflow-onnx'")
+echo "issues=$N classify_s=$t_classify crawl_s=$t_crawl crawl_and_classify_s=$t_crawl_classify crawled=$crawled posts=$posts failed=$failed p99_s=$p99 worst_s=$worst"
 [ "$posts" -ge 5 ] || fail "only $posts posts were made: $(cat "$T/posts.log")"
 [ "$failed" = 0 ] || fail "$failed of $posts posts failed: $(awk '$1 != 201' "$T/posts.log" | head)"
 # Every acknowledged row is in the database.
@@ -88,9 +104,13 @@ acked=$(awk '$2 != "-" {n += split($2, a, ",")} END{print n+0}' "$T/posts.log")
 ids=$(awk '$2 != "-" {printf "%s%s", sep, $2; sep=","}' "$T/posts.log")
 stored=$(sqlite3 "$DB" "SELECT count(*) FROM manual_labels WHERE id IN ($ids)")
 [ "$acked" = "$stored" ] || fail "acknowledged $acked label rows, $stored stored"
-[ "$(sqlite3 "$DB" "SELECT count(*) FROM classifier_runs WHERE in_progress = 0")" = $((runs_before + 2)) ] ||
-  fail "the two classify runs are not both complete"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM classifier_runs WHERE in_progress = 0")" = $((runs_before + 3)) ] ||
+  fail "the three classify runs are not all complete"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM classifier_runs WHERE in_progress = 1")" = 0 ] ||
   fail "a run was left in progress"
-[ "$(sqlite3 "$DB" "SELECT count(*) FROM issues")" = $((N + N / 2)) ] || fail "import incomplete"
+# The crawl stored every issue the fake serves (pull requests are skipped) and says it is complete.
+[ "$(jq -r ".repos[0].complete" "$T/crawl.json")" = true ] || fail "the crawl is not complete: $(cat "$T/crawl.json")"
+[ "$crawled" -gt 0 ] && [ "$crawled" = "$(jq -r '.new_issues' "$T/crawl.json")" ] ||
+  fail "crawled $crawled issues, the crawl says $(jq -c . "$T/crawl.json")"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM issues")" = $((N + N / 2 + crawled)) ] || fail "import incomplete"
 echo "ok"

@@ -170,8 +170,10 @@ TEST_CASE("engine: converter-specific rules and case sensitivity") {
   CHECK(*engine.classify(issue("Stuck")).decision("symptom")->label == "hang");
 }
 
-TEST_CASE("engine: an any-text prior fires on non-blank fields, with the first character as span") {
-  // "\\S" patterns are checked outside the RE2::Set; they must behave like the regex would.
+TEST_CASE("engine: an any-text prior fires on non-blank fields, without a span") {
+  // "\\S" patterns are checked outside the RE2::Set; they must fire where the regex would. A
+  // prior is evidence of no text in particular: an empty span at 0 and no matched text, so that
+  // no view marks the field's first letter (#28 item 12: ">>t<<orch").
   classifier::Engine engine(rules_from(R"([
     {"id": "prior", "dimension": "symptom", "label": "crash", "fields": ["title", "body"],
      "weight": 1, "patterns": ["\\S"]},
@@ -185,8 +187,9 @@ TEST_CASE("engine: an any-text prior fires on non-blank fields, with the first c
     if (e.rule_id != "prior") continue;
     ++prior;
     CHECK(e.field == classifier::FieldKind::kTitle);  // the blank body does not count
-    CHECK(e.span_start == 2);
-    CHECK(e.matched_text == "\xC3\xA9");  // a whole UTF-8 character
+    CHECK(e.span_start == 0);
+    CHECK(e.span_end == 0);
+    CHECK(e.matched_text.empty());
   }
   CHECK(prior == 1);
   CHECK(c.decision("symptom")->scores.count("wrong_model") == 1);
