@@ -13,6 +13,8 @@
 #include "repro/fetch.h"
 #include "repro/ort_runner.h"
 #include "repro/repro_command.h"
+#include "repro/scripts/script_extract.h"
+#include "repro/scripts/script_repro.h"
 
 namespace convfail::repro {
 
@@ -22,10 +24,34 @@ using nlohmann::json;
 namespace {
 
 // What makes two runs of the same model comparable: the options a verdict depends on.
-std::string options_key(const ReproOptions& o) {
+std::string options_key(const ReproOptions& o, const std::vector<std::string>& input_sets) {
   json j = {{"atol", o.tolerance.atol},       {"rtol", o.tolerance.rtol}, {"seed", o.seed},
             {"max_elements", o.max_elements}, {"dims", o.dims},           {"inputs", o.inputs_dir}};
+  if (input_sets.size() > 1) j["inputs"] = input_sets;  // one set keeps the key it had
   return sha256_hex(j.dump());
+}
+
+// One release's verdict over several input sets: the first set that does not pass decides
+// (a crash or not_runnable ends the run, a wrong output is kept unless a later set crashes).
+ModelVerdict run_input_sets(OrtRunner& runner, const std::string& model, ReproOptions options,
+                            const std::vector<std::string>& input_sets) {
+  if (input_sets.empty()) return reproduce_model(runner, model, options);
+  ModelVerdict worst;
+  double ms = 0;
+  for (const auto& set : input_sets) {
+    options.inputs_dir = set;
+    ModelVerdict v = reproduce_model(runner, model, options);
+    ms += v.duration_ms;
+    bool first = worst.verdict.empty();
+    if (v.verdict == kCrashReproduced || v.verdict == kNotRunnable) {
+      worst = std::move(v);
+      break;
+    }
+    if (first || (v.verdict == kWrongOutputReproduced && worst.verdict == kNotReproduced))
+      worst = std::move(v);
+  }
+  worst.duration_ms = ms;
+  return worst;
 }
 
 std::optional<ReleaseRun> stored_run(Db& db, const std::string& sha, const std::string& key,
@@ -65,7 +91,51 @@ void store_run(Db& db, const std::string& sha, const std::string& key, const std
 struct Target {
   std::string model, inputs_dir, label;
   std::optional<std::int64_t> issue_id;
+  std::vector<std::string> input_sets;  // a group's: each run over all of them
 };
+
+// The models an issue's repro script exports (see BisectRequest::export_store), each copied with
+// the inputs the script fed it and torch's eager outputs when they line up with the graph.
+std::vector<Target> script_export_targets(Db& db, std::int64_t issue_id, const std::string& ref,
+                                          const BisectRequest& req, std::ostream& err) {
+  std::vector<Target> out;
+  ExtractedScript script = extract_script(load_issue_text(db, issue_id));
+  if (script.code.empty()) return out;
+  if (req.progress) err << "bisect: " << terminal_safe(ref) << ": running its repro script\n";
+  ModelEvaluator keep = [&](const HarnessExport& x) {
+    ModelOutcome o;
+    o.verdict = kNotReproduced;  // decided per release by the bisect, not here
+    std::error_code ec;
+    if (x.model_path.empty() || !fs::is_regular_file(x.model_path, ec)) return o;
+    std::string sha = sha256_file(x.model_path);
+    fs::path dest = fs::path(req.export_store) / sha;
+    fs::path tmp = fs::path(req.export_store) / (".tmp-" + sha);
+    bool with_inputs = x.inputs_match_graph && !x.inputs.empty();
+    if (!fs::is_directory(dest, ec)) {
+      fs::remove_all(tmp, ec);
+      fs::create_directories(tmp);
+      fs::copy_file(x.model_path, tmp / "model.onnx");
+      for (std::size_t i = 0; with_inputs && i < x.inputs.size(); ++i)
+        fs::copy_file(x.inputs[i], tmp / ("input_" + std::to_string(i) + ".pb"));
+      for (std::size_t i = 0; x.comparable() && i < x.eager_outputs.size(); ++i)
+        fs::copy_file(x.eager_outputs[i], tmp / ("output_" + std::to_string(i) + ".pb"));
+      fs::rename(tmp, dest, ec);
+      if (ec) throw UserError("cannot keep the script's model in " + dest.string());
+    }
+    out.push_back({(dest / "model.onnx").string(),
+                   with_inputs ? dest.string() : "",
+                   ref + "  script export " + std::to_string(x.index),
+                   issue_id,
+                   {}});
+    return o;
+  };
+  ScriptReproResult r = reproduce_script(script.code, req.script, keep);
+  if (out.empty())
+    err << "bisect: " << terminal_safe(ref) << ": its repro script exported no model ("
+        << terminal_safe(r.verdict.verdict)
+        << (r.verdict.reason.empty() ? "" : ": " + terminal_safe(r.verdict.reason)) << ")\n";
+  return out;
+}
 
 std::string opt_text(const std::optional<std::string>& v) {
   return v ? *v : std::string("-");
@@ -154,10 +224,10 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
   req.options.dims = parse_dims(req.dims);
   std::vector<Target> targets;
   if (!req.model.empty()) {
-    targets.push_back({req.model, "", req.model, std::nullopt});
+    targets.push_back({req.model, "", req.model, std::nullopt, {}});
   } else if (!req.group_model.empty()) {
-    targets.push_back({req.group_model, req.group_inputs,
-                       "group " + std::to_string(req.group_id.value_or(0)), std::nullopt});
+    targets.push_back({req.group_model, "", "group " + std::to_string(req.group_id.value_or(0)),
+                       std::nullopt, req.group_input_sets});
   } else if (!req.issue.empty()) {
     IssueRef ref = parse_issue_ref(req.issue);
     std::int64_t issue_id = require_issue(db, ref);
@@ -167,12 +237,18 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
             << "\n";
         continue;
       }
-      targets.push_back({t.model, t.inputs_dir,
-                         to_string(ref) + "  " + fs::path(t.model).filename().string(), issue_id});
+      targets.push_back({t.model,
+                         t.inputs_dir,
+                         to_string(ref) + "  " + fs::path(t.model).filename().string(),
+                         issue_id,
+                         {}});
     }
+    if (targets.empty() && !req.export_store.empty())
+      targets = script_export_targets(db, issue_id, to_string(ref), req, err);
     if (targets.empty())
       throw UserError("bisect: " + to_string(ref) +
-                      " has no fetched model to run (artifacts scan, artifacts fetch)");
+                      " has no fetched model to run (artifacts scan, artifacts fetch) and no "
+                      "repro script that exports one");
   } else {
     throw UsageError("bisect needs MODEL, ISSUE or --group");
   }
@@ -184,8 +260,8 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
     auto t0 = std::chrono::steady_clock::now();
     std::string sha = sha256_file(t.model);
     ReproOptions options = req.options;
-    options.inputs_dir = t.inputs_dir;
-    std::string key = options_key(options);
+    options.inputs_dir = t.input_sets.size() == 1 ? t.input_sets[0] : t.inputs_dir;
+    std::string key = options_key(options, t.input_sets);
     ReleaseRunFn run = [&](const std::string& version, int attempt) -> ReleaseRun {
       if (auto stored = stored_run(db, sha, key, version, attempt)) return *stored;
       ReleaseRun r;
@@ -206,7 +282,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
       ModelVerdict v;
       {
         OrtRunner runner(ro);
-        v = reproduce_model(runner, t.model, options);
+        v = run_input_sets(runner, t.model, options, t.input_sets);
       }
       r.verdict = v.verdict;
       r.step = v.step;

@@ -15,14 +15,18 @@
 #include "repro/bisect.h"
 #include "repro/reproduce.h"
 #include "repro/runtimes.h"
+#include "repro/scripts/script_runner.h"
 
 namespace convfail::repro {
 
 struct BisectRequest {
-  std::string model;         // a model file
-  std::string issue;         // OWNER/REPO#N: its fetched models
-  std::string group_model;   // a campaign group's minimised model (resolved by the caller)
-  std::string group_inputs;  // its inputs and torch's outputs (input_N.pb, output_N.pb), if any
+  std::string model;        // a model file
+  std::string issue;        // OWNER/REPO#N: its fetched models
+  std::string group_model;  // a campaign group's minimised model (resolved by the caller)
+  // Its input sets, each a folder of inputs and torch's outputs (input_N.pb, output_N.pb): a
+  // release's verdict is the first failing set's (crash, not_runnable, wrong output), else
+  // not_reproduced. Empty: generated inputs.
+  std::vector<std::string> group_input_sets;
   std::optional<std::int64_t> group_id;
   std::string from, to;               // release range (inclusive); empty = open
   std::vector<std::string> releases;  // explicit releases; empty = what npm serves
@@ -33,6 +37,12 @@ struct BisectRequest {
   std::uint64_t memory_mb = 4096;
   bool json = false;
   bool progress = false;
+  // ISSUE without a fetched model: its repro script (the program `reproduce --scripts` runs) is
+  // run once in the harness and the models it exports are bisected, with the inputs it fed and
+  // torch's eager outputs. They are kept in export_store/<sha256 of the model>/ (model.onnx,
+  // input_N.pb, output_N.pb) so a second bisect finds its stored runs. Empty: no script fallback.
+  std::string export_store;
+  ScriptRunOptions script;
 };
 
 // Runs the request against `cache`; writes the answer to `out`, progress to `err`. Throws

@@ -300,6 +300,11 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
     }
     req["refs"] = refs;
   }
+  fs::path saved_dir = work / "outputs";
+  if (rq.save_outputs) {
+    fs::create_directories(saved_dir);
+    req["save_outputs"] = saved_dir.string();
+  }
   auto reply = runner_.request(model.parent_path().string(), json_text(req), rq.timeout_seconds);
   if (!reply.line) {
     out.step = "process";
@@ -338,6 +343,25 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       check.result.max_rel_error = error_value(c, "max_rel_error");
       check.result.mismatches = c.value("mismatches", std::int64_t{0});
       out.checks.push_back(std::move(check));
+    }
+    if (rq.save_outputs && j.contains("saved")) {
+      for (auto& [level, list] : j.at("saved").items()) {
+        std::vector<Tensor>& tensors = out.outputs[level.substr(0, 20)];
+        for (const auto& o : list) {
+          Tensor t;
+          if (o.is_object()) {
+            std::string file = text_value(o, "file", 4096);
+            int type = elem_type_from_ort_name(text_value(o, "type", 20));
+            // Only files the runner wrote where it was asked to (the scratch folder).
+            if (!path_within(file, saved_dir.string()) || type == 0)
+              throw std::runtime_error("saved output outside its folder or of unknown type");
+            t = read_tensor_file(file, type, o.at("dims").get<std::vector<std::int64_t>>(),
+                                 rq.max_elements);
+            t.name = text_value(o, "name", 200);
+          }
+          tensors.push_back(std::move(t));
+        }
+      }
     }
   } catch (const std::exception& e) {
     out.checks.clear();

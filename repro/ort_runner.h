@@ -57,6 +57,7 @@ struct RunnerRequest {
   Tolerance tolerance;
   std::int64_t max_elements = std::int64_t{1} << 28;  // per generated input
   double timeout_seconds = 0;                         // <= 0: the limits' wall_seconds
+  bool save_outputs = false;  // bring the outputs back (RunnerReply::outputs)
 };
 
 struct RunnerReply {
@@ -69,6 +70,9 @@ struct RunnerReply {
   std::optional<SandboxResult> process;
   std::vector<OutputCheck> checks;       // against references, then optimized vs disabled
   std::map<std::string, double> run_ms;  // per level
+  // With save_outputs: each level's outputs ("disabled", "all") by graph output order; an output
+  // the session did not produce has elem_type 0.
+  std::map<std::string, std::vector<Tensor>> outputs;
 };
 
 // The internal command of the checker child: `EXECUTABLE __check-model` (reproduce.h).

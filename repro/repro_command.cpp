@@ -1,6 +1,7 @@
 #include "repro/repro_command.h"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -111,6 +112,15 @@ std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id) {
   return out;
 }
 
+std::string pinned_runtime_version() {
+  std::ifstream in(fs::path(default_runner_dir()) / "node_modules" / "onnxruntime-node" /
+                   "package.json");
+  json j = json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("version") && j["version"].is_string()
+             ? j["version"].get<std::string>()
+             : std::string();
+}
+
 RunnerOptions runner_options_for(const std::string& ort_version) {
   RunnerOptions ro;
   if (ort_version.empty()) return ro;
@@ -119,6 +129,9 @@ RunnerOptions runner_options_for(const std::string& ort_version) {
                      "'");
   RuntimeCache cache;
   auto dir = cache.installed_dir(ort_version);
+  // The pinned release is that version too: no install needed (a campaign records the version
+  // it ran on, and its later steps ask for it by name).
+  if (!dir && pinned_runtime_version() == ort_version) return ro;
   if (!dir)
     throw UserError("onnxruntime-node " + ort_version + " is not installed in " + cache.dir() +
                     " (convfail runtimes install " + ort_version + ")");

@@ -27,8 +27,12 @@ struct ReproduceRequest {
   bool progress = false;
 };
 
+// The version of the pinned onnxruntime-node (the runner's own node_modules), "" when missing.
+std::string pinned_runtime_version();
+
 // The runner options for `ort_version` (empty: the pinned default): the release's folder in the
-// runtime cache. Throws UserError when that release is not installed.
+// runtime cache, else the pinned default when it is that version. Throws UserError when that
+// release is not installed.
 RunnerOptions runner_options_for(const std::string& ort_version);
 
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.

@@ -332,6 +332,7 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
   request.tolerance = options.tolerance;
   request.max_elements = options.max_elements;
   request.timeout_seconds = options.timeout_seconds;
+  request.save_outputs = options.save_outputs;
   if (auto f = prepare_inputs(model.graph(), options, &request.inputs)) {
     apply(v, *f);
     return done();
@@ -388,6 +389,7 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     return done();
   }
   compare_outputs(v, reply);
+  v.outputs = std::move(reply.outputs);
   return done();
 }
 

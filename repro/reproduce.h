@@ -35,8 +35,9 @@ struct ReproOptions {
   std::int64_t max_elements = kDefaultMaxElements;  // per input tensor (declared or given)
   double timeout_seconds = 60;                      // per model (runner wall clock)
   std::map<std::string, std::int64_t> dims;         // symbolic dimension values (default 1)
-  std::string inputs_dir;  // input_N.pb (and output_N.pb: reference outputs); empty = generate
-  std::uint64_t seed = 1;  // generated inputs
+  std::string inputs_dir;     // input_N.pb (and output_N.pb: reference outputs); empty = generate
+  std::uint64_t seed = 1;     // generated inputs
+  bool save_outputs = false;  // keep ONNX Runtime's outputs in ModelVerdict::outputs
 };
 
 struct ModelVerdict {
@@ -53,6 +54,8 @@ struct ModelVerdict {
   double duration_ms = 0;
   std::string ort_version;
   std::string onnx_version;
+  // With ReproOptions::save_outputs and a run: each level's outputs ("disabled", "all").
+  std::map<std::string, std::vector<Tensor>> outputs;
 
   nlohmann::json to_json() const;
 };

@@ -202,4 +202,56 @@ void write_tensor_file(const Tensor& t, const std::string& path) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+Tensor read_tensor_file(const std::string& path, int elem_type, std::vector<std::int64_t> dims,
+                        std::int64_t max_elements) {
+  Tensor t;
+  t.elem_type = elem_type;
+  t.dims = std::move(dims);
+  auto count = element_count_within(t.dims, max_elements);
+  if (!count)
+    throw std::runtime_error("tensor has more than " + std::to_string(max_elements) + " elements");
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw std::runtime_error("cannot read " + path);
+  std::size_t each = elem_type == TP::STRING ? 0 : elem_size(elem_type);
+  if (elem_type != TP::STRING && each == 0)
+    throw std::runtime_error("unsupported tensor type " + onnx_type_name(elem_type));
+  // Strings: JSON of at most 6 bytes per character plus quoting; bounded like the .pb reader.
+  std::uint64_t limit = each ? static_cast<std::uint64_t>(*count) * each
+                             : 16 * static_cast<std::uint64_t>(max_elements) + (1u << 20);
+  if (each ? size != limit : size > limit)
+    throw std::runtime_error("tensor file " + std::filesystem::path(path).filename().string() +
+                             " has " + std::to_string(size) + " bytes, not what its shape holds");
+  std::ifstream in(path, std::ios::binary);
+  std::string data(size, '\0');
+  if (!in.read(data.data(), static_cast<std::streamsize>(size)))
+    throw std::runtime_error("cannot read " + path);
+  if (each) {
+    t.bytes = std::move(data);
+    return t;
+  }
+  nlohmann::json j = nlohmann::json::parse(data, nullptr, false);
+  if (!j.is_array() || static_cast<std::int64_t>(j.size()) != *count)
+    throw std::runtime_error("string tensor file " + path + " does not hold its shape's strings");
+  for (const auto& e : j) {
+    if (!e.is_string())
+      throw std::runtime_error("string tensor file " + path + " holds a non-string");
+    t.strings.push_back(e.get<std::string>());
+  }
+  return t;
+}
+
+void write_tensor_pb(const Tensor& t, const std::string& path) {
+  TP proto;
+  proto.set_name(t.name);
+  proto.set_data_type(t.elem_type);
+  for (auto d : t.dims) proto.add_dims(d);
+  if (t.elem_type == TP::STRING)
+    for (const auto& s : t.strings) proto.add_string_data(s);
+  else
+    proto.set_raw_data(t.bytes);
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !proto.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + path);
+}
+
 }  // namespace convfail::repro

@@ -44,5 +44,12 @@ Tensor read_tensor_pb(const std::string& path, std::int64_t max_elements);
 
 // Writes the data the runner reads (raw bytes, or JSON for strings).
 void write_tensor_file(const Tensor& t, const std::string& path);
+// Reads what write_tensor_file (or the runner, for the outputs it saves) wrote, given the type
+// and dims it holds. Throws std::runtime_error when the dims hold more than `max_elements` or the
+// file's size (or string count) does not match them.
+Tensor read_tensor_file(const std::string& path, int elem_type, std::vector<std::int64_t> dims,
+                        std::int64_t max_elements);
+// Writes `t` as a TensorProto (.pb, raw_data or string_data), the format of input_N.pb.
+void write_tensor_pb(const Tensor& t, const std::string& path);
 
 }  // namespace convfail::repro

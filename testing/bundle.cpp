@@ -1,9 +1,13 @@
 #include "testing/bundle.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.h"
+#include "repro/repro_command.h"
+#include "repro/reproduce.h"
+#include "repro/tensor.h"
 #include "testing/minimise.h"
 #include "testing/plan.h"
 
@@ -16,6 +20,54 @@ namespace {
 json parsed(const std::string& text) {
   json j = json::parse(text.empty() ? "null" : text, nullptr, false);
   return j.is_discarded() ? json() : j;
+}
+
+// Runs the bundle's model.onnx on the campaign's first input set in ONNX Runtime (the campaign's
+// release when it is installed, else the pinned one) with graph optimisations disabled and all,
+// and writes each level's outputs as output_N.pb beside torch's (expected/).
+json run_onnxruntime(const std::string& dir, const std::string& set0, const json& config,
+                     const json& versions, json& files) {
+  OracleOptions o = oracle_options_from_config(config);
+  std::string want = o.ort_version;
+  if (want.empty() && versions.is_object() && versions.contains("onnxruntime") &&
+      versions["onnxruntime"].is_string())
+    want = versions["onnxruntime"].get<std::string>();
+  repro::RunnerOptions ro;
+  try {
+    ro = repro::runner_options_for(want);
+  } catch (const UserError&) {
+    if (!o.ort_version.empty()) throw;  // the campaign ran on it by name: install it again
+    ro = repro::RunnerOptions();        // an older campaign's release that is gone: the pinned
+  }
+  ro.limits.wall_seconds = o.timeout_seconds;
+  repro::OrtRunner runner(ro);
+  repro::ReproOptions rop;
+  rop.tolerance.atol = o.atol;
+  rop.tolerance.rtol = o.rtol;
+  rop.timeout_seconds = o.timeout_seconds;
+  rop.inputs_dir = set0;
+  rop.max_elements = std::max<std::int64_t>(o.max_elements, 1 << 20);
+  rop.save_outputs = true;
+  repro::ModelVerdict v =
+      repro::reproduce_model(runner, (fs::path(dir) / "model.onnx").string(), rop);
+  for (const auto& [level, tensors] : v.outputs) {
+    std::string folder = level == "all" ? "onnxruntime_optimised" : "onnxruntime_unoptimised";
+    fs::create_directories(fs::path(dir) / folder);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      if (tensors[i].elem_type == 0) continue;
+      std::string rel = folder + "/output_" + std::to_string(i) + ".pb";
+      try {
+        repro::write_tensor_pb(tensors[i], (fs::path(dir) / rel).string());
+      } catch (const std::exception& e) {
+        throw UserError(std::string("bundle: ") + e.what());
+      }
+      files.push_back(rel);
+    }
+  }
+  return {
+      {"version", v.ort_version},        {"verdict", v.verdict}, {"step", v.step},
+      {"signature", v.signature},        {"error", v.error},     {"max_abs_error", v.max_abs_error},
+      {"max_rel_error", v.max_rel_error}};
 }
 
 }  // namespace
@@ -77,6 +129,12 @@ json write_bundle(Db& db, std::int64_t group, const std::string& dir,
     std::ofstream(fs::path(dir) / "program.py", std::ios::binary) << st.text(7);
     files.push_back("program.py");
   }
+  if (fs::is_regular_file(fs::path(dir) / "model.onnx") && fs::is_directory(src / "set_0"))
+    info["onnxruntime"] =
+        run_onnxruntime(dir, (src / "set_0").string(), info["config"], info["versions"], files);
+  info["outputs"] = {{"torch", "expected"},
+                     {"onnxruntime_unoptimised", "onnxruntime_unoptimised"},
+                     {"onnxruntime_optimised", "onnxruntime_optimised"}};
   info["files"] = files;
   std::ofstream(fs::path(dir) / "info.json", std::ios::binary) << info.dump(2) << "\n";
   return info;

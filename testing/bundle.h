@@ -1,7 +1,9 @@
 // `convfail test bundle GROUP DIR`: what a maintainer needs to file one failure group: the
-// (minimised) model.onnx, the torch program as a short Python file, the inputs and the eager
-// reference outputs (set_0/), and info.json (versions, outcome, signature, message, diffs,
-// candidate issues, labels).
+// (minimised) model.onnx, the torch program as a short Python file, the inputs (inputs/), torch's
+// eager outputs (expected/) and ONNX Runtime's outputs with graph optimisations disabled and all
+// (onnxruntime_unoptimised/, onnxruntime_optimised/; the model is run again, sandboxed, on the
+// campaign's release), all as TensorProto output_N.pb, and info.json (versions, outcome,
+// signature, message, diffs, the ONNX Runtime run, candidate issues, labels).
 #pragma once
 
 #include <cstdint>

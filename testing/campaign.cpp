@@ -69,6 +69,7 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   std::vector<std::unique_ptr<Oracle>> oracles;
   oracles.push_back(std::make_unique<Oracle>(config.oracle));
   json versions = oracles[0]->versions();
+  key["ort"] = versions["onnxruntime"];  // the release it runs on: part of what it is
   bool tv = false;
   for (const auto& src : config.sources) tv = tv || src == "torchvision";
   json tv_models = tv ? oracles[0]->torchvision_models() : json::array();

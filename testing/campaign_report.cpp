@@ -9,7 +9,9 @@ namespace {
 
 using nlohmann::json;
 using reports::count_with_percent;
+using reports::share;
 using reports::Table;
+using Tidy = std::vector<reports::TableValue>;
 
 constexpr std::size_t kTopRows = 30;
 
@@ -49,7 +51,26 @@ const char* outcome_title(const std::string& o) {
   return "Invalid";
 }
 
-Table outcomes_table(const CampaignAnalysis& a) {
+// A fraction with four decimals (tidy CSV: a share is a number, not "12.5%").
+std::string fraction(double x) {
+  return num(x, "%.4f");
+}
+
+// A list in tidy form: one value per item, each its own row of (row, column); none when empty.
+void put_list(Tidy& tidy, const std::string& row, const std::string& column,
+              const std::vector<std::string>& items) {
+  for (const auto& item : items) tidy.push_back({row, column, item});
+}
+
+// The tidy row key of an outcome row: "synthetic 30 nodes" for "synthetic, 30 nodes".
+std::string outcome_row_key(const OutcomeRow& r) {
+  std::string key = r.label;
+  auto at = key.find(", ");
+  if (at != std::string::npos) key.replace(at, 2, " ");
+  return key;
+}
+
+Table outcomes_table(const CampaignAnalysis& a, Tidy& tidy) {
   Table t;
   t.id = "outcomes";
   t.title = "Outcomes per source and node count (Table 11 of the study)";
@@ -58,9 +79,18 @@ Table outcomes_table(const CampaignAnalysis& a) {
   t.header.push_back("Models");
   for (const auto& r : a.outcomes) {
     std::vector<std::string> row{r.label};
-    for (const auto& o : campaign_outcomes())
+    const std::string key = outcome_row_key(r);
+    auto comma = r.label.find(", ");
+    tidy.push_back({key, "Source", r.total && r.label == "Total" ? "all" : r.source});
+    tidy.push_back({key, "Nodes", comma == std::string::npos ? "all" : r.label.substr(comma + 2)});
+    for (const auto& o : campaign_outcomes()) {
       row.push_back(count_with_percent(r.counts.at(o), r.models));
+      tidy.push_back({key, outcome_title(o), std::to_string(r.counts.at(o))});
+      tidy.push_back(
+          {key, std::string(outcome_title(o)) + " share", share(r.counts.at(o), r.models)});
+    }
     row.push_back(std::to_string(r.models));
+    tidy.push_back({key, "Models", std::to_string(r.models)});
     t.rows.push_back(std::move(row));
   }
   t.note =
@@ -84,13 +114,15 @@ reports::BarChart outcomes_chart(const CampaignAnalysis& a) {
   return c;
 }
 
-Table operator_sets_table(const CampaignAnalysis& a) {
+Table operator_sets_table(const CampaignAnalysis& a, Tidy& tidy) {
   Table t;
   t.id = "operator_sets";
   t.title = "ONNX operator types per outcome and their differences (Table 15 of the study)";
   t.header = {"Set", "Types", "Operators"};
   auto add = [&](const std::string& name, const std::vector<std::string>& v) {
     t.rows.push_back({name, std::to_string(v.size()), list(v)});
+    tidy.push_back({name, "Types", std::to_string(v.size())});
+    put_list(tidy, name, "Operator", v);
   };
   add("mismatched (M)", a.ops_mismatched);
   add("conversion/ORT failure (F)", a.ops_failing);
@@ -124,7 +156,7 @@ std::string headline(const std::vector<Enrichment>& rows, double alpha, const ch
 Table enrichment_table(const std::string& id, const std::string& title,
                        const std::vector<Enrichment>& rows, const std::string& feature,
                        const std::string& case_name, const std::string& control_name,
-                       std::size_t max_rows) {
+                       std::size_t max_rows, Tidy& tidy) {
   Table t;
   t.id = id;
   t.title = title;
@@ -136,6 +168,12 @@ Table enrichment_table(const std::string& id, const std::string& title,
                       std::to_string(e.case_with), std::to_string(e.control_with),
                       percent(e.case_rate), percent(e.rest_rate), num(e.odds_ratio), num(e.p),
                       num(e.q)});
+    const std::vector<std::string>& row = t.rows.back();
+    for (std::size_t c = 1; c < row.size(); ++c)
+      tidy.push_back({e.feature, t.header[c],
+                      c == 4   ? fraction(e.case_rate)
+                      : c == 5 ? fraction(e.rest_rate)
+                               : row[c]});
   }
   return t;
 }
@@ -164,7 +202,7 @@ reports::BarChart enrichment_chart(const CampaignAnalysis& a) {
   return c;
 }
 
-Table sequences_table(const CampaignAnalysis& a) {
+Table sequences_table(const CampaignAnalysis& a, Tidy& tidy) {
   const auto& s = a.sequences;
   Table t;
   t.id = "sequences";
@@ -175,14 +213,19 @@ Table sequences_table(const CampaignAnalysis& a) {
             {"distinct paths", std::to_string(s.paths)},
             {"models whose paths hit the cap of " + std::to_string(a.options.sequences.max_paths),
              std::to_string(s.capped_models)},
-            {"common blocks (maximal, >= " + std::to_string(a.options.sequences.min_block) +
-                 " operators, in >= " + std::to_string(a.options.sequences.min_support) +
+            {"common blocks (maximal; >= " + std::to_string(a.options.sequences.min_block) +
+                 " operators; in >= " + std::to_string(a.options.sequences.min_support) +
                  " mismatched models)",
              std::to_string(s.common_blocks.size())},
             {"common blocks only in mismatched models", std::to_string(s.only_mismatched.size())},
             {"reduced set (minimal blocks in no correct model)", std::to_string(s.reduced.size())},
             {"mismatched models holding one",
              count_with_percent(s.mismatched_holding, s.mismatched_models)}};
+  for (std::size_t i = 0; i + 1 < t.rows.size(); ++i)
+    tidy.push_back({t.rows[i][0], "Value", t.rows[i][1]});
+  tidy.push_back({t.rows.back()[0], "Value", std::to_string(s.mismatched_holding)});
+  tidy.push_back(
+      {t.rows.back()[0] + " (share)", "Value", share(s.mismatched_holding, s.mismatched_models)});
   t.note =
       "The study (torch.onnx, synthetic models): 176 sequences only in mismatched models, "
       "131 after reduction, 96 of 100 mismatched models hold one.";
@@ -206,7 +249,7 @@ Table reduced_table(const CampaignAnalysis& a) {
   return t;
 }
 
-Table coverage_table(const CampaignAnalysis& a) {
+Table coverage_table(const CampaignAnalysis& a, Tidy& tidy) {
   Table t;
   t.id = "coverage";
   t.title = "Test-suite coverage of what fails";
@@ -225,6 +268,20 @@ Table coverage_table(const CampaignAnalysis& a) {
                       count_with_percent(s.reduced_missing, s.reduced),
                       count_with_percent(s.ngrams_missing, s.ngrams),
                       count_with_percent(s.groups_missing, s.groups)});
+  for (const auto& s : a.suites) {
+    auto part = [&](const std::string& column, long n, long of) {
+      tidy.push_back({s.name, column, std::to_string(n)});
+      tidy.push_back({s.name, column + " (share)", share(n, of)});
+    };
+    tidy.push_back({s.name, "Models", std::to_string(s.models)});
+    tidy.push_back({s.name, "Operator types", std::to_string(s.operator_types.size())});
+    tidy.push_back({s.name, "Failing types", std::to_string(s.failing_types)});
+    part("Failing types covered", s.failing_types_covered, s.failing_types);
+    put_list(tidy, s.name, "Failing type missing", s.failing_types_missing);
+    part("Reduced sequences in no test model", s.reduced_missing, s.reduced);
+    part("Enriched n-grams in no test model", s.ngrams_missing, s.ngrams);
+    part("Failure groups in no test model", s.groups_missing, s.groups);
+  }
   t.note =
       "Failing types: operator types of models that failed (conversion, ORT, mismatch). A "
       "sequence is in a test model when it is a walk along its edges; a group when one "
@@ -234,7 +291,7 @@ Table coverage_table(const CampaignAnalysis& a) {
   return t;
 }
 
-Table defects_table(const CampaignAnalysis& a) {
+Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
   Table t;
   t.id = "defects";
   t.title = "Defects found: failure groups";
@@ -256,6 +313,26 @@ Table defects_table(const CampaignAnalysis& a) {
                       std::to_string(g.size), nodes, list(g.operators),
                       g.sequence.empty() ? "-" : sequence_text(g.sequence), issues,
                       labels.empty() ? "-" : labels});
+    const std::string row = std::to_string(g.id);
+    tidy.push_back({row, "Outcome", outcome_title(g.outcome)});
+    tidy.push_back({row, "Signature", g.signature});
+    tidy.push_back({row, "Models", std::to_string(g.size)});
+    if (g.original_nodes)
+      tidy.push_back({row, "Original nodes", std::to_string(*g.original_nodes)});
+    if (g.minimised_nodes)
+      tidy.push_back({row, "Minimal nodes", std::to_string(*g.minimised_nodes)});
+    tidy.push_back({row, "Minimised", g.minimised_nodes ? "yes" : "no"});
+    put_list(tidy, row, "Operator", g.operators);
+    if (!g.sequence.empty()) tidy.push_back({row, "Sequence", sequence_text(g.sequence)});
+    tidy.push_back({row, "Known or new",
+                    !g.candidates           ? "not matched"
+                    : g.candidates->empty() ? "new"
+                                            : "known"});
+    if (g.candidates) put_list(tidy, row, "Matched issue", *g.candidates);
+    for (const char* k : {"symptom", "cause", "stage"}) {
+      auto it = g.labels.find(k);
+      if (it != g.labels.end()) tidy.push_back({row, std::string("Label ") + k, it->second});
+    }
   }
   return t;
 }
@@ -292,26 +369,27 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
   reports::PrintedReport r;
   r.title = "convfail campaign " + std::to_string(a.campaign_id) + ": " + std::to_string(a.models) +
             " models";
-  r.tables.push_back(outcomes_table(a));
+  r.tables.push_back(outcomes_table(a, r.tidy["outcomes"]));
   r.charts.push_back(outcomes_chart(a));
-  r.tables.push_back(operator_sets_table(a));
-  Table ops =
-      enrichment_table("operator_enrichment", "Operators and failure (any failure vs success)",
-                       a.operators, "Operator", "Failing", "Passing", 0);
+  r.tables.push_back(operator_sets_table(a, r.tidy["operator_sets"]));
+  Table ops = enrichment_table("operator_enrichment",
+                               "Operators and failure (any failure vs success)", a.operators,
+                               "Operator", "Failing", "Passing", 0, r.tidy["operator_enrichment"]);
   ops.note = headline(a.operators, a.options.alpha, "a failure") + " " + confound_note(a);
   r.tables.push_back(std::move(ops));
   r.charts.push_back(enrichment_chart(a));
   Table mm = enrichment_table("operator_enrichment_mismatch", "Operators and mismatch (vs success)",
-                              a.operators_mismatch, "Operator", "Mismatch", "Success", 0);
+                              a.operators_mismatch, "Operator", "Mismatch", "Success", 0,
+                              r.tidy["operator_enrichment_mismatch"]);
   mm.note = headline(a.operators_mismatch, a.options.alpha, "a mismatch");
   r.tables.push_back(std::move(mm));
-  r.tables.push_back(sequences_table(a));
+  r.tables.push_back(sequences_table(a, r.tidy["sequences"]));
   r.tables.push_back(reduced_table(a));
-  Table ng = enrichment_table("ngram_enrichment",
-                              "Operator n-grams (" + std::to_string(a.options.ngram_min) + " to " +
-                                  std::to_string(a.options.ngram_max) +
-                                  " operators along edges) and failure",
-                              a.ngrams, "N-gram", "Failing", "Passing", kTopRows);
+  Table ng = enrichment_table(
+      "ngram_enrichment",
+      "Operator n-grams (" + std::to_string(a.options.ngram_min) + " to " +
+          std::to_string(a.options.ngram_max) + " operators along edges) and failure",
+      a.ngrams, "N-gram", "Failing", "Passing", kTopRows, r.tidy["ngram_enrichment"]);
   long significant = std::count_if(a.ngrams.begin(), a.ngrams.end(), [&](const Enrichment& e) {
     return e.q < a.options.alpha && e.odds_ratio > 1;
   });
@@ -321,8 +399,8 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
             num(a.options.alpha) + "; " + std::to_string(a.ngram_capped_models) +
             " models hit the walk cap. First " + std::to_string(kTopRows) + " rows by q.";
   r.tables.push_back(std::move(ng));
-  if (!a.suites.empty()) r.tables.push_back(coverage_table(a));
-  r.tables.push_back(defects_table(a));
+  if (!a.suites.empty()) r.tables.push_back(coverage_table(a, r.tidy["coverage"]));
+  r.tables.push_back(defects_table(a, r.tidy["defects"]));
   return r;
 }
 

@@ -15,6 +15,16 @@ std::optional<std::int64_t> find_campaign(Db& db, const json& config) {
   auto st = db.prepare("SELECT id FROM campaigns WHERE config_json = ? ORDER BY id DESC LIMIT 1");
   st.bind(1, config.dump());
   if (st.step()) return st.int64(0);
+  // A campaign stored before the key held its ONNX Runtime release: the same configuration run
+  // on that release (its versions) is the same campaign.
+  if (!config.contains("ort") || !config["ort"].is_string()) return std::nullopt;
+  json legacy = config;
+  legacy.erase("ort");
+  auto old = db.prepare(
+      "SELECT id FROM campaigns WHERE config_json = ? AND "
+      "json_extract(versions_json, '$.onnxruntime') = ? ORDER BY id DESC LIMIT 1");
+  old.bind(1, legacy.dump()).bind(2, config["ort"].get<std::string>());
+  if (old.step()) return old.int64(0);
   return std::nullopt;
 }
 
@@ -107,6 +117,24 @@ std::string group_model_file(Db& db, std::int64_t group_id, const std::string& s
   if (!fs::is_regular_file(model))
     throw UserError(name + ": its model " + sha.substr(0, 12) + " is not in " + store_dir);
   return model.string();
+}
+
+GroupRun group_run(Db& db, std::int64_t group_id, const std::string& store_dir) {
+  GroupRun g;
+  g.model = group_model_file(db, group_id, store_dir);
+  for (int k = 0;; ++k) {
+    fs::path set = fs::path(g.model).parent_path() / ("set_" + std::to_string(k));
+    if (!fs::is_regular_file(set / "output_0.pb")) break;
+    g.input_sets.push_back(set.string());
+  }
+  auto st = db.prepare("SELECT campaign_id FROM campaign_groups WHERE id = ?");
+  st.bind(1, group_id);
+  if (st.step()) {
+    OracleOptions o = oracle_options_from_config(campaign_config(db, st.int64(0)));
+    g.rtol = o.rtol;
+    g.atol = o.atol;
+  }
+  return g;
 }
 
 std::string store_model_files(const ModelResult& r, const std::string& store_dir) {

@@ -42,6 +42,16 @@ std::string model_store_for(const std::string& db_path);
 // (smallest) model. UserError when the group does not exist or its file is not in STORE.
 std::string group_model_file(Db& db, std::int64_t group_id, const std::string& store_dir);
 
+// What runs a group's model again as the campaign ran it (bisect --group): the model file
+// (group_model_file), every input set the campaign stored beside it with torch's outputs
+// (STORE/<sha>/set_K/ holding output_0.pb, in K order) and the campaign's tolerances.
+struct GroupRun {
+  std::string model;
+  std::vector<std::string> input_sets;
+  double rtol = 1e-3, atol = 1e-7;
+};
+GroupRun group_run(Db& db, std::int64_t group_id, const std::string& store_dir);
+
 struct StatusCounts {
   std::int64_t campaign = 0;
   std::int64_t planned = 0;  // rows stored

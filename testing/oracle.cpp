@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
+#include "repro/repro_command.h"
 #include "repro/reproduce.h"
 #include "repro/signature.h"
 
@@ -53,7 +54,7 @@ std::string default_campaign_worker() {
 }
 
 Oracle::Oracle(OracleOptions options) : options_(std::move(options)) {
-  repro::RunnerOptions ro;
+  repro::RunnerOptions ro = repro::runner_options_for(options_.ort_version);
   ro.warm = options_.warm;
   ro.model_roots = {scratch_.path()};
   ro.limits.wall_seconds = options_.timeout_seconds;

@@ -37,6 +37,8 @@ struct OracleOptions {
   double timeout_seconds = 60;  // per model and step (worker request, ONNX Runtime run)
   std::uint64_t memory_mb = 8192;
   bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
+  // The ONNX Runtime release (repro/runtimes.h, `test run --ort`): empty = the pinned one.
+  std::string ort_version;
 };
 
 // One model of a plan.

@@ -21,6 +21,27 @@ nlohmann::json CampaignConfig::to_json() const {
   return j;
 }
 
+OracleOptions oracle_options_from_config(const nlohmann::json& cfg) {
+  OracleOptions o;
+  if (!cfg.is_object()) return o;
+  auto number = [&](const char* key, auto fallback) {
+    return cfg.contains(key) && cfg[key].is_number() ? cfg[key].get<decltype(fallback)>()
+                                                     : fallback;
+  };
+  o.opset = number("opset", o.opset);
+  o.rtol = number("rtol", o.rtol);
+  o.atol = number("atol", o.atol);
+  o.inputs = number("inputs", o.inputs);
+  o.max_elements = number("max_elements", o.max_elements);
+  if (cfg.contains("dtypes") && cfg["dtypes"].is_array()) {
+    o.dtypes.clear();
+    for (const auto& d : cfg["dtypes"])
+      if (d.is_string()) o.dtypes.push_back(d.get<std::string>());
+  }
+  if (cfg.contains("ort") && cfg["ort"].is_string()) o.ort_version = cfg["ort"].get<std::string>();
+  return o;
+}
+
 void parse_nodes(const std::string& text, CampaignConfig* c) {
   try {
     std::size_t dash = text.find('-'), colon = text.find(':');

@@ -23,9 +23,14 @@ struct CampaignConfig {
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
-  // dtypes, max_elements): the key a rerun finds it by.
+  // dtypes, max_elements): the key a rerun finds it by. run_campaign adds "ort", the ONNX Runtime
+  // release the campaign runs on, so a campaign on another release is another campaign.
   nlohmann::json to_json() const;
 };
+
+// The oracle options a stored campaign ran with (campaigns.config_json): opset, tolerances,
+// inputs, dtypes, max_elements and its ONNX Runtime release ("ort"); defaults where absent.
+OracleOptions oracle_options_from_config(const nlohmann::json& config);
 
 // "15-100:5", "30", "15-30" (step 5) -> min, max, step. Throws UsageError.
 void parse_nodes(const std::string& text, CampaignConfig* config);

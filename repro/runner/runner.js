@@ -16,6 +16,9 @@
 //       "checks":[{"output","against":"reference"|"optimized","level","match","problem",
 //                  "max_abs_error","max_rel_error","mismatches"}]}
 //   -> {"ok":false,"level":"all","step":"session"|"run"|"io"|"inputs","error":"..."}
+// With "save_outputs":DIR (a folder in the scratch folder) the outputs of each level are written
+// there too (raw little-endian bytes, JSON for strings) and the reply lists them:
+//   "saved":{"disabled":[{"name","type","dims","file"} | null, ...],"all":[...]}
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -331,7 +334,37 @@ async function handle(req) {
   } catch (e) {
     return { ok: false, step: 'io', error: errorText(e) };
   }
-  return { ok: true, levels: ms, checks };
+  const reply = { ok: true, levels: ms, checks };
+  if (typeof req.save_outputs === 'string' && req.save_outputs) {
+    try {
+      harnessStep('io');
+      reply.saved = saveOutputs(req.save_outputs, levels);
+    } catch (e) {
+      return { ok: false, step: 'io', error: errorText(e) };
+    }
+  }
+  return reply;
+}
+
+// Writes each level's outputs into `dir` (see the protocol above).
+function saveOutputs(dir, levels) {
+  const saved = {};
+  for (const level of Object.keys(levels)) {
+    saved[level] = levels[level].map((o, i) => {
+      const t = o.tensor;
+      if (!t || !t.data) return null;
+      const file = path.join(dir, `${level}_${i}.bin`);
+      if (t.type === 'string') {
+        fs.writeFileSync(file, JSON.stringify(Array.from(t.data)));
+      } else if (ArrayBuffer.isView(t.data)) {
+        fs.writeFileSync(file, Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+      } else {
+        return null;
+      }
+      return { name: cut(o.name, 200), type: t.type, dims: Array.from(t.dims), file };
+    });
+  }
+  return saved;
 }
 
 // A step of the harness itself (not of ONNX Runtime), for convfail when the runner dies in it.

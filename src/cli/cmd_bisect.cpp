@@ -25,7 +25,12 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
       "bad and first good release, and whether the newest still fails. Runs are stored per\n"
       "model content, options and release (runtime_runs): a second bisect reuses them. The\n"
       "releases come from npm (`npm view onnxruntime-node versions`) unless --releases or\n"
-      "--installed.");
+      "--installed. --group runs the group's model as the campaign did: on every input set\n"
+      "it stored with torch's outputs (a release fails when one set fails) and with the\n"
+      "campaign's --rtol/--atol unless they are given here. ISSUE without a fetched model:\n"
+      "its repro script (what `reproduce --scripts` runs) runs once, sandboxed, and each model\n"
+      "it exports is bisected with the inputs the script fed it and torch's eager outputs\n"
+      "(kept in convfail-data/script-exports/ beside the database).");
   auto req = std::make_shared<repro::BisectRequest>();
   struct Flags {
     std::string target;
@@ -34,9 +39,11 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("MODEL|ISSUE", flags->target,
-                  "an ONNX model file, or OWNER/REPO#N (its fetched models)");
-  auto* group = cmd->add_option("--group", flags->group,
-                                "a campaign group: its minimised model (convfail test)");
+                  "an ONNX model file, or OWNER/REPO#N (its fetched models, else the models its\n"
+                  "repro script exports)");
+  auto* group = cmd->add_option(
+      "--group", flags->group,
+      "a campaign group: its minimised model, input sets and tolerances (convfail test)");
   cmd->add_option("--from", req->from, "oldest release to consider, e.g. 1.14.0");
   cmd->add_option("--to", req->to, "newest release to consider");
   auto* releases = cmd->add_option("--releases", req->releases,
@@ -52,9 +59,11 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(256, 1 << 20));
   add_model_run_options(cmd, req->options);
+  CLI::Option* atol = cmd->get_option("--atol");
+  CLI::Option* rtol = cmd->get_option("--rtol");
   add_sandbox_option(cmd, &flags->unsafe_no_sandbox);
   releases->excludes(installed);
-  cmd->callback([&ctx, req, flags, group] {
+  cmd->callback([&ctx, req, flags, group, atol, rtol] {
     bool has_group = group->count() > 0;
     if (has_group == !flags->target.empty())
       throw UsageError("bisect needs one of MODEL, ISSUE or --group");
@@ -62,16 +71,22 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
     repro::BisectRequest r = *req;
     if (has_group) {
       r.group_id = flags->group;
-      r.group_model =
-          testing::group_model_file(ctx.db(), flags->group, testing::model_store_for(ctx.db_path));
-      // The campaign stored the model's first input set with torch's outputs beside it: with
-      // them a mismatch is a wrong_output on the releases that compute it wrongly.
-      fs::path set0 = fs::path(r.group_model).parent_path() / "set_0";
-      if (fs::is_regular_file(set0 / "output_0.pb")) r.group_inputs = set0.string();
+      // The model as the campaign ran it: every input set it stored with torch's outputs (a
+      // mismatch may show on one set only) and its tolerances unless --atol/--rtol are given.
+      testing::GroupRun g =
+          testing::group_run(ctx.db(), flags->group, testing::model_store_for(ctx.db_path));
+      r.group_model = g.model;
+      r.group_input_sets = g.input_sets;
+      if (atol->count() == 0) r.options.tolerance.atol = g.atol;
+      if (rtol->count() == 0) r.options.tolerance.rtol = g.rtol;
     } else if (fs::is_regular_file(flags->target)) {
       r.model = flags->target;
     } else {
       r.issue = flags->target;
+      // Without a fetched model, the models its repro script exports, kept beside the database.
+      r.export_store =
+          (fs::path(testing::model_store_for(ctx.db_path)).parent_path() / "script-exports")
+              .string();
     }
     r.progress = Context::stderr_is_tty();
     repro::RuntimeCache cache;

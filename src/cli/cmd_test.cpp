@@ -48,6 +48,10 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
                   "address space of each torch worker, MB (out of memory marks the model invalid)")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{512}, std::uint64_t{1} << 20));
+  cmd->add_option("--ort", o.ort_version,
+                  "run ONNX Runtime steps on this onnxruntime-node release (convfail runtimes\n"
+                  "install VERSION) instead of the pinned one; the campaign records the release,\n"
+                  "so the same models on another release are another campaign");
 }
 
 std::int64_t campaign_or_latest(Db& db, std::int64_t id) {
@@ -244,13 +248,8 @@ void add_minimise(CLI::App& parent, Context& ctx) {
     Db& db = ctx.db();
     std::int64_t c = campaign_or_latest(db, a->campaign);
     json cfg = testing::campaign_config(db, c);
-    testing::OracleOptions o;
-    o.opset = cfg.value("opset", 16);
-    o.rtol = cfg.value("rtol", 1e-3);
-    o.atol = cfg.value("atol", 1e-7);
-    o.inputs = cfg.value("inputs", 3);
-    o.max_elements = cfg.value("max_elements", std::int64_t{1} << 16);
-    if (cfg.contains("dtypes")) o.dtypes = cfg["dtypes"].get<std::vector<std::string>>();
+    testing::OracleOptions o = testing::oracle_options_from_config(cfg);
+    a->mo.perturb = cfg.value("perturb_export", false);
     a->mo.store_dir = testing::model_store_for(ctx.db_path);
     a->mo.progress = !a->json;
     auto s = testing::minimise_groups(db, c, o, a->mo);
@@ -271,11 +270,20 @@ void add_bundle(CLI::App& parent, Context& ctx) {
   auto group = std::make_shared<std::int64_t>(0);
   auto dir = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
+  auto unsafe = std::make_shared<bool>(false);
   auto* cmd = parent.add_subcommand("bundle", "write one group's files for an issue report");
   cmd->add_option("GROUP", *group, "group id (test groups)")->required();
   cmd->add_option("DIR", *dir, "output folder (new or empty)")->required();
   cmd->add_flag("--json", *as_json, "print info.json");
-  cmd->callback([&ctx, group, dir, as_json] {
+  add_sandbox_option(cmd, unsafe.get());
+  cmd->footer(
+      "DIR gets model.onnx (the minimised model, else the group's smallest), program.py (the\n"
+      "torch program), inputs/input_N.pb, expected/output_N.pb (torch's eager outputs),\n"
+      "onnxruntime_unoptimised/ and onnxruntime_optimised/output_N.pb (ONNX Runtime's outputs\n"
+      "with graph optimisations disabled and all: the model runs again, sandboxed, on the\n"
+      "campaign's release) and info.json (versions, outcome, signature, the ONNX Runtime run).");
+  cmd->callback([&ctx, group, dir, as_json, unsafe] {
+    apply_sandbox_choice(*unsafe);
     json info =
         testing::write_bundle(ctx.read_db(), *group, *dir, testing::model_store_for(ctx.db_path));
     if (*as_json)

@@ -98,4 +98,47 @@ if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
   [ "$(json 'd["still_failing"], sorted({t["verdict"] for t in d["tried"]})')" = \
     "True ['wrong_output_reproduced']" ] || fail "group bisect: $(head -c 1500 "$T/out")"
   echo "ok   bisect --group of a mismatch compares with the campaign's torch outputs"
+
+  # A mismatch that shows only on the campaign's third input set and only under its tolerance
+  # (atol 1e-7; torch's instance norm of a constant channel is ~5.5e-6, ONNX Runtime's 0): the
+  # group's bisect runs every stored set with the campaign's tolerances, so it fails on every
+  # release; with set_0 alone, or bisect's own --atol 1e-5, it passed everywhere.
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/inorm_sets.py" --jobs 1 \
+    --no-minimise --json
+  g=$(sqlite3 "$DB" "SELECT g.id FROM campaign_groups g JOIN campaigns c ON c.id = g.campaign_id
+    WHERE c.config_json LIKE '%inorm_sets%' AND g.outcome = 'mismatch'")
+  [ -n "$g" ] || fail "no inorm mismatch group: $(sqlite3 "$DB" 'SELECT * FROM campaign_models')"
+  M=$T/convfail-data/models/$(sqlite3 "$DB" "SELECT m.model_sha256 FROM campaign_models m JOIN
+    campaign_groups g ON g.campaign_id = m.campaign_id AND g.representative_seq = m.seq
+    WHERE g.id = $g")
+  for s in 0 2; do
+    expect_exit 0 cf reproduce --model "$M/model.onnx" --inputs "$M/set_$s" --atol 1e-7 --rtol 1e-3 --json
+    python3 -c "import json; print(json.load(open('$T/out'))['results'][0]['verdict'])" >"$T/v$s"
+  done
+  [ "$(cat "$T/v0") $(cat "$T/v2")" = "not_reproduced wrong_output_reproduced" ] ||
+    fail "the sets: set_0 $(cat "$T/v0"), set_2 $(cat "$T/v2")"
+  expect_exit 0 cf bisect --group "$g" --releases 1.20.1,1.31.1 --json
+  [ "$(json 'd["still_failing"], sorted({t["verdict"] for t in d["tried"]})')" = \
+    "True ['wrong_output_reproduced']" ] || fail "group bisect over the sets: $(head -c 1500 "$T/out")"
+  expect_exit 0 cf bisect --group "$g" --releases 1.20.1,1.31.1 --atol 1e-5 --json
+  [ "$(json 'd["still_failing"], sorted({t["verdict"] for t in d["tried"]})')" = \
+    "False ['not_reproduced']" ] || fail "group bisect with --atol 1e-5: $(head -c 1500 "$T/out")"
+  echo "ok   bisect --group runs every stored input set with the campaign's tolerances"
+fi
+
+# An issue without a fetched model: its repro script runs once in the harness and the model it
+# exports (a uint8 Add, with the script's inputs and torch's outputs) is bisected: crash before
+# 1.21.0, passes from it, as the model file above. A second bisect reruns nothing.
+if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
+  expect_exit 0 cf import "$SRC/tests/data/bisect/issue_uint8_script.json"
+  expect_exit 0 cf bisect pytorch/pytorch#90003 --releases 1.20.1,1.21.0,1.31.1 --json
+  [ "$(json 'd["fixed_in"], d["first_bad"], d["still_failing"], d["new_runs"]')" = \
+    "1.21.0 1.20.1 False 5" ] || fail "script bisect: $(head -c 1500 "$T/out")"
+  [ "$(json 'd["model"].startswith("'"$T"'/convfail-data/script-exports/")')" = True ] ||
+    fail "script export not kept: $(json 'd["model"]')"
+  [ "$(json 'sorted(__import__("os").listdir(__import__("os").path.dirname(d["model"])))')" = \
+    "['input_0.pb', 'input_1.pb', 'model.onnx', 'output_0.pb']" ] || fail "export files"
+  expect_exit 0 cf bisect pytorch/pytorch#90003 --releases 1.20.1,1.21.0,1.31.1 --json
+  [ "$(json 'd["new_runs"], d["stored_runs"]')" = "0 5" ] || fail "script re-bisect: $(head -c 800 "$T/out")"
+  echo "ok   bisect ISSUE bisects the model its repro script exports (fixed in 1.21.0, 5 runs)"
 fi

@@ -62,7 +62,32 @@ assert "| 2 | Conversion failure |" in md and "| new |" in md
 
 rows = list(csv.reader(open(f"{d}/r.csv")))
 assert rows[0] == ["table", "row", "column", "value"]
-assert ["outcomes", "Total", "Mismatch", "12 (32%)"] in rows
+# Tidy: one value per cell. No "12 (32%)", no "12.5%", no "a, b" list (a signature is one
+# value, commas and all); counts and shares are their own values, lists are rows.
+for r in rows[1:]:
+    assert len(r) == 4, r
+    for cell in r:
+        assert not re.search(r"\d \(\d+(\.\d+)?%\)", cell), r
+        assert not cell.endswith("%"), r
+        assert r[2] == "Signature" or ", " not in cell, r
+    assert r[3] != "" and r[3] != "-", r
+val = lambda t, row, col: [r[3] for r in rows if r[:3] == [t, row, col]]
+assert val("outcomes", "Total", "Mismatch") == ["12"]
+assert val("outcomes", "Total", "Mismatch share") == ["0.3158"]
+assert val("outcomes", "synthetic 15 nodes", "Source") == ["synthetic"]
+assert val("outcomes", "synthetic 15 nodes", "Nodes") == ["15 nodes"]
+assert val("outcomes", "synthetic 15 nodes", "Success share") == ["0.6667"]
+assert val("operator_sets", "M - C", "Operator") == ["Erf", "Mul"]
+assert val("operator_sets", "M - C", "Types") == ["2"]
+assert val("defects", "1", "Operator") == ["Erf", "Mul"]
+assert val("defects", "1", "Matched issue") == ["pytorch/pytorch#4711"]
+assert val("defects", "1", "Known or new") == ["known"] and val("defects", "2", "Known or new") == ["new"]
+assert val("defects", "1", "Label cause") == ["algorithmic_error"]
+assert val("defects", "1", "Minimal nodes") == ["2"] and val("defects", "2", "Minimal nodes") == []
+assert val("sequences", "mismatched models holding one", "Value") == ["12"]
+assert val("sequences", "mismatched models holding one (share)", "Value") == ["1.0000"]
+erf = val("operator_enrichment", "Erf", "Rate with")
+assert len(erf) == 1 and 0 < float(erf[0]) <= 1, erf
 sig = [r for r in rows if r[0] == "defects" and r[1] == "2" and r[2] == "Signature"]
 assert sig and sig[0][3].startswith("'="), sig  # a formula is neutralised
 
@@ -118,6 +143,7 @@ cf test report --json >"$T/via_test.json"
 cmp "$T/via_report.json" "$T/via_test.json" || fail "test report differs from report --campaign"
 cf test report --format csv --out "$T/campaign.csv" 2>/dev/null
 grep -q '^table,row,column,value' "$T/campaign.csv" || fail "test report --out: $(head -3 "$T/campaign.csv")"
+cmp "$T/campaign.csv" "$T/r.csv" || fail "test report CSV differs from report --campaign's"
 
 # Errors: one line, exit 1 (failure) or 2 (usage); nothing written.
 expect_exit 1 cf report --campaign 9

@@ -65,5 +65,30 @@ for f in model.onnx info.json inputs/input_0.pb expected/output_0.pb; do
 done
 jq -e '.outcome == "ort_failure" and (.versions.torch | length > 0)' "$T/bundle/info.json" >/dev/null ||
   fail "info.json: $(cat "$T/bundle/info.json")"
+jq -e '.onnxruntime.verdict == "crash_reproduced" and (.onnxruntime.version | length > 0)' \
+  "$T/bundle/info.json" >/dev/null || fail "ort_failure bundle's run: $(cat "$T/bundle/info.json")"
+[ ! -e "$T/bundle/onnxruntime_optimised" ] || fail "a crashed run left outputs"
 expect_exit 1 cf test bundle 9999 "$T/b2"
+
+# A bundle of the mismatch group holds both outputs: torch's (expected/) and ONNX Runtime's,
+# unoptimised and optimised, each a TensorProto that loads; ONNX Runtime's are torch's + 1.
+g=$(cf test groups --campaign 2 --json | jq '[.[] | select(.outcome == "mismatch")][0].id')
+cf test bundle "$g" "$T/mm" >/dev/null
+/usr/bin/python3 - "$T/mm" <<'PY' || fail "mismatch bundle: $(ls -R "$T/mm"; cat "$T/mm/info.json")"
+import json, sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+load = lambda f: numpy_helper.to_array(onnx.load_tensor(f"{d}/{f}"))
+torch_out = load("expected/output_0.pb")
+info = json.load(open(f"{d}/info.json"))
+assert info["onnxruntime"]["verdict"] == "wrong_output_reproduced", info["onnxruntime"]
+assert "onnxruntime_optimised/output_0.pb" in info["files"], info["files"]
+for level in ("unoptimised", "optimised"):
+    ort_out = load(f"onnxruntime_{level}/output_0.pb")
+    assert ort_out.shape == torch_out.shape and ort_out.dtype == torch_out.dtype, level
+    assert not np.allclose(ort_out, torch_out), level
+    assert np.allclose(ort_out, torch_out + 1, atol=1e-5), (level, ort_out - torch_out)
+PY
 echo ok

@@ -79,6 +79,41 @@ TEST_CASE("element_count_within: the cap, overflow, negative and empty shapes") 
                        std::runtime_error);
 }
 
+TEST_CASE("tensor files: the runner's raw outputs read back by shape and written as .pb") {
+  test::TempDir dir;
+  Tensor t;
+  t.name = "out";
+  t.elem_type = onnx::TensorProto::FLOAT;
+  t.dims = {2, 3};
+  for (float f : {1.f, -2.f, 3.5f, 0.f, 1e-7f, 6.f})
+    t.bytes.append(reinterpret_cast<const char*>(&f), sizeof f);
+  write_tensor_file(t, dir.file("raw.bin"));
+  Tensor back = read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 3}, 100);
+  CHECK(back.bytes == t.bytes);
+  // The shape must account for every byte, and the cap holds.
+  CHECK_THROWS_AS(read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 2}, 100),
+                  std::runtime_error);
+  CHECK_THROWS_AS(read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 3}, 5),
+                  std::runtime_error);
+  write_tensor_pb(t, dir.file("out.pb"));
+  Tensor pb = read_tensor_pb(dir.file("out.pb"), 100);
+  CHECK(pb.name == "out");
+  CHECK(pb.dims == t.dims);
+  CHECK(pb.bytes == t.bytes);
+  Tensor s;
+  s.name = "s";
+  s.elem_type = onnx::TensorProto::STRING;
+  s.dims = {2};
+  s.strings = {"a", "b\"c"};
+  write_tensor_file(s, dir.file("s.json"));
+  CHECK(read_tensor_file(dir.file("s.json"), onnx::TensorProto::STRING, {2}, 100).strings ==
+        s.strings);
+  CHECK_THROWS_AS(read_tensor_file(dir.file("s.json"), onnx::TensorProto::STRING, {3}, 100),
+                  std::runtime_error);
+  write_tensor_pb(s, dir.file("s.pb"));
+  CHECK(read_tensor_pb(dir.file("s.pb"), 100).strings == s.strings);
+}
+
 TEST_CASE("external_data_inside: relative locations inside the model's folder only") {
   convfail::test::TempDir dir;
   std::string d = dir.path().string();

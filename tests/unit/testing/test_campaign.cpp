@@ -2,6 +2,9 @@
 // tests tests/e2e/testing_*.sh run real campaigns).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
@@ -156,4 +159,80 @@ TEST_CASE("testing: a candidate issue must name the failing operator") {
   // ONNX Runtime's operator type is the key of its failures.
   CHECK(match_query("node (<name>) op (gemm) [shapeinferenceerror] first input", "", {})
             .rfind("(\"gemm\") AND (", 0) == 0);
+}
+
+TEST_CASE("testing: a campaign's ONNX Runtime release is part of its key; old keys still resume") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  CampaignConfig c;
+  c.sources = {"synthetic"};
+  c.oracle.rtol = 1e-4;
+  c.oracle.atol = 1e-6;
+  c.oracle.inputs = 2;
+  c.oracle.dtypes = {"float32", "int64"};
+  nlohmann::json key = c.to_json();
+  key["ort"] = "1.20.1";
+  // The oracle options a stored campaign ran with come back from its configuration.
+  OracleOptions o = oracle_options_from_config(key);
+  CHECK(o.rtol == 1e-4);
+  CHECK(o.atol == 1e-6);
+  CHECK(o.inputs == 2);
+  CHECK(o.opset == 16);
+  CHECK(o.dtypes == std::vector<std::string>{"float32", "int64"});
+  CHECK(o.ort_version == "1.20.1");
+  CHECK(oracle_options_from_config(nlohmann::json::object()).ort_version.empty());
+  CHECK(oracle_options_from_config(nlohmann::json::object()).atol == 1e-7);
+
+  std::int64_t a = create_campaign(db, key, {{"onnxruntime", "1.20.1"}});
+  CHECK(find_campaign(db, key) == a);
+  nlohmann::json other = key;
+  other["ort"] = "1.31.1";
+  CHECK_FALSE(find_campaign(db, other).has_value());  // another release: another campaign
+  // A campaign stored before the key held the release: found by its recorded versions.
+  nlohmann::json legacy = c.to_json();
+  legacy["seed"] = 9;
+  std::int64_t b = create_campaign(db, legacy, {{"onnxruntime", "1.31.1"}});
+  nlohmann::json now = legacy;
+  now["ort"] = "1.31.1";
+  CHECK(find_campaign(db, now) == b);
+  now["ort"] = "1.21.0";
+  CHECK_FALSE(find_campaign(db, now).has_value());
+}
+
+TEST_CASE("testing: a group runs again with every stored input set and the campaign's tolerances") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  CampaignConfig c;
+  c.oracle.rtol = 1e-3;
+  c.oracle.atol = 1e-7;
+  std::int64_t id = create_campaign(db, c.to_json(), {{"onnxruntime", "1.20.1"}});
+  const std::string store = dir.file("models");
+  const std::string sha(64, 'a');
+  std::filesystem::create_directories(std::filesystem::path(store) / sha);
+  std::ofstream(std::filesystem::path(store) / sha / "model.onnx") << "x";
+  for (int k : {0, 1, 2}) {
+    auto set = std::filesystem::path(store) / sha / ("set_" + std::to_string(k));
+    std::filesystem::create_directories(set);
+    std::ofstream(set / "input_0.pb") << "i";
+    if (k < 2) std::ofstream(set / "output_0.pb") << "o";  // set_2 has no torch output
+  }
+  ModelTask t;
+  t.seq = 0;
+  t.source = "synthetic";
+  t.name = "synthetic-n5-s1";
+  ModelResult r;
+  r.outcome = "mismatch";
+  r.signature = "mismatch both: n of n elements differ";
+  store_model(db, id, t, r, sha);
+  regroup(db, id);
+  std::int64_t g = db.scalar("SELECT id FROM campaign_groups");
+  GroupRun run = group_run(db, g, store);
+  CHECK(run.model == (std::filesystem::path(store) / sha / "model.onnx").string());
+  REQUIRE(run.input_sets.size() == 2);
+  CHECK(run.input_sets[1] == (std::filesystem::path(store) / sha / "set_1").string());
+  CHECK(run.rtol == 1e-3);
+  CHECK(run.atol == 1e-7);
+  CHECK_THROWS_AS(group_run(db, g + 100, store), UserError);
 }
