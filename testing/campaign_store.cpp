@@ -93,7 +93,7 @@ std::string model_store_for(const std::string& db_path) {
   return (dir / "convfail-data" / "models").string();
 }
 
-std::string group_model_file(Db& db, std::int64_t group_id, const std::string& store_dir) {
+GroupModel group_model(Db& db, std::int64_t group_id, const std::string& store_dir) {
   auto st = db.prepare(
       "SELECT g.minimised_sha256, m.model_sha256 FROM campaign_groups g "
       "LEFT JOIN campaign_models m ON m.campaign_id = g.campaign_id AND m.seq = "
@@ -106,7 +106,10 @@ std::string group_model_file(Db& db, std::int64_t group_id, const std::string& s
   fs::path model = fs::path(store_dir) / sha / "model.onnx";
   if (!fs::is_regular_file(model))
     throw UserError(name + ": its model " + sha.substr(0, 12) + " is not in " + store_dir);
-  return model.string();
+  GroupModel out{model.string(), std::nullopt};
+  fs::path set0 = model.parent_path() / "set_0";
+  if (fs::is_regular_file(set0 / "output_0.pb")) out.inputs = set0.string();
+  return out;
 }
 
 std::string store_model_files(const ModelResult& r, const std::string& store_dir) {

@@ -38,9 +38,15 @@ std::string store_model_files(const ModelResult& r, const std::string& store_dir
 // <dir of db>/convfail-data/models.
 std::string model_store_for(const std::string& db_path);
 
-// The model file that stands for a failure group: its minimised model, else its representative
-// (smallest) model. UserError when the group does not exist or its file is not in STORE.
-std::string group_model_file(Db& db, std::int64_t group_id, const std::string& store_dir);
+// The model that stands for a failure group: its minimised model, else its representative
+// (smallest) model, with the first input set the campaign stored beside it (set_0/: input_N.pb
+// and torch's output_N.pb) when there is one. UserError when the group does not exist or its
+// file is not in STORE.
+struct GroupModel {
+  std::string model;                  // .../model.onnx
+  std::optional<std::string> inputs;  // the input set's folder, with torch's outputs
+};
+GroupModel group_model(Db& db, std::int64_t group_id, const std::string& store_dir);
 
 struct StatusCounts {
   std::int64_t campaign = 0;

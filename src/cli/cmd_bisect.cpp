@@ -62,12 +62,12 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
     repro::BisectRequest r = *req;
     if (has_group) {
       r.group_id = flags->group;
-      r.group_model =
-          testing::group_model_file(ctx.db(), flags->group, testing::model_store_for(ctx.db_path));
-      // The campaign stored the model's first input set with torch's outputs beside it: with
-      // them a mismatch is a wrong_output on the releases that compute it wrongly.
-      fs::path set0 = fs::path(r.group_model).parent_path() / "set_0";
-      if (fs::is_regular_file(set0 / "output_0.pb")) r.group_inputs = set0.string();
+      // With the inputs and torch's outputs the campaign stored, a mismatch is a wrong_output on
+      // the releases that compute it wrongly.
+      testing::GroupModel g =
+          testing::group_model(ctx.db(), flags->group, testing::model_store_for(ctx.db_path));
+      r.group_model = g.model;
+      if (g.inputs) r.group_inputs = *g.inputs;
     } else if (fs::is_regular_file(flags->target)) {
       r.model = flags->target;
     } else {
