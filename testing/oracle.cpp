@@ -73,7 +73,10 @@ std::optional<std::string> Oracle::ask(const json& request, double timeout,
     spec.env = repro::python_child_env(scratch_.path(), scratch_.path() + "/tmp",
                                        scratch_.path() + "/torch");
     spec.cwd = scratch_.path();
-    spec.read_only_paths = {dir};
+    // The worker imports tensor_tree from the torch harness's folder (repro/torch_harness).
+    std::string tree = fs::path(default_torch_harness()).parent_path().string();
+    spec.env["PYTHONPATH"] = tree;
+    spec.read_only_paths = {dir, tree};
     spec.limits.writable_dir = scratch_.path();
     spec.limits.memory_bytes = options_.memory_mb << 20;
     spec.limits.cpu_seconds = 0;  // a warm worker lives long; the wall timeout is per request

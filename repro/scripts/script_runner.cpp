@@ -199,7 +199,7 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   // The sandbox sees the system directories (Python and torch under /usr), the harness and the
   // scratch directory (the only writable place); the harness's audit hook is a second line.
   spec.limits.writable_dir = root.string();
-  spec.read_only_paths = {harness};
+  spec.read_only_paths = {fs::path(harness).parent_path().string()};  // with tensor_tree.py
 
   run.sandbox = run_sandboxed(spec);
   run.isolation = run.sandbox.isolation;
