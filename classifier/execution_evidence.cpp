@@ -9,6 +9,7 @@
 #include <set>
 
 #include "classifier/predictor_choice.h"
+#include "repro/verdicts.h"
 
 namespace convfail::classifier {
 
@@ -19,7 +20,7 @@ namespace {
 constexpr double kMaxWeight = 4;
 
 bool is_crash(const ExecutionVerdict& v) {
-  return v.verdict == "crash_reproduced";
+  return v.verdict == repro::kCrashReproduced;
 }
 bool export_crash(const ExecutionVerdict& v) {
   return v.kind == "script" && is_crash(v) && v.step == "export";
@@ -69,7 +70,7 @@ const std::vector<KindRule>& kind_rules() {
        [](const ExecutionVerdict& v) { return is_crash(v) && model_step(v.step); }},
       {{"wrong_output", "symptom", "wrong_model", 0.9,
         "the converted model's outputs differ from the reference"},
-       [](const ExecutionVerdict& v) { return v.verdict == "wrong_output_reproduced"; }},
+       [](const ExecutionVerdict& v) { return v.verdict == repro::kWrongOutputReproduced; }},
       {{"unsupported_operator", "stage", "node_conversion", 0.9,
         "the export crash names an unsupported operator or a symbolic function"},
        [](const ExecutionVerdict& v) {
@@ -158,7 +159,7 @@ ExecutionWeights calibrate_execution_weights(
 
 std::string execution_summary(const ExecutionVerdict& v) {
   std::string what;
-  if (v.verdict == "wrong_output_reproduced") {
+  if (v.verdict == repro::kWrongOutputReproduced) {
     what = "wrong output of the converted model";
   } else if (v.step == "export") {
     what = v.signature == "timeout" ? "torch.onnx.export does not finish"

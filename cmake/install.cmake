@@ -26,6 +26,6 @@ install(FILES repro/runner/runner.js repro/runner/package.json repro/runner/pack
 # without it reproduce says onnxruntime-node is not installed.
 install(DIRECTORY repro/runner/node_modules DESTINATION ${CONVFAIL_SHARE}/runner
         USE_SOURCE_PERMISSIONS OPTIONAL)
-install(FILES repro/torch_harness/harness.py DESTINATION ${CONVFAIL_SHARE}/torch_harness)
+install(FILES repro/torch_harness/harness.py repro/torch_harness/tensor_tree.py DESTINATION ${CONVFAIL_SHARE}/torch_harness)
 install(FILES testing/harness/campaign_worker.py testing/harness/synth.py
         DESTINATION ${CONVFAIL_SHARE}/testing_harness)

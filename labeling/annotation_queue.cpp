@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
 
@@ -108,11 +109,18 @@ std::vector<std::int64_t> stratified_sample(
   return out;
 }
 
+const std::vector<std::string>& annotate_queue_names() {
+  static const std::vector<std::string> kNames = {"unlabeled", "low-confidence", "disagreement",
+                                                  "sample", "uncertain"};
+  return kNames;
+}
+
 std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator,
                                             const QueueOptions& options) {
   const std::string& q = options.queue;
   if (q != "unlabeled" && q != "low-confidence" && q != "disagreement" && q != "sample")
-    throw UsageError("--queue must be unlabeled, low-confidence, disagreement or sample");
+    throw UsageError("queue " + quoted_excerpt(q) +
+                     ": labeling builds unlabeled, low-confidence, disagreement and sample");
   std::vector<Candidate> issues = all_issues(db, options.repos);
   std::vector<std::int64_t> ids;
   if (q == "sample") {

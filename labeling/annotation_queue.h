@@ -17,8 +17,14 @@ struct QueueItem {
   std::vector<std::string> dimensions;  // what to ask; empty = every dimension (annotate)
 };
 
+// The names of `annotate`'s queues, the one list the command line (--queue) and the web
+// (/api/queue?queue=, /api/session's "queues") offer: unlabeled, low-confidence, disagreement,
+// sample (built here by build_annotate_queue) and uncertain (the trained model's order:
+// classifier/uncertain_queue, beside active learning).
+const std::vector<std::string>& annotate_queue_names();
+
 struct QueueOptions {
-  std::string queue = "unlabeled";  // unlabeled | low-confidence | disagreement | sample
+  std::string queue = "unlabeled";  // one of annotate_queue_names()
   std::optional<int> size;          // at most this many issues (sample: default 20)
   std::uint64_t seed = 1;           // sample only
   std::vector<std::string> repos;   // only these repositories (empty: all)
@@ -30,7 +36,7 @@ struct QueueOptions {
 //  low-confidence  of those, the ones whose latest classifier run is least sure (lowest first);
 //  disagreement    of those, the ones on which other annotators or the classifier disagree;
 //  sample          a reproducible random sample (seed) stratified by repository.
-// Pull requests are left out. Throws UsageError for an unknown queue name.
+// Pull requests are left out. Throws UsageError for any other queue name (uncertain included).
 std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator,
                                             const QueueOptions& options);
 

@@ -105,6 +105,45 @@ std::vector<ManualLabelRow> ManualLabels::history(std::int64_t issue_id,
   return out;
 }
 
+Json history_row_json(const ManualLabelRow& r) {
+  auto opt = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(); };
+  return {{"id", r.id},          {"annotator", r.annotator},   {"dimension", r.dimension},
+          {"kind", r.kind},      {"created_at", r.created_at}, {"value", opt(r.value)},
+          {"note", opt(r.note)}, {"source", opt(r.source)}};
+}
+
+std::optional<ManualLabelRow> ManualLabels::row(std::int64_t id) {
+  Stmt st(db_, std::string(kRowColumns) + "WHERE id = ?");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  return read_row(st);
+}
+
+std::int64_t ManualLabels::last_id() {
+  return db_.scalar("SELECT coalesce(max(id), 0) FROM manual_labels");
+}
+
+std::vector<std::int64_t> ManualLabels::ids_after(std::int64_t after, std::int64_t issue_id,
+                                                  const std::string& annotator) {
+  Stmt st(db_,
+          "SELECT id FROM manual_labels WHERE id > ? AND issue_id = ? AND annotator = ? "
+          "ORDER BY id");
+  st.bind(1, after).bind(2, issue_id).bind(3, annotator);
+  std::vector<std::int64_t> out;
+  while (st.step()) out.push_back(st.int64(0));
+  return out;
+}
+
+std::vector<ManualLabels::Current> ManualLabels::current_labels(std::int64_t issue_id) {
+  Stmt st(db_,
+          "SELECT annotator, dimension, value, kind FROM current_manual_labels WHERE issue_id = ? "
+          "ORDER BY annotator, dimension");
+  st.bind(1, issue_id);
+  std::vector<Current> out;
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.opt_text(2), st.text(3)});
+  return out;
+}
+
 std::vector<ManualLabelRow> ManualLabels::rows_from_source(const std::string& source) {
   Stmt st(db_, std::string(kRowColumns) + "WHERE source = ? ORDER BY id");
   st.bind(1, source);

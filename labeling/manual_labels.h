@@ -10,6 +10,7 @@
 
 #include "core/db.h"
 #include "core/issue_ref.h"
+#include "core/json_util.h"
 #include "core/taxonomy.h"
 
 namespace convfail::labeling {
@@ -28,6 +29,10 @@ struct ManualLabelRow {
   std::optional<std::string> source;
   std::string created_at;
 };
+
+// One history row as `labels history --json`, the web's label history and the issue dossier
+// print it: id, annotator, dimension, kind, created_at, value, note, source (null when unset).
+Json history_row_json(const ManualLabelRow& r);
 
 // The one place that writes manual_labels (append only) and reads it back.
 class ManualLabels {
@@ -51,6 +56,21 @@ class ManualLabels {
                                       const std::optional<std::string>& annotator = {});
   // Rows written with a given source (e.g. "annotate:3"), oldest first.
   std::vector<ManualLabelRow> rows_from_source(const std::string& source);
+  // Row `id`, if it exists.
+  std::optional<ManualLabelRow> row(std::int64_t id);
+  // The id of the newest row (0 when there is none), and the ids of the rows of (issue,
+  // annotator) written after row `after`: what one request appended.
+  std::int64_t last_id();
+  std::vector<std::int64_t> ids_after(std::int64_t after, std::int64_t issue_id,
+                                      const std::string& annotator);
+  // The current label of every annotator and dimension of one issue (view
+  // current_manual_labels), by annotator and dimension.
+  struct Current {
+    std::string annotator, dimension;
+    std::optional<std::string> value;
+    std::string kind;  // of the row that set it
+  };
+  std::vector<Current> current_labels(std::int64_t issue_id);
 
  private:
   Db& db_;

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/render.h"
+#include "repro/verdicts.h"
 
 namespace convfail::reports {
 
@@ -49,8 +50,8 @@ std::string render_json(const ReportData& d) {
     for (const auto& [symptom, o] : *d.repro)
       repro[symptom] = {{"confirmed", o.confirmed},
                         {"other_failure", o.other_failure},
-                        {"not_reproduced", o.not_reproduced},
-                        {"not_runnable", o.not_runnable},
+                        {repro::kNotReproduced, o.not_reproduced},
+                        {repro::kNotRunnable, o.not_runnable},
                         {"not_run", o.not_run}};
     out["repro_by_symptom"] = repro;
   }

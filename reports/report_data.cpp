@@ -8,6 +8,7 @@
 #include "core/text.h"
 #include "labeling/agreement.h"
 #include "labeling/label_sets.h"
+#include "repro/verdicts.h"
 
 namespace convfail::reports {
 namespace {
@@ -111,11 +112,12 @@ void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLab
     auto it = verdicts.find(l.issue_id);
     if (it == verdicts.end()) {
       ++o.not_run;
-    } else if (it->second == "crash_reproduced" || it->second == "wrong_output_reproduced") {
-      bool match = (it->second == "crash_reproduced" && *symptom == "crash") ||
-                   (it->second == "wrong_output_reproduced" && *symptom == "wrong_model");
+    } else if (it->second == repro::kCrashReproduced ||
+               it->second == repro::kWrongOutputReproduced) {
+      bool match = (it->second == repro::kCrashReproduced && *symptom == "crash") ||
+                   (it->second == repro::kWrongOutputReproduced && *symptom == "wrong_model");
       ++(match ? o.confirmed : o.other_failure);
-    } else if (it->second == "not_reproduced") {
+    } else if (it->second == repro::kNotReproduced) {
       ++o.not_reproduced;
     } else {
       ++o.not_runnable;  // not_runnable, or a verdict this version does not know

@@ -16,6 +16,7 @@
 #include "repro/sandbox.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
+#include "repro/verdicts.h"
 
 namespace convfail::repro {
 
@@ -203,7 +204,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     output.finish(json{{"total", totals.total},
                        {"pass", totals.pass},
                        {"fail", totals.fail},
-                       {"not_runnable", totals.not_runnable},
+                       {kNotRunnable, totals.not_runnable},
                        {"runner_starts", runner.process_starts()},
                        {"checker_starts", runner.checker_starts()}});
     if (output.is_text()) {

@@ -14,14 +14,9 @@
 
 #include "repro/compare.h"
 #include "repro/ort_runner.h"
+#include "repro/verdicts.h"
 
 namespace convfail::repro {
-
-// Verdict values (stored in repro_runs.verdict; reports reads them).
-inline constexpr const char* kCrashReproduced = "crash_reproduced";
-inline constexpr const char* kWrongOutputReproduced = "wrong_output_reproduced";
-inline constexpr const char* kNotReproduced = "not_reproduced";
-inline constexpr const char* kNotRunnable = "not_runnable";
 
 // The reason of a model whose external data would be read from outside its folder.
 inline constexpr const char* kExternalDataOutside = "external data outside the model's directory";

@@ -1198,4 +1198,25 @@ PersistentChild::Reply PersistentChild::request(const std::string& request,
   }
 }
 
+std::map<std::string, std::string> python_child_env(const std::string& home, const std::string& tmp,
+                                                    const std::string& torch_home) {
+  const std::string nowhere = "http://127.0.0.1:9";
+  return {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+          {"HOME", home},
+          {"TMPDIR", tmp},
+          {"LANG", "C.UTF-8"},
+          {"PYTHONDONTWRITEBYTECODE", "1"},
+          {"PYTHONNOUSERSITE", "1"},
+          {"PYTHONHASHSEED", "0"},
+          {"OMP_NUM_THREADS", "1"},
+          {"MKL_NUM_THREADS", "1"},
+          {"TORCH_HOME", torch_home},
+          {"http_proxy", nowhere},
+          {"https_proxy", nowhere},
+          {"HTTP_PROXY", nowhere},
+          {"HTTPS_PROXY", nowhere},
+          {"ALL_PROXY", nowhere},
+          {"no_proxy", ""}};
+}
+
 }  // namespace convfail::repro

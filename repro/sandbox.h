@@ -159,4 +159,11 @@ class PersistentChild {
   int starts_ = 0;
 };
 
+// The closed environment of a sandboxed Python child that imports torch (the repro harness, the
+// campaign's warm worker): nothing of convfail's (no token); HOME, TMPDIR and torch's cache in
+// the child's scratch directory; no user site, a fixed hash seed, one thread per math library;
+// proxies pointing at a closed port (which only matters without the sandbox).
+std::map<std::string, std::string> python_child_env(const std::string& home, const std::string& tmp,
+                                                    const std::string& torch_home);
+
 }  // namespace convfail::repro

@@ -38,7 +38,7 @@ ModelVerdict reproduce_test_case(OrtRunner& runner, const std::string& case_dir,
 
 std::string suite_outcome(const ModelVerdict& v) {
   if (v.verdict == kNotReproduced) return "pass";
-  if (v.verdict == kNotRunnable) return "not_runnable";
+  if (v.verdict == kNotRunnable) return kNotRunnable;
   return "fail";
 }
 

@@ -103,4 +103,14 @@ std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& 
   return out;
 }
 
+std::vector<std::int64_t> issues_with_verdict(Db& db, const std::string& verdict) {
+  Stmt st(db,
+          "SELECT DISTINCT issue_id FROM repro_runs WHERE verdict = ? AND issue_id IS NOT NULL "
+          "ORDER BY issue_id");
+  st.bind(1, verdict);
+  std::vector<std::int64_t> out;
+  while (st.step()) out.push_back(st.int64(0));
+  return out;
+}
+
 }  // namespace convfail::repro

@@ -73,6 +73,8 @@ struct StoredVerdict {
 // The latest verdict of each program an issue re-ran: its latest script run, and the latest run of
 // each attached model (by artifact and model path); by id.
 std::vector<StoredVerdict> latest_verdicts(Db& db, std::int64_t issue_id);
+// The issues with at least one run of this verdict (the web's verdict filter).
+std::vector<std::int64_t> issues_with_verdict(Db& db, const std::string& verdict);
 // The same for every issue with a run, by issue id.
 std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& db);
 

@@ -72,25 +72,14 @@ std::optional<std::string> Oracle::ask(const json& request, double timeout,
     std::string dir = fs::path(worker).parent_path().string();
     repro::SandboxSpec spec;
     spec.argv = {"/usr/bin/python3", worker};
-    const std::string nowhere = "http://127.0.0.1:9";
     fs::create_directories(fs::path(scratch_.path()) / "tmp");
-    spec.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-                {"HOME", scratch_.path()},
-                {"TMPDIR", scratch_.path() + "/tmp"},
-                {"LANG", "C.UTF-8"},
-                {"PYTHONDONTWRITEBYTECODE", "1"},
-                {"PYTHONNOUSERSITE", "1"},
-                {"PYTHONHASHSEED", "0"},
-                {"OMP_NUM_THREADS", "1"},
-                {"MKL_NUM_THREADS", "1"},
-                {"TORCH_HOME", scratch_.path() + "/torch"},
-                {"http_proxy", nowhere},
-                {"https_proxy", nowhere},
-                {"HTTP_PROXY", nowhere},
-                {"HTTPS_PROXY", nowhere},
-                {"ALL_PROXY", nowhere}};
+    spec.env = repro::python_child_env(scratch_.path(), scratch_.path() + "/tmp",
+                                       scratch_.path() + "/torch");
     spec.cwd = scratch_.path();
-    spec.read_only_paths = {dir};
+    // The worker imports tensor_tree from the torch harness's folder (repro/torch_harness).
+    std::string tree = fs::path(default_torch_harness()).parent_path().string();
+    spec.env["PYTHONPATH"] = tree;
+    spec.read_only_paths = {dir, tree};
     spec.limits.writable_dir = scratch_.path();
     spec.limits.memory_bytes = options_.memory_mb << 20;
     spec.limits.cpu_seconds = 0;  // a warm worker lives long; the wall timeout is per request

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "core/error.h"
 #include "core/issue_queries.h"
@@ -20,6 +19,9 @@
 #include "labeling/manual_labels.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
+#include "views/dossier.h"
+#include "views/issue_selection.h"
+#include "views/queues.h"
 
 namespace convfail::web {
 
@@ -89,75 +91,6 @@ std::optional<std::string> source_param(const Params& p, const std::string& key)
   }
 }
 
-json opt(const std::optional<std::string>& s) {
-  return s ? json(*s) : json();
-}
-
-json row_json(const labeling::ManualLabelRow& r) {  // as `labels history --json`
-  return {{"id", r.id},          {"annotator", r.annotator},   {"dimension", r.dimension},
-          {"kind", r.kind},      {"created_at", r.created_at}, {"value", opt(r.value)},
-          {"note", opt(r.note)}, {"source", opt(r.source)}};
-}
-
-// The UTF-16 index of byte offset `byte` in UTF-8 `text` (what JavaScript strings count).
-std::size_t utf16_index(const std::string& text, std::size_t byte) {
-  std::size_t units = 0;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1;  // lead byte (4-byte: surrogate pair)
-  }
-  return units;
-}
-
-struct Evidence {
-  std::string dimension, label, rule, field, matched;
-  std::int64_t field_index = 0, start = 0, end = 0;
-  double weight = 0;
-};
-
-// Byte ranges of the evidence in one displayed text (as the terminal view marks them: the exact
-// span when it is on this field, else the first occurrence of the matched text), as UTF-16
-// [start, end, rule] triples, sorted and merged.
-json highlight_ranges(const std::string& text, const std::string& field, std::int64_t index,
-                      const std::vector<Evidence>& evidence) {
-  std::vector<std::tuple<std::size_t, std::size_t, std::string>> ranges;
-  for (const Evidence& e : evidence) {
-    bool same_field =
-        e.field == field || (field == "comment" && e.field.find("comment") != std::string::npos);
-    if (same_field && e.field_index == index && e.start >= 0 && e.start < e.end &&
-        e.end <= static_cast<std::int64_t>(text.size()) &&
-        text.compare(e.start, e.end - e.start, e.matched) == 0) {
-      ranges.emplace_back(e.start, e.end, e.dimension + ": " + e.rule);
-    } else if (e.field != "title" && e.matched.size() >= 3) {
-      auto pos = text.find(e.matched);
-      if (pos != std::string::npos)
-        ranges.emplace_back(pos, pos + e.matched.size(), e.dimension + ": " + e.rule);
-    }
-  }
-  std::sort(ranges.begin(), ranges.end());
-  json out = json::array();
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < ranges.size();) {
-    auto [start, end, rule] = ranges[i];
-    for (++i; i < ranges.size() && std::get<0>(ranges[i]) <= end; ++i) {
-      end = std::max(end, std::get<1>(ranges[i]));
-      const std::string& more = std::get<2>(ranges[i]);
-      if (("," + rule + ",").find("," + more + ",") == std::string::npos &&
-          (", " + rule + ",").find(", " + more + ",") == std::string::npos)
-        rule += ", " + more;
-    }
-    start = std::max(start, at);
-    // One-character spans (priors on the first letter) mark nothing useful.
-    if (start + 1 < end) out.push_back({utf16_index(text, start), utf16_index(text, end), rule});
-    at = end;
-  }
-  return out;
-}
-
-std::int64_t latest_run(Db& db) {
-  return db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
-}
-
 IssueRef issue_ref_of(const json& body) {
   auto repo = opt_string(body, "repo");
   auto number = opt_int(body, "number");
@@ -225,6 +158,7 @@ json session_json(Db& db, const Taxonomy& tax, const std::string& annotator, boo
   return {{"annotator", annotator.empty() ? json() : json(annotator)},
           {"readonly", readonly},
           {"sources", labeling::label_sources(db)},
+          {"queues", labeling::annotate_queue_names()},
           {"annotators", labeling::manual_annotators(db)},
           {"repositories", repos},
           {"dimensions", dims},
@@ -257,130 +191,70 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   auto verdict = param(p, "verdict");
   auto source = source_param(p, "source");
   bool need_labels = source || !want.empty() || min_conf || max_conf || agreement;
-  std::string src = source.value_or("classifier");
 
-  // Candidates, in order: search hits by rank, else newest first.
-  std::vector<json> rows;
-  std::vector<std::int64_t> ids;
-  std::vector<std::string> row_repos;
-  if (auto q = param(p, "q")) {
+  // Label and verdict filters give a set of issue ids (views::select_issues, through the owners'
+  // readers); the database then filters by it, repository and state, counts and pages: only the
+  // rows of the page become JSON.
+  IssueFilter f;
+  f.repos = repos;
+  f.state = state;
+  if (converter) {  // the repositories of that converter (among `repo` when given)
+    std::vector<std::string> of_converter;
+    Stmt r(db, "SELECT full_name FROM repositories ORDER BY full_name");
+    while (r.step()) {
+      std::string name = r.text(0);
+      bool listed = repos.empty() || std::any_of(repos.begin(), repos.end(),
+                                                 [&](const auto& x) { return iequals(x, name); });
+      if (listed && iequals(*converter, tax.converter_for_repo(name))) of_converter.push_back(name);
+    }
+    if (of_converter.empty())
+      return {{"issues", json::array()}, {"total", 0}, {"page", page}, {"per_page", per_page}};
+    f.repos = of_converter;
+  }
+  views::IssueSelection sel;
+  if (need_labels) {
+    sel.source = source.value_or("classifier");
+    sel.labels = want;
+    sel.min_confidence = min_conf;
+    sel.max_confidence = max_conf;
+    if (agreement) {
+      sel.compare = compare;
+      sel.agree = *agreement == "agree";
+    }
+  }
+  sel.verdict = verdict;
+  views::SelectedIssues selected = views::select_issues(db, sel);
+  f.ids = selected.ids;
+
+  auto row_json = [&](json row, const IssueSummary& s) {
+    row["converter"] = tax.converter_for_repo(s.repo);
+    auto l = selected.labels.find(s.id);
+    if (sel.source && l != selected.labels.end()) {
+      row["labels_source"] = *sel.source;
+      row["source_labels"] = l->second.values;
+      row["confidence"] = l->second.confidence;
+    }
+    return row;
+  };
+  json out = json::array();
+  std::int64_t total = 0;
+  if (auto q = param(p, "q")) {  // search hits by rank
     SearchOptions o;
-    o.limit = 0;
+    o.limit = per_page;
+    o.offset = (page - 1) * per_page;
+    o.where = f;
     o.fts = param(p, "fts").value_or("0") == "1";
     try {
-      for (const SearchHit& h : search_issues(db, *q, o)) {
-        rows.push_back(to_json(h));
-        ids.push_back(h.issue.id);
-        row_repos.push_back(h.issue.repo);
-      }
+      for (const SearchHit& h : search_issues(db, *q, o, &total))
+        out.push_back(row_json(to_json(h), h.issue));
     } catch (const UsageError& e) {
       throw HttpError(400, e.what());
     }
-  } else {
-    IssueFilter f;
-    if (state) f.state = state;
-    bool plain = !need_labels && !verdict && !converter;
-    if (plain) {
-      // Only repository and state filters: the database pages and counts (no full listing).
-      f.repos = repos;
-      f.limit = per_page;
-      f.offset = (page - 1) * per_page;
-      std::string sql =
-          "SELECT count(*) FROM issues i JOIN repositories r ON r.id = i.repo_id "
-          "WHERE i.is_pull_request = 0";
-      if (!repos.empty()) {
-        sql += " AND r.full_name IN (?";
-        for (std::size_t k = 1; k < repos.size(); ++k) sql += ",?";
-        sql += ")";
-      }
-      if (state) sql += " AND i.state = ? COLLATE NOCASE";
-      Stmt count(db, sql);
-      int k = 1;
-      for (const std::string& r : repos) count.bind(k++, r);
-      if (state) count.bind(k++, *state);
-      count.step();
-      std::int64_t total = count.int64(0);
-      json out = json::array();
-      for (const IssueSummary& s : list_issues(db, f)) {
-        json row = to_json(s);
-        row["converter"] = tax.converter_for_repo(s.repo);
-        out.push_back(std::move(row));
-      }
-      return {{"issues", out}, {"total", total}, {"page", page}, {"per_page", per_page}};
-    }
-    for (const IssueSummary& s : list_issues(db, f)) {
-      rows.push_back(to_json(s));
-      ids.push_back(s.id);
-      row_repos.push_back(s.repo);
-    }
-  }
-
-  std::map<std::int64_t, labeling::IssueLabels> labels, other;
-  if (need_labels) {
-    for (auto& l : labeling::load_label_set(db, src)) labels[l.issue_id] = std::move(l);
-    if (compare)
-      for (auto& l : labeling::load_label_set(db, *compare)) other[l.issue_id] = std::move(l);
-  }
-  std::set<std::int64_t> with_verdict;
-  if (verdict) {
-    Stmt v(db,
-           "SELECT DISTINCT issue_id FROM repro_runs WHERE verdict = ? AND issue_id IS NOT NULL");
-    v.bind(1, *verdict);
-    while (v.step()) with_verdict.insert(v.int64(0));
-  }
-
-  json out = json::array();
-  long total = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string& repo = row_repos[i];
-    if (!repos.empty() && std::none_of(repos.begin(), repos.end(),
-                                       [&](const std::string& r) { return iequals(r, repo); }))
-      continue;
-    if (state && rows[i]["state"] != *state) continue;
-    std::string conv = tax.converter_for_repo(repo);
-    if (converter && !iequals(*converter, conv)) continue;
-    if (verdict && !with_verdict.count(ids[i])) continue;
-    const labeling::IssueLabels* l = nullptr;
-    if (need_labels) {
-      auto it = labels.find(ids[i]);
-      if (it == labels.end()) continue;
-      l = &it->second;
-      bool ok = true;
-      for (const auto& [dim, value] : want) {
-        auto v = l->values.find(dim);
-        if (v == l->values.end() || v->second != value) ok = false;
-      }
-      if (min_conf || max_conf) {
-        if (l->confidence.empty()) ok = false;
-        double lowest = 1;
-        for (const auto& [dim, c] : l->confidence) lowest = std::min(lowest, c);
-        if ((min_conf && lowest < *min_conf) || (max_conf && lowest > *max_conf)) ok = false;
-      }
-      if (agreement) {
-        auto o = other.find(ids[i]);
-        int shared = 0, differ = 0;
-        if (o != other.end())
-          for (const auto& [dim, value] : l->values) {
-            auto v = o->second.values.find(dim);
-            if (v == o->second.values.end()) continue;
-            ++shared;
-            if (v->second != value) ++differ;
-          }
-        bool agrees = shared > 0 && differ == 0;
-        if (shared == 0 || (*agreement == "agree") != agrees) ok = false;
-      }
-      if (!ok) continue;
-    }
-    ++total;
-    if (total <= (page - 1) * per_page || total > page * per_page) continue;
-    json row = std::move(rows[i]);
-    row["converter"] = conv;
-    if (l) {
-      row["labels_source"] = src;
-      row["source_labels"] = l->values;
-      row["confidence"] = l->confidence;
-    }
-    out.push_back(std::move(row));
+  } else {  // newest first
+    total = count_issues(db, f);
+    f.limit = per_page;
+    f.offset = (page - 1) * per_page;
+    for (const IssueSummary& s : list_issues(db, f)) out.push_back(row_json(to_json(s), s));
   }
   return {{"issues", out}, {"total", total}, {"page", page}, {"per_page", per_page}};
 }
@@ -393,117 +267,11 @@ json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std:
   } catch (const UsageError& e) {
     throw HttpError(400, e.what());
   }
-  std::optional<IssueDetail> d = get_issue(db, ref);
+  views::DossierOptions options;
+  if (blind) options.blind_viewer = viewer;
+  std::optional<views::IssueDossier> d = views::build_dossier(db, tax, ref, options);
   if (!d) throw HttpError(404, "issue " + to_string(ref) + " is not in the store");
-  std::int64_t id = d->summary.id;
-  json j = to_json(*d);
-  j["converter"] = tax.converter_for_repo(d->summary.repo);
-
-  std::int64_t run = latest_run(db);
-  std::vector<Evidence> evidence;
-  json classifier = nullptr, facts = json::array();
-  if (run) {
-    json dims = json::object();
-    Stmt l(db,
-           "SELECT l.dimension, l.label, l.subtype, l.confidence, c.probability "
-           "FROM classifier_labels l LEFT JOIN classifier_calibrated c ON c.run_id = l.run_id "
-           "AND c.issue_id = l.issue_id AND c.dimension = l.dimension "
-           "WHERE l.run_id = ? AND l.issue_id = ? ORDER BY l.dimension");
-    l.bind(1, run).bind(2, id);
-    while (l.step())
-      dims[l.text(0)] = {{"label", opt(l.opt_text(1))},
-                         {"subtype", opt(l.opt_text(2))},
-                         {"confidence", l.real(3)},
-                         {"probability", l.is_null(4) ? json() : json(l.real(4))}};
-    Stmt e(db,
-           "SELECT dimension, label, rule_id, field, field_index, span_start, span_end, "
-           "matched_text, weight FROM classifier_evidence WHERE run_id = ? AND issue_id = ? "
-           "ORDER BY weight DESC, id");
-    e.bind(1, run).bind(2, id);
-    json ev = json::array();
-    while (e.step()) {
-      evidence.push_back({e.text(0), e.text(1), e.text(2), e.text(3), e.text(7), e.int64(4),
-                          e.int64(5), e.int64(6), e.real(8)});
-      const Evidence& x = evidence.back();
-      ev.push_back({{"dimension", x.dimension},
-                    {"label", x.label},
-                    {"rule", x.rule},
-                    {"field", x.field},
-                    {"field_index", x.field_index},
-                    {"span_start", x.start},
-                    {"span_end", x.end},
-                    {"matched_text", x.matched},
-                    {"weight", x.weight}});
-    }
-    // Execution evidence: stored repro verdicts that voted for a label in this run.
-    Stmt x(db,
-           "SELECT dimension, label, kind, weight, repro_run_id, run_kind, verdict, step, "
-           "signature, summary FROM classifier_execution_evidence WHERE run_id = ? AND "
-           "issue_id = ? ORDER BY dimension, kind");
-    x.bind(1, run).bind(2, id);
-    json execution = json::array();
-    while (x.step())
-      execution.push_back({{"dimension", x.text(0)},
-                           {"label", x.text(1)},
-                           {"kind", x.text(2)},
-                           {"weight", x.real(3)},
-                           {"repro_run_id", x.int64(4)},
-                           {"run_kind", x.text(5)},
-                           {"verdict", x.text(6)},
-                           {"step", opt(x.opt_text(7))},
-                           {"signature", opt(x.opt_text(8))},
-                           {"summary", x.text(9)}});
-    classifier = {
-        {"run_id", run}, {"dimensions", dims}, {"evidence", ev}, {"execution", execution}};
-    Stmt f(db,
-           "SELECT kind, value FROM classifier_extractions WHERE run_id = ? AND issue_id = ? "
-           "ORDER BY kind, value");
-    f.bind(1, run).bind(2, id);
-    while (f.step()) facts.push_back({{"kind", f.text(0)}, {"value", f.text(1)}});
-  }
-  j["classifier"] = classifier;
-  j["facts"] = facts;
-  json comments = json::array();
-  for (std::size_t i = 0; i < d->comments.size(); ++i)
-    comments.push_back(highlight_ranges(d->comments[i].body.value_or(""), "comment",
-                                        static_cast<std::int64_t>(i), evidence));
-  j["highlights"] = {{"title", highlight_ranges(d->summary.title, "title", 0, evidence)},
-                     {"body", highlight_ranges(d->body.value_or(""), "body", 0, evidence)},
-                     {"comments", comments}};
-
-  labeling::ManualLabels store(db);
-  json history = json::array();
-  for (const auto& r : store.history(id))
-    if (!blind || r.annotator == viewer) history.push_back(row_json(r));
-  j["history"] = history;
-  j["blind"] = blind;
-  json current = json::object();
-  Stmt c(db,
-         "SELECT annotator, dimension, value, kind FROM current_manual_labels WHERE issue_id = ? "
-         "ORDER BY annotator, dimension");
-  c.bind(1, id);
-  while (c.step())
-    if (!blind || c.text(0) == viewer)
-      current[c.text(0)][c.text(1)] = {{"value", opt(c.opt_text(2))}, {"kind", c.text(3)}};
-  j["current"] = current;
-  json repro = json::array();
-  Stmt r(db,
-         "SELECT id, verdict, step, signature, reason, output_name, max_abs_error, started_at, "
-         "message, traceback FROM repro_runs WHERE issue_id = ? ORDER BY id");
-  r.bind(1, id);
-  while (r.step())
-    repro.push_back({{"id", r.int64(0)},
-                     {"verdict", r.text(1)},
-                     {"step", opt(r.opt_text(2))},
-                     {"signature", opt(r.opt_text(3))},
-                     {"reason", opt(r.opt_text(4))},
-                     {"output_name", opt(r.opt_text(5))},
-                     {"max_abs_error", r.is_null(6) ? json() : json(r.real(6))},
-                     {"started_at", r.text(7)},
-                     {"message", opt(r.opt_text(8))},
-                     {"traceback", opt(r.opt_text(9))}});
-  j["repro"] = repro;
-  return j;
+  return views::dossier_json(*d);
 }
 
 json label_history_json(Db& db, const Params& p) {
@@ -524,7 +292,8 @@ json label_history_json(Db& db, const Params& p) {
   }
   labeling::ManualLabels store(db);
   json rows = json::array();
-  for (const auto& r : store.history(id, param(p, "annotator"))) rows.push_back(row_json(r));
+  for (const auto& r : store.history(id, param(p, "annotator")))
+    rows.push_back(labeling::history_row_json(r));
   return rows;
 }
 
@@ -552,16 +321,15 @@ json append_label(Db& db, const Taxonomy& tax, const std::string& annotator, con
   }
   labeling::ManualLabels store(db);
   json result = {{"repo", ref.repo}, {"number", ref.number}, {"annotator", annotator}};
-  auto before = db.scalar("SELECT coalesce(max(id), 0) FROM manual_labels");
+  std::int64_t before = store.last_id();
   if (kind == "undo") {
     auto row_id = opt_int(body, "row_id");
     if (!row_id) throw HttpError(400, "undo: \"row_id\" (integer) needed");
-    Stmt s(db, "SELECT issue_id, annotator, dimension FROM manual_labels WHERE id = ?");
-    s.bind(1, *row_id);
-    if (!s.step() || s.int64(0) != id || s.text(1) != annotator)
+    std::optional<labeling::ManualLabelRow> row = store.row(*row_id);
+    if (!row || row->issue_id != id || row->annotator != annotator)
       throw HttpError(400, "undo: row " + std::to_string(*row_id) + " is not a row of " +
                                annotator + " on " + to_string(ref));
-    std::string dim = s.text(2);
+    std::string dim = row->dimension;
     auto previous = store.value_before(id, annotator, dim, *row_id);
     store.append(id, annotator, dim, previous, "undo", std::nullopt, source);
   } else if (kind == "skip") {
@@ -602,31 +370,34 @@ json append_label(Db& db, const Taxonomy& tax, const std::string& annotator, con
     }
     result["unchanged"] = o.unchanged;
   }
-  json rows = json::array();
-  Stmt w(
-      db,
-      "SELECT id FROM manual_labels WHERE id > ? AND issue_id = ? AND annotator = ? ORDER BY id");
-  w.bind(1, before).bind(2, id).bind(3, annotator);
-  while (w.step()) rows.push_back(w.int64(0));
+  std::vector<std::int64_t> rows = store.ids_after(before, id, annotator);
   result["written"] = rows.size();
   result["row_ids"] = rows;
   return result;
 }
 
-json queue_json(Db& db, const std::string& annotator, const Params& p) {
+json queue_json(Db& db, const Taxonomy& tax, const std::string& rules_dir,
+                const std::string& annotator, const Params& p) {
   std::string mode = param(p, "mode").value_or("annotate");
   std::vector<labeling::QueueItem> items;
   if (mode == "annotate") {
     labeling::QueueOptions o;
     o.queue = param(p, "queue").value_or("unlabeled");
-    if (o.queue != "unlabeled" && o.queue != "low-confidence" && o.queue != "disagreement" &&
-        o.queue != "sample")
-      throw HttpError(400, "queue: unlabeled, low-confidence, disagreement or sample");
+    const auto& names = labeling::annotate_queue_names();
+    if (std::find(names.begin(), names.end(), o.queue) == names.end())
+      throw HttpError(400, "queue: " + join(names, ", "));
+    std::string measure = param(p, "uncertainty").value_or("margin");
+    if (measure != "margin" && measure != "entropy")
+      throw HttpError(400, "uncertainty: margin or entropy");
     o.size = static_cast<int>(int_param(p, "size", 50, 1, 10000));
     o.seed = static_cast<std::uint64_t>(int_param(p, "seed", 1, 0, 1L << 40));
     o.repos = params(p, "repo");
     if (auto lc = real_param(p, "low_confidence", 0, 1)) o.low_confidence = *lc;
-    items = labeling::build_annotate_queue(db, annotator, o);
+    try {
+      items = views::annotate_queue(db, tax, rules_dir, annotator, o, measure);
+    } catch (const UserError& e) {  // the uncertain queue without a trained model
+      throw HttpError(409, e.what());
+    }
   } else if (mode == "adjudicate") {
     std::vector<std::string> annotators = params(p, "annotators");
     if (annotators.size() < 2) throw HttpError(400, "annotators: at least two, e.g. A,B");

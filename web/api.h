@@ -29,8 +29,9 @@ class HttpError : public std::runtime_error {
   int status_;
 };
 
-// GET /api/session: who is logged in, whether writes are allowed, the label sources and the
-// taxonomy (dimensions, labels, subtypes) the page needs for its pickers.
+// GET /api/session: who is logged in, whether writes are allowed, the label sources, the
+// annotate queues (labeling::annotate_queue_names) and the taxonomy (dimensions, labels, subtypes)
+// the page needs for its pickers.
 nlohmann::json session_json(Db& db, const Taxonomy& tax, const std::string& annotator,
                             bool readonly);
 
@@ -62,9 +63,12 @@ nlohmann::json post_label(Db& db, const Taxonomy& tax, const std::string& annota
 nlohmann::json append_label(Db& db, const Taxonomy& tax, const std::string& annotator,
                             const nlohmann::json& body);
 
-// GET /api/queue: mode=annotate (queue, size, seed, repo, low_confidence) or mode=adjudicate
-// (annotators=A,B): the issues to label, in order, with the dimensions to ask.
-nlohmann::json queue_json(Db& db, const std::string& annotator, const Params& params);
+// GET /api/queue: mode=annotate (queue: one of labeling::annotate_queue_names(); size, seed,
+// repo, low_confidence; uncertainty=margin|entropy for the uncertain queue, which ranks by the
+// latest trained model with the rules of `rules_dir`) or mode=adjudicate (annotators=A,B): the
+// issues to label, in order, with the dimensions to ask.
+nlohmann::json queue_json(Db& db, const Taxonomy& tax, const std::string& rules_dir,
+                          const std::string& annotator, const Params& params);
 
 // GET /api/agreement?a=&b=[&dimension=]: between two annotators `agreement --json`; between any
 // other two label sources the same keys (kappa with ci95, confusion) per dimension.

@@ -435,7 +435,7 @@ struct Server::Impl {
       return guard(res, [&] {
         std::string annotator = required_annotator(req);
         Db& db = open_db();
-        send_json(res, queue_json(db, annotator, req.params));
+        send_json(res, queue_json(db, taxonomy, options.rules_dir, annotator, req.params));
       });
     if (get && path == "/api/agreement")
       return guard(res, [&] {

@@ -18,6 +18,7 @@ namespace convfail::web {
 
 struct ServerOptions {
   std::string db_path;
+  std::string rules_dir;  // the classifier rules (data/rules): the uncertain queue's features
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (bound_port() says which)
   bool readonly = false;

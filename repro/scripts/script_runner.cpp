@@ -190,25 +190,7 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   std::string stubs;
   for (const auto& m : options.stub_modules) stubs += (stubs.empty() ? "" : ",") + m;
   if (!stubs.empty()) spec.argv.insert(spec.argv.end(), {"--stub-modules", stubs});
-  // A closed environment: nothing of convfail's (no token), caches and temp files inside the
-  // scratch directory, proxies pointing at a closed port (only matters without the sandbox).
-  const std::string nowhere = "http://127.0.0.1:9";
-  spec.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-              {"HOME", work.string()},
-              {"TMPDIR", tmp.string()},
-              {"LANG", "C.UTF-8"},
-              {"PYTHONDONTWRITEBYTECODE", "1"},
-              {"PYTHONNOUSERSITE", "1"},
-              {"PYTHONHASHSEED", "0"},
-              {"OMP_NUM_THREADS", "1"},
-              {"MKL_NUM_THREADS", "1"},
-              {"TORCH_HOME", (work / ".torch").string()},
-              {"http_proxy", nowhere},
-              {"https_proxy", nowhere},
-              {"HTTP_PROXY", nowhere},
-              {"HTTPS_PROXY", nowhere},
-              {"ALL_PROXY", nowhere},
-              {"no_proxy", ""}};
+  spec.env = python_child_env(work.string(), tmp.string(), (work / ".torch").string());
   spec.cwd = work.string();
   spec.limits.memory_bytes = options.memory_bytes;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(options.timeout_seconds * 2 + 10);
@@ -217,7 +199,7 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
   // The sandbox sees the system directories (Python and torch under /usr), the harness and the
   // scratch directory (the only writable place); the harness's audit hook is a second line.
   spec.limits.writable_dir = root.string();
-  spec.read_only_paths = {harness};
+  spec.read_only_paths = {fs::path(harness).parent_path().string()};  // with tensor_tree.py
 
   run.sandbox = run_sandboxed(spec);
   run.isolation = run.sandbox.isolation;

@@ -8,13 +8,14 @@
 #include "repro/scripts/script_extract.h"
 #include "repro/signature.h"
 #include "repro/verdict_store.h"
+#include "repro/verdicts.h"
 
 namespace convfail::repro {
 namespace {
 
 ScriptVerdict not_runnable(const std::string& step, const std::string& reason) {
   ScriptVerdict v;
-  v.verdict = "not_runnable";
+  v.verdict = kNotRunnable;
   v.step = step;
   v.reason = reason;
   return v;
@@ -129,7 +130,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
               : stored_text(last_lines(sb.stderr_text, 12), kMaxMessageBytes, true);
       if (run.phase == "export" && sb.kind != ExitKind::kExited) {
         ScriptVerdict c;
-        c.verdict = "crash_reproduced";
+        c.verdict = kCrashReproduced;
         c.step = "export";
         c.signature = sb.kind == ExitKind::kTimeout ? "timeout" : sb.describe();
         c.message = last_words;
@@ -152,7 +153,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         return with_exception(not_runnable("harness", "harness error: " + e.type), e);
       if (e.frame == "export") {
         ScriptVerdict c;
-        c.verdict = "crash_reproduced";
+        c.verdict = kCrashReproduced;
         c.step = "export";
         c.signature = exception_signature(e.type, e.message);
         return with_exception(c, e);
@@ -179,7 +180,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
     for (const auto& x : run.exports)
       if (x.error) {  // an export raised but the script caught it
         ScriptVerdict c;
-        c.verdict = "crash_reproduced";
+        c.verdict = kCrashReproduced;
         c.step = "export";
         c.signature = exception_signature(x.error->type, x.error->message);
         return with_exception(c, *x.error);
@@ -201,12 +202,12 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
                         {"step", m.step},
                         {"comparable", x.comparable()},
                         {"details", m.details}});
-      if (m.verdict == "crash_reproduced" && !crash) crash = m;
-      if (m.verdict == "wrong_output_reproduced" &&
+      if (m.verdict == kCrashReproduced && !crash) crash = m;
+      if (m.verdict == kWrongOutputReproduced &&
           (!wrong || std::isnan(wrong->max_abs_error) || m.max_abs_error > wrong->max_abs_error))
         wrong = m;
-      if (m.verdict == "not_runnable" && !unrunnable) unrunnable = m;
-      if (m.verdict == "not_reproduced") {
+      if (m.verdict == kNotRunnable && !unrunnable) unrunnable = m;
+      if (m.verdict == kNotReproduced) {
         ++reproduced_not;
         if (!std::isnan(m.max_abs_error))
           agree_abs =
@@ -231,7 +232,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       out.max_rel_error = pick->max_rel_error;
     } else if (reproduced_not > 0) {
       // The model runs and agrees with eager (or, without reference, with itself optimised).
-      out.verdict = "not_reproduced";
+      out.verdict = kNotReproduced;
       out.max_abs_error = agree_abs;  // the largest difference seen, within tolerance
       out.max_rel_error = agree_rel;
       const HarnessException* eager = nullptr;
@@ -240,7 +241,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
       if (comparable == 0 && eager)
         return with_exception(not_runnable("eager", "eager run failed: " + eager->type), *eager);
     } else {
-      out.verdict = "not_runnable";
+      out.verdict = kNotRunnable;
       out.step = unrunnable ? unrunnable->step : "run";
       out.reason = unrunnable ? unrunnable->reason : "model not evaluated";
       if (unrunnable) out.message = stored_text(unrunnable->message, kMaxMessageBytes, true);

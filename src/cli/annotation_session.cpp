@@ -175,7 +175,11 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       apply_rerank(q.item, out);
     const labeling::QueueItem& item = session_.items[q.item];
     if (!shown || *shown != q.item) {
-      view = std::make_unique<IssueView>(db_, item.issue_id, config_.colour);
+      std::optional<views::IssueDossier> dossier = views::build_dossier(db_, tax_, item.issue_id);
+      if (!dossier)
+        throw UserError("issue id " + std::to_string(item.issue_id) +
+                        " of the queue is not stored");
+      view = std::make_unique<IssueView>(*dossier, config_.colour);
       lines.clear();
       for (const std::string& line : view->lines())
         for (std::string& piece :

@@ -164,15 +164,7 @@ void add_history(CLI::App& parent, Context& ctx) {
     nlohmann::json rows = nlohmann::json::array();
     for (const labeling::ManualLabelRow& r : store.history(id, args->annotator)) {
       if (args->json) {
-        nlohmann::json j = {{"id", r.id},
-                            {"annotator", r.annotator},
-                            {"dimension", r.dimension},
-                            {"kind", r.kind},
-                            {"created_at", r.created_at}};
-        j["value"] = r.value ? nlohmann::json(*r.value) : nlohmann::json();
-        j["note"] = r.note ? nlohmann::json(*r.note) : nlohmann::json();
-        j["source"] = r.source ? nlohmann::json(*r.source) : nlohmann::json();
-        rows.push_back(std::move(j));
+        rows.push_back(labeling::history_row_json(r));
       } else {
         std::cout << terminal_safe(r.created_at) << "  " << terminal_safe(r.annotator) << "  "
                   << terminal_safe(r.dimension) << "  " << terminal_safe(r.kind) << "  "

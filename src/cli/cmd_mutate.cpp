@@ -7,6 +7,7 @@
 #include "cli/repro_options.h"
 #include "core/error.h"
 #include "repro/mutate.h"
+#include "repro/verdicts.h"
 
 namespace convfail::cli {
 
@@ -63,10 +64,10 @@ void add_mutate_command(CLI::App* cmd, Context& ctx) {
       std::cout << nlohmann::json{{"cases_passing", s.cases_passing},
                                   {"mutants", s.mutants},
                                   {"killed", s.killed},
-                                  {"crash_reproduced", s.crash},
-                                  {"wrong_output_reproduced", s.wrong_output},
+                                  {repro::kCrashReproduced, s.crash},
+                                  {repro::kWrongOutputReproduced, s.wrong_output},
                                   {"survived", s.survived},
-                                  {"not_runnable", s.not_runnable},
+                                  {repro::kNotRunnable, s.not_runnable},
                                   {"kill_rate", s.kill_rate()},
                                   {"survivors", survivors}}
                        .dump(2)

@@ -92,6 +92,7 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
     // Migrate (or check, read-only) once here; every request then opens its own connection.
     Db& db = o.readonly ? ctx.read_db() : ctx.db();
     o.db_path = db.path();
+    o.rules_dir = ctx.data_dir + "/rules";
     Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
 
     // SIGINT/SIGTERM go to one waiting thread that stops the server (blocked everywhere else:

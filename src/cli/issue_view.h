@@ -1,6 +1,7 @@
 // What the annotation session shows of one issue: the header (repo, number, title, GitHub
 // labels, dates, URL), the body and comments as pages of lines with the classifier's evidence
-// highlighted, and the latest classifier run's suggestion and evidence per dimension.
+// highlighted, and the latest classifier run's suggestion and evidence per dimension: the
+// terminal's rendering of views::IssueDossier (the web serves the same dossier as JSON).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/db.h"
+#include "views/dossier.h"
 
 namespace convfail::cli {
 
@@ -19,15 +20,10 @@ struct Suggestion {
   std::vector<std::string> evidence;  // "rule_id in field: matched text"
 };
 
-struct EvidenceSpan {
-  std::string dimension, rule_id, field, matched_text;
-  std::int64_t field_index = 0, span_start = 0, span_end = 0;
-};
-
 class IssueView {
  public:
-  // Loads the issue and the latest classifier run's labels and evidence for it.
-  IssueView(Db& db, std::int64_t issue_id, bool colour);
+  // Renders the issue's dossier (views/dossier: issue, latest classifier run, highlights).
+  IssueView(const views::IssueDossier& dossier, bool colour);
 
   std::string header() const;  // several lines, ends with "\n"
   // The text (body, then comments), evidence highlighted, split into lines.
@@ -41,15 +37,15 @@ class IssueView {
   static std::string mark(const std::string& text, bool colour);
 
  private:
-  std::string highlight(const std::string& text, const std::string& field,
-                        std::int64_t field_index) const;
+  std::string highlight(const std::string& text,
+                        const std::vector<views::HighlightRange>& ranges) const;
 
   bool colour_;
   std::string repo_, title_, url_, state_, created_, closed_;
   std::int64_t number_ = 0;
   std::vector<std::string> labels_;
   std::vector<std::string> lines_;
-  std::vector<EvidenceSpan> evidence_;
+  std::string title_marked_;
   std::map<std::string, Suggestion> suggestions_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -204,10 +205,11 @@ Json opt_json(const std::optional<std::string>& v) {
 
 }  // namespace
 
-std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
-  // The filter and order pick the ids; the summary columns (two subqueries per row) are then
-  // computed for the rows of the page only, not for every row the sort sees.
-  std::string sql = "SELECT i.id FROM issues i JOIN repositories r ON r.id=i.repo_id WHERE 1=1";
+namespace {
+
+// " FROM issues i JOIN repositories r ... WHERE ..." of a filter, and the binding of its values.
+std::string filter_sql(const IssueFilter& filter) {
+  std::string sql = " FROM issues i JOIN repositories r ON r.id=i.repo_id WHERE 1=1";
   if (!filter.repos.empty()) {
     sql += " AND r.full_name IN (?";
     for (std::size_t k = 1; k < filter.repos.size(); ++k) sql += ",?";
@@ -221,15 +223,30 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   }
   if (filter.fixed_only) sql += " AND i.has_fix_link = 1";
   if (!filter.include_pull_requests) sql += " AND i.is_pull_request = 0";
-  const char* order = " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
-  sql += order;
-  if (filter.limit > 0 || filter.offset > 0) sql += " LIMIT ? OFFSET ?";
-  sql = std::string("SELECT ") + kSummaryColumns + "WHERE i.id IN (" + sql + ")" + order;
-  Stmt st(db, sql);
+  if (filter.ids) sql += " AND i.id IN (SELECT value FROM json_each(?))";
+  return sql;
+}
+
+int bind_filter(Stmt& st, const IssueFilter& filter) {
   int k = 1;
   for (const std::string& repo : filter.repos) st.bind(k++, repo);
   if (filter.state) st.bind(k++, *filter.state);
   for (const std::string& label : filter.labels) st.bind(k++, label);
+  if (filter.ids) st.bind(k++, Json(*filter.ids).dump());
+  return k;
+}
+
+}  // namespace
+
+std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
+  // The filter and order pick the ids; the summary columns (two subqueries per row) are then
+  // computed for the rows of the page only, not for every row the sort sees.
+  const char* order = " ORDER BY i.created_at DESC, r.full_name, i.number DESC";
+  std::string sql = "SELECT i.id" + filter_sql(filter) + order;
+  if (filter.limit > 0 || filter.offset > 0) sql += " LIMIT ? OFFSET ?";
+  sql = std::string("SELECT ") + kSummaryColumns + "WHERE i.id IN (" + sql + ")" + order;
+  Stmt st(db, sql);
+  int k = bind_filter(st, filter);
   if (filter.limit > 0 || filter.offset > 0) {
     st.bind(k++, filter.limit > 0 ? filter.limit : std::int64_t{-1});
     st.bind(k++, filter.offset);
@@ -237,6 +254,13 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   std::vector<IssueSummary> out;
   while (st.step()) out.push_back(read_summary(st));
   return out;
+}
+
+std::int64_t count_issues(Db& db, const IssueFilter& filter) {
+  Stmt st(db, "SELECT count(*)" + filter_sql(filter));
+  bind_filter(st, filter);
+  st.step();
+  return st.int64(0);
 }
 
 std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref) {
@@ -327,7 +351,7 @@ std::string fts_literal(const std::string& text) {
 }
 
 std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
-                                     const SearchOptions& options) {
+                                     const SearchOptions& options, std::int64_t* total) {
   std::size_t characters = 0;  // UTF-8: every byte that does not continue a character
   for (char c : raw_query) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   if (characters > kMaxSearchQueryLength) {
@@ -386,7 +410,23 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
   for (auto& [id, g] : groups) order.emplace_back(g.issue_score + g.best_comment, id);
   std::sort(order.begin(), order.end());
 
+  // The issues a hit may be (filter, pull requests): one query for all, when a filter or the
+  // total asks for it; else each hit is checked as it is built.
+  std::optional<std::set<std::int64_t>> allowed;
+  if (options.where || total) {
+    IssueFilter f = options.where.value_or(IssueFilter{});
+    f.include_pull_requests = options.include_pull_requests;
+    Stmt ids(db, "SELECT i.id" + filter_sql(f));
+    bind_filter(ids, f);
+    allowed.emplace();
+    while (ids.step()) allowed->insert(ids.int64(0));
+    std::int64_t n = 0;
+    for (const auto& entry : order) n += allowed->count(entry.second);
+    if (total) *total = n;
+  }
+
   std::vector<SearchHit> hits;
+  std::int64_t skipped = 0;
   Stmt one(db, std::string("SELECT ") + kSummaryColumns + "WHERE i.id = ?");
   auto snippet = [&](const std::string& text) {
     return one_line(make_snippet(text, options.snippet_tokens, options.highlight_open,
@@ -394,12 +434,17 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
   };
   for (auto& [score, id] : order) {
     if (options.limit > 0 && static_cast<std::int64_t>(hits.size()) >= options.limit) break;
+    if (allowed && !allowed->count(id)) continue;
     one.bind(1, id);
     bool found = one.step();
     IssueSummary s;
     if (found) s = read_summary(one);
     one.reset();
     if (!found || (s.is_pull_request && !options.include_pull_requests)) continue;
+    if (skipped < options.offset) {
+      ++skipped;
+      continue;
+    }
     Group& g = groups[id];
     SearchHit h;
     h.issue = std::move(s);

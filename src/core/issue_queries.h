@@ -37,12 +37,17 @@ struct IssueFilter {
   std::vector<std::string> labels;   // every label must be present (case-insensitive)
   bool fixed_only = false;           // has_fix_link = 1
   bool include_pull_requests = false;
+  // Only these issues (ids found by another module's reader: a label set, a verdict); set and
+  // empty: none.
+  std::optional<std::vector<std::int64_t>> ids;
   std::int64_t limit = 0;   // 0: no limit
   std::int64_t offset = 0;  // skip this many first (with a limit: one page)
 };
 
 // Issues matching the filter, newest first (created_at, then number).
 std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter);
+// How many issues match the filter (limit and offset aside): the total of a paged listing.
+std::int64_t count_issues(Db& db, const IssueFilter& filter);
 
 struct CommentView {
   std::optional<std::string> author;
@@ -75,6 +80,9 @@ std::optional<IssueDetail> get_issue(Db& db, const IssueRef& ref);
 
 struct SearchOptions {
   std::int64_t limit = 20;  // issues; 0: no limit
+  std::int64_t offset = 0;  // skip this many first hits (with limit: one page)
+  // Only issues this filter lists (its repos, state, labels, ids; its limit and offset aside).
+  std::optional<IssueFilter> where;
   bool include_pull_requests = false;
   // The query is FTS5 syntax (phrases, OR, NOT, prefix*, column:filters). By default it is not:
   // each whitespace-separated word is searched as it is (fts_literal), so code such as
@@ -104,9 +112,11 @@ inline constexpr std::size_t kMaxSearchQueryLength = 1000;
 // cannot parse (the message says how to quote). Ranks all matches by bm25 first, then builds
 // snippets only for the hits returned, from FTS5 highlight() and make_snippet (linear in the
 // text: FTS5's own snippet() grows with the square of the matches). Repeated bare words are
-// dropped from the query (they change nothing but cost).
+// dropped from the query (they change nothing but cost). `total`, when given, is set to the
+// number of hits on every page (after `where`).
 std::vector<SearchHit> search_issues(Db& db, const std::string& query,
-                                     const SearchOptions& options = {});
+                                     const SearchOptions& options = {},
+                                     std::int64_t* total = nullptr);
 
 // The markers search_issues asks FTS5 highlight() to put around matches (control characters
 // that text rarely holds; at worst a stray one misplaces a highlight).

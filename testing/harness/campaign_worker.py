@@ -27,6 +27,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import synth  # noqa: E402
+from tensor_tree import flatten as _flatten_tree  # noqa: E402  (repro/torch_harness, PYTHONPATH)
 
 MAX_TEXT = 2000
 
@@ -64,16 +65,8 @@ def failure_type(e):
 
 
 def flatten(obj, out):
-    import torch
-    if isinstance(obj, torch.Tensor):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            flatten(x, out)
-    elif isinstance(obj, dict):
-        for k in sorted(obj):
-            flatten(obj[k], out)
-    return out
+    """The tensors of obj; dict values by sorted key (the order the campaign stores)."""
+    return _flatten_tree(obj, out, sort_keys=True)
 
 
 def graph_of(model):

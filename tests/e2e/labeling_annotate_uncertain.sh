@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # annotate --queue uncertain: issues the trained model is unsure of come first (their words point
 # to both labels of each dimension), the rest after; refits during a session keep the queue the
-# same set of issues; a missing model and bad options are one-line errors.
+# same set of issues; a missing model and bad options are one-line errors. The web offers the same
+# queue (/api/queue?queue=uncertain): its order is the terminal session's first order.
 # Usage: bash labeling_annotate_uncertain.sh BUILD_DIR SOURCE_DIR SHARED_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_web.sh"
 q() { sqlite3 -cmd ".timeout 5000" "$DB" "$@"; }
 
 python3 - "$T" <<'PY'
@@ -36,6 +38,12 @@ expect_grep "needs a trained model" "$T/err"
 expect_exit 2 cf annotate --annotator ann --queue uncertain --refit-every 0 </dev/null
 expect_exit 2 cf annotate --annotator ann --queue uncertain --uncertainty variance </dev/null
 cf annotate --help | grep -q -- "--refit-every" || fail "--refit-every not in --help"
+start_server
+expect_status 200 GET /api/session
+json_check 'd["queues"] == ["unlabeled", "low-confidence", "disagreement", "sample", "uncertain"]'
+expect_status 409 GET '/api/queue?queue=uncertain' -H 'X-Convfail-Annotator: web1'
+expect_grep "needs a trained model" "$T/body"
+expect_status 400 GET '/api/queue?queue=uncertain&uncertainty=variance' -H 'X-Convfail-Annotator: web1'
 
 cf train --gold-file "$T/gold.csv" >/dev/null
 echo q | cf annotate --annotator ann --queue uncertain --plain >"$T/out" 2>"$T/err"
@@ -44,6 +52,16 @@ order=$(q "SELECT group_concat(i.number) FROM (SELECT issue_id FROM annotation_q
            WHERE session_id = 1 ORDER BY position) qi JOIN issues i ON i.id = qi.issue_id")
 first=$(echo "$order" | cut -d, -f1-6 | tr , '\n' | sort -n | tr '\n' ' ')
 [ "$first" = "25 26 27 28 29 30 " ] || fail "the ambiguous issues are not first: $order"
+for measure in margin entropy; do
+  expect_status 200 GET "/api/queue?queue=uncertain&uncertainty=$measure" -H 'X-Convfail-Annotator: web1'
+  web_order=$(python3 -c 'import json,sys; print(",".join(str(i["number"]) for i in json.load(open(sys.argv[1]))["items"]))' "$T/body")
+  [ "$measure" = entropy ] || [ "$web_order" = "$order" ] || fail "web uncertain queue $web_order, terminal $order"
+  [ "$(echo "$web_order" | tr , '\n' | sort -n | tr '\n' ' ')" = "$(seq 1 30 | tr '\n' ' ')" ] ||
+    fail "web uncertain queue ($measure) is not the 30 issues: $web_order"
+done
+expect_status 200 GET '/api/queue?queue=uncertain&size=4' -H 'X-Convfail-Annotator: web1'
+json_check 'len(d["items"]) == 4 and all(i["number"] > 24 for i in d["items"])'
+stop_server
 
 # A session refitting after every issue: every answer stored, the queue still the same 30 issues.
 printf 's\ns\ns\ns\ns\nq\n' | cf annotate --annotator ann --queue uncertain --refit-every 1 --plain \

@@ -266,8 +266,6 @@ async function viewIssue(repo, number) {
 
 // ---- Annotate
 
-const QUEUES = ['unlabeled', 'low-confidence', 'disagreement', 'sample'];
-
 function needLogin() {
   show(el('h1', {}, 'Log in first'), el('p', {}, 'Type your annotator name at the top right: every label you give is stored under it.'));
 }
@@ -280,7 +278,7 @@ async function viewAnnotate(params, mode) {
   if (adjudicate) {
     form.append(el('label', {}, 'annotators (comma-separated)', el('input', { name: 'annotators', value: params.annotators || state.session.annotators.filter((a) => a !== state.session.annotator).slice(0, 2).join(',') })));
   } else {
-    form.append(el('label', {}, 'queue', select('queue', QUEUES, params.queue || 'unlabeled')),
+    form.append(el('label', {}, 'queue', select('queue', state.session.queues, params.queue || 'unlabeled')),
       el('label', {}, 'size', el('input', { class: 'num', name: 'size', value: params.size || '50' })),
       el('label', {}, 'seed (sample)', el('input', { class: 'num', name: 'seed', value: params.seed || '1' })));
   }

@@ -108,6 +108,45 @@ TEST_CASE("issue queries: show returns the thread with associations and timeline
   CHECK(!get_issue(*db, {"other/repo", 10}));
 }
 
+TEST_CASE("issue queries: a page of a filter by ids, counted in SQL; search pages the same way") {
+  test::TempDir dir;
+  auto db = fixture_db(dir);
+  IssueFilter f;
+  std::vector<IssueSummary> every = list_issues(*db, f);
+  REQUIRE(every.size() == 5);
+  f.ids = std::vector<std::int64_t>{every[0].id, every[2].id, every[4].id, 999999};
+  CHECK(count_issues(*db, f) == 3);
+  f.limit = 2;
+  f.offset = 1;
+  CHECK(refs(list_issues(*db, f)) == refs({every[2], every[4]}));
+  CHECK(count_issues(*db, f) == 3);  // limit and offset aside
+  f.ids = std::vector<std::int64_t>{};
+  CHECK(count_issues(*db, f) == 0);
+  CHECK(list_issues(*db, f).empty());
+
+  // gridsample: #10, then #12 and #11 (see the ranking test); the filter and page apply to hits.
+  SearchOptions o;
+  std::int64_t total = 0;
+  auto all_hits = search_issues(*db, "gridsample", o, &total);
+  REQUIRE(all_hits.size() == 3);
+  CHECK(total == 3);
+  o.limit = 1;
+  o.offset = 1;
+  auto page = search_issues(*db, "gridsample", o, &total);
+  REQUIRE(page.size() == 1);
+  CHECK(page[0].issue.id == all_hits[1].issue.id);
+  CHECK(total == 3);
+  IssueFilter closed;
+  closed.state = "closed";
+  o.where = closed;
+  o.offset = 0;
+  o.limit = 10;
+  auto closed_hits = search_issues(*db, "gridsample", o, &total);
+  CHECK(total == 2);  // #11 is open
+  REQUIRE(closed_hits.size() == 2);
+  CHECK(closed_hits[0].issue.number == 10);
+}
+
 TEST_CASE("issue queries: search ranks, groups per issue and highlights") {
   test::TempDir dir;
   auto db = fixture_db(dir);
