@@ -239,7 +239,7 @@ Table defects_table(const CampaignAnalysis& a) {
   t.id = "defects";
   t.title = "Defects found: failure groups";
   t.header = {"Group",     "Outcome",  "Signature",      "Models", "Minimal nodes",
-              "Operators", "Sequence", "Matched issues", "Labels"};
+              "Operators", "Sequence", "Matched issues", "Labels", "ONNX Runtime releases"};
   for (const auto& g : a.groups) {
     std::string nodes =
         g.minimised_nodes
@@ -255,7 +255,7 @@ Table defects_table(const CampaignAnalysis& a) {
     t.rows.push_back({std::to_string(g.id), outcome_title(g.outcome), g.signature,
                       std::to_string(g.size), nodes, list(g.operators),
                       g.sequence.empty() ? "-" : sequence_text(g.sequence), issues,
-                      labels.empty() ? "-" : labels});
+                      labels.empty() ? "-" : labels, g.runtime.value_or("not bisected")});
   }
   return t;
 }
@@ -347,7 +347,8 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
               {"operators", g.operators},
               {"sequence", g.sequence},
               {"candidates", g.candidates ? json(*g.candidates) : json()},
-              {"labels", g.labels}};
+              {"labels", g.labels},
+              {"runtime", g.runtime ? json(*g.runtime) : json()}};
     json in_suite = json::object();
     for (std::size_t i = 0; i < a.suites.size() && i < g.in_suite.size(); ++i)
       in_suite[a.suites[i].name] = static_cast<bool>(g.in_suite[i]);

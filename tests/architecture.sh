@@ -29,7 +29,7 @@ allowed() {
     core) echo "" ;;
     crawler | labeling | repro) echo "core" ;;
     classifier | reports) echo "core labeling" ;;
-    web) echo "core labeling reports" ;;
+    web) echo "core labeling repro reports testing" ;;
     testing) echo "core labeling classifier repro reports" ;;
     cli) echo "core crawler classifier labeling repro reports testing web" ;;
     tests | bench) echo "core cli crawler classifier labeling repro reports testing web tests" ;;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "classifier/latest_run.h"
+#include "core/issue_ref.h"
 #include "core/text.h"
 
 namespace convfail::cli {
@@ -50,8 +51,7 @@ IssueView::IssueView(Db& db, std::int64_t issue_id, bool colour) : colour_(colou
     closed_ = st.text(6);
     url_ = st.text(7);
   }
-  if (url_.empty() && !repo_.empty())
-    url_ = "https://github.com/" + repo_ + "/issues/" + std::to_string(number_);
+  if (!repo_.empty()) url_ = issue_page_url({repo_, number_}, url_);
   Stmt lab(db, "SELECT name FROM issue_labels WHERE issue_id = ? ORDER BY name");
   lab.bind(1, issue_id);
   while (lab.step()) labels_.push_back(lab.text(0));
