@@ -64,8 +64,7 @@ void add_issue_page_fields(Db& db, json& issue) {
   json runtime = json::array();
   std::int64_t id = require_issue(db, ref);
   for (const reports::RuntimeHistory& h : reports::runtime_histories(db))
-    if (h.issue_id == id)
-      runtime.push_back(reports::runtime_history_json(h));
+    if (h.issue_id == id) runtime.push_back(reports::runtime_history_json(h));
   issue["runtime_history"] = runtime;
 }
 

@@ -47,7 +47,8 @@ std::optional<std::string> markdown_to_safe_html(std::string_view markdown) {
   }
   cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
   std::unique_ptr<cmark_node, NodeFree> doc(cmark_parser_finish(parser.get()));
-  char* html = cmark_render_html(doc.get(), options, cmark_parser_get_syntax_extensions(parser.get()));
+  char* html =
+      cmark_render_html(doc.get(), options, cmark_parser_get_syntax_extensions(parser.get()));
   std::string out = html ? html : "";
   std::free(html);
   return out;

@@ -281,6 +281,8 @@ try:
     wait(d2, lambda: "choose a label for symptom" in text_of(d2, "#error"), "a choice is required")
     from selenium.webdriver.support.ui import Select
     Select(row.find_element(By.CSS_SELECTOR, "select.decision")).select_by_value("wrong_model")
+    broken = d2.execute_script(BROKEN_WORDS, "#adjudicate-form")
+    assert not broken, broken
     shot(d2, "adjudicate")
     d2.find_element(By.ID, "decide").click()
     wait(d2, lambda: text_of(d2, "#decision-form .progress").startswith("issue 2 of 2 · acme/conv#3"), "next dispute")

@@ -598,7 +598,7 @@ function choicesOf(dim, cause) {
 }
 
 function decisionSelect(dim, choices, picks, current) {
-  const box = el('select', { name: dim, 'data-dimension': dim, class: 'decision' }, el('option', { value: '' }, '— choose —'));
+  const box = el('select', { name: dim, 'data-dimension': dim, class: 'decision', onchange: () => showError('') }, el('option', { value: '' }, '— choose —'));
   for (const [id, title] of choices) {
     const who = picks.filter(([, v]) => v === id).map(([r]) => r);
     box.appendChild(el('option', { value: id, selected: id === current }, title + (who.length ? ' · ' + who.join(', ') : '')));

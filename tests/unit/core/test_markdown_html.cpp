@@ -57,7 +57,10 @@ TEST_CASE("markdown_to_safe_html: raw HTML omitted, dangerous URLs dropped") {
 }
 
 TEST_CASE("markdown_to_safe_html: invalid UTF-8 replaced, too long refused, wide tables as text") {
-  CHECK(has(html("a\xff" "b"), "a\xEF\xBF\xBD" "b"));
+  CHECK(has(html("a\xff"
+                 "b"),
+            "a\xEF\xBF\xBD"
+            "b"));
   CHECK(!markdown_to_safe_html(std::string(kMaxMarkdownHtmlBytes + 1, 'a')));
   CHECK(markdown_to_safe_html(std::string(kMaxMarkdownHtmlBytes, 'a')));
   // 5000 columns and a few hundred rows: rendered as text, quickly.
