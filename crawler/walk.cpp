@@ -122,7 +122,8 @@ void Walk::store(std::vector<FetchedIssue>& items, const std::string& served_by,
                  const std::vector<CacheEntry>& cache_rows) {
   // One transaction: issues, comments, timelines, cache rows and the checkpoint.
   Transaction tx(db_);
-  std::vector<std::int64_t> stored = ledger_.store_page(repo_name_, items, state_, served_by, changed);
+  std::vector<std::int64_t> stored =
+      ledger_.store_page(repo_name_, items, state_, served_by, changed);
   for (std::int64_t n : stored)
     if (!stored_numbers_.insert(n).second) shifted_ = true;
   for (const CacheEntry& c : cache_rows) cache_.put(c);

@@ -71,7 +71,7 @@ class Walk {
 
   Db& db_;
   const CrawlOptions& o_;
-  std::string api_root_;  // the API URL without trailing slashes
+  std::string api_root_;   // the API URL without trailing slashes
   std::string repo_name_;  // the current name (after a rename)
   IssueStore store_;
   HttpCache cache_;

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/taxonomy.h"
 #include "reports/report_data.h"
 #include "reports/report_tables.h"
@@ -25,6 +27,9 @@ std::string render_latex(const PrintedReport& report, bool standalone = false);
 std::string render_html(const PrintedReport& report);
 // The full unbinned counts (report_data.h) as JSON.
 std::string render_json(const ReportData& data);
+// One RuntimeHistory as `report --json` prints it in runtime_history (issue, symptom, model, from,
+// to, first_bad, regressed_in, fixed_in, newest_known, still_failing, summary).
+nlohmann::json runtime_history_json(const RuntimeHistory& h);
 
 // `raw_csv`: CSV cells are written as they are, formulas included (--raw-csv).
 // `latex_standalone`: LaTeX as a whole document (--standalone) instead of table fragments.

@@ -35,51 +35,90 @@ std::string esc(const std::string& s) {
 // bar also carries its value.
 const char* kFills[] = {"#1f4e79", "#9dc3e6", "#c55a11", "#f4b183", "#548235", "#c9e2b3"};
 
+// A step of 1, 2 or 5 times a power of ten giving at most five ticks up to `max`.
+long tick_step(long max) {
+  long step = 1;
+  for (long power = 1;; power *= 10) {
+    for (long m : {1, 2, 5}) {
+      step = m * power;
+      if (max <= 5 * step) return step;
+    }
+  }
+}
+
 std::string svg_chart(const BarChart& c) {
   const int bar = 16, gap = 18, top = 30, plot = 180;
   const int series = static_cast<int>(std::max<std::size_t>(c.series.size(), 1));
   const int group = series * bar + gap;
-  // Category labels are rotated by 35 degrees to the lower left of their group's centre: the
-  // margins grow with the first label's width (left) and the longest one's (bottom), at about
-  // 6.5 px per character of the 11 px font (cos 35 = 0.82, sin 35 = 0.57).
+  // Category labels are rotated by 35 degrees to the lower left of their group's centre. Widths
+  // are estimated at 7 px per character of the 11 px font (generous for proportional fonts), so
+  // that no label is clipped: the left margin holds the tick labels and every label's reach to
+  // the left of its group (cos 35 = 0.82), the bottom margin the longest one's drop (sin 35).
   auto text_px = [](const std::string& t) {
     int chars = 0;
     for (unsigned char ch : t) chars += (ch & 0xC0) != 0x80;  // code points, not bytes
-    return 6.5 * chars;
+    return 7.0 * chars;
   };
-  double widest = 0;
-  for (const auto& cat : c.categories) widest = std::max(widest, text_px(cat));
-  const double first = c.categories.empty() ? 0 : text_px(c.categories.front());
-  const int left = std::max(100, static_cast<int>(0.82 * first) - gap / 2 - series * bar / 2 + 16);
-  const int bottom = std::max(110, static_cast<int>(0.57 * widest) + 30);
-  const int width = std::max(left + static_cast<int>(c.categories.size()) * group + 20, 320);
-  const int height = top + plot + bottom;
   long max = 1;
   for (const auto& v : c.values)
     for (long n : v) max = std::max(max, n);
+  const long step = tick_step(max);
+  const long axis_max = (max + step - 1) / step * step;
+  double widest = 0, reach = 0;
+  for (std::size_t i = 0; i < c.categories.size(); ++i) {
+    double w = text_px(c.categories[i]);
+    widest = std::max(widest, w);
+    reach = std::max(reach,
+                     0.82 * w - (static_cast<double>(i) * group + gap / 2.0 + series * bar / 2.0));
+  }
+  const int tick_label = static_cast<int>(text_px(std::to_string(axis_max))) + 12;
+  const int left = std::max({60, tick_label, static_cast<int>(reach) + 12});
+  const int bottom = std::max(60, static_cast<int>(0.57 * widest) + 30);
+  int legend = left;
+  for (const auto& name : c.series) legend += 24 + static_cast<int>(text_px(name));
+  const int width =
+      std::max({left + static_cast<int>(c.categories.size()) * group + 20, legend + 10, 320});
+  const int height = top + plot + bottom;
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
                   std::to_string(width) + "\" height=\"" + std::to_string(height) +
                   "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
                   "\">\n<title>" + esc(c.title) + "</title>\n";
   const int base = top + plot;
+  auto y_of = [&](long n) {
+    return base - static_cast<int>(static_cast<double>(n) * plot / axis_max + 0.5);
+  };
+  // The y axis: ticks at each step with their value and a light grid line.
+  for (long v = 0; v <= axis_max; v += step) {
+    int y = y_of(v);
+    if (v > 0)
+      s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(y) + "\" x2=\"" +
+           std::to_string(width - 10) + "\" y2=\"" + std::to_string(y) +
+           "\" stroke=\"#d0d0d0\" stroke-width=\"0.5\"/>\n";
+    s += "<line x1=\"" + std::to_string(left - 4) + "\" y1=\"" + std::to_string(y) + "\" x2=\"" +
+         std::to_string(left) + "\" y2=\"" + std::to_string(y) +
+         "\" stroke=\"#000\" stroke-width=\"1\"/>\n<text x=\"" + std::to_string(left - 7) +
+         "\" y=\"" + std::to_string(y + 3) + "\" text-anchor=\"end\" font-size=\"10\">" +
+         std::to_string(v) + "</text>\n";
+  }
+  s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" +
+       std::to_string(left) + "\" y2=\"" + std::to_string(base) +
+       "\" stroke=\"#000\" stroke-width=\"1\"/>\n";
   s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(base) + "\" x2=\"" +
        std::to_string(width - 10) + "\" y2=\"" + std::to_string(base) +
        "\" stroke=\"#000\" stroke-width=\"1\"/>\n";
-  s += "<text x=\"" + std::to_string(left - 4) + "\" y=\"" + std::to_string(top + 4) +
-       "\" text-anchor=\"end\" font-size=\"10\">" + std::to_string(max) + "</text>\n";
   // Legend across the top.
   int lx = left;
   for (std::size_t k = 0; k < c.series.size(); ++k) {
     s += "<rect x=\"" + std::to_string(lx) + "\" y=\"6\" width=\"12\" height=\"12\" fill=\"" +
          kFills[k % 6] + "\" stroke=\"#000\" stroke-width=\"0.5\"/>\n<text x=\"" +
          std::to_string(lx + 16) + "\" y=\"16\" font-size=\"11\">" + esc(c.series[k]) + "</text>\n";
-    lx += 24 + 7 * static_cast<int>(c.series[k].size());
+    lx += 24 + static_cast<int>(text_px(c.series[k]));
   }
   for (std::size_t i = 0; i < c.categories.size(); ++i) {
     int gx = left + static_cast<int>(i) * group + gap / 2;
     for (std::size_t k = 0; k < c.values[i].size(); ++k) {
       long n = c.values[i][k];
-      int h = static_cast<int>(static_cast<double>(n) * plot / max + 0.5);
+      int h = base - y_of(n);
       int x = gx + static_cast<int>(k) * bar;
       s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(base - h) + "\" width=\"" +
            std::to_string(bar - 2) + "\" height=\"" + std::to_string(h) + "\" fill=\"" +

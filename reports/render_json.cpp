@@ -5,6 +5,22 @@
 
 namespace convfail::reports {
 
+nlohmann::json runtime_history_json(const RuntimeHistory& h) {
+  using nlohmann::json;
+  auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(); };
+  return {{"issue", h.issue},
+          {"symptom", h.symptom},
+          {"model", h.model},
+          {"from", h.from_version},
+          {"to", h.to_version},
+          {"first_bad", opt(h.first_bad)},
+          {"regressed_in", opt(h.regressed_in)},
+          {"fixed_in", opt(h.fixed_in)},
+          {"newest_known", opt(h.newest_known)},
+          {"still_failing", h.still_failing},
+          {"summary", runtime_history_text(h)}};
+}
+
 std::string render_json(const ReportData& d) {
   using nlohmann::json;
   json out = {{"source", d.source},
@@ -57,19 +73,7 @@ std::string render_json(const ReportData& d) {
   }
   if (!d.runtime_history.empty()) {
     json rows = json::array();
-    auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(); };
-    for (const auto& h : d.runtime_history)
-      rows.push_back({{"issue", h.issue},
-                      {"symptom", h.symptom},
-                      {"model", h.model},
-                      {"from", h.from_version},
-                      {"to", h.to_version},
-                      {"first_bad", opt(h.first_bad)},
-                      {"regressed_in", opt(h.regressed_in)},
-                      {"fixed_in", opt(h.fixed_in)},
-                      {"newest_known", opt(h.newest_known)},
-                      {"still_failing", h.still_failing},
-                      {"summary", runtime_history_text(h)}});
+    for (const auto& h : d.runtime_history) rows.push_back(runtime_history_json(h));
     out["runtime_history"] = rows;
   }
   return out.dump(2) + "\n";

@@ -134,33 +134,47 @@ void add_runtime_history(Db& db, const std::vector<labeling::IssueLabels>& label
     const std::string* symptom = value_of(l, "symptom");
     symptoms[l.issue_id] = symptom ? *symptom : std::string();
   }
-  Stmt st(db,
-          "SELECT b.issue_id, r.full_name || '#' || i.number, b.model_path, b.from_version,"
-          " b.to_version, b.first_bad, b.regressed_in, b.fixed_in, b.newest_known,"
-          " b.still_failing FROM bisects b JOIN issues i ON i.id = b.issue_id JOIN repositories r"
-          " ON r.id = i.repo_id WHERE b.id = (SELECT max(id) FROM bisects c WHERE c.issue_id ="
-          " b.issue_id AND c.model_sha256 = b.model_sha256) ORDER BY r.full_name, i.number, b.id");
-  while (st.step()) {
-    auto it = symptoms.find(st.int64(0));
-    if (it == symptoms.end()) continue;  // not in this report
-    RuntimeHistory h;
-    h.issue = st.text(1);
+  for (RuntimeHistory& h : runtime_histories(db)) {
+    auto it = symptoms.find(h.issue_id);
+    if (h.issue_id == 0 || it == symptoms.end()) continue;  // a group's, or not in this report
     h.symptom = it->second;
-    std::string path = st.text(2);
-    h.model =
-        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    h.from_version = st.text(3);
-    h.to_version = st.text(4);
-    h.first_bad = st.opt_text(5);
-    h.regressed_in = st.opt_text(6);
-    h.fixed_in = st.opt_text(7);
-    h.newest_known = st.opt_text(8);
-    h.still_failing = st.int64(9) != 0;
     out.runtime_history.push_back(std::move(h));
   }
 }
 
 }  // namespace
+
+std::vector<RuntimeHistory> runtime_histories(Db& db) {
+  Stmt st(db,
+          "SELECT coalesce(b.issue_id, 0), coalesce(b.campaign_group_id, 0),"
+          " coalesce(r.full_name || '#' || i.number, ''), b.model_path, b.from_version,"
+          " b.to_version, b.first_bad, b.regressed_in, b.fixed_in, b.newest_known,"
+          " b.still_failing FROM bisects b LEFT JOIN issues i ON i.id = b.issue_id"
+          " LEFT JOIN repositories r ON r.id = i.repo_id"
+          " WHERE (b.issue_id IS NOT NULL OR b.campaign_group_id IS NOT NULL) AND b.id = (SELECT"
+          " max(id) FROM bisects c WHERE c.issue_id IS b.issue_id AND c.campaign_group_id IS"
+          " b.campaign_group_id AND c.model_sha256 = b.model_sha256)"
+          " ORDER BY b.issue_id IS NULL, r.full_name, i.number, b.campaign_group_id, b.id");
+  std::vector<RuntimeHistory> out;
+  while (st.step()) {
+    RuntimeHistory h;
+    h.issue_id = st.int64(0);
+    h.group_id = st.int64(1);
+    h.issue = st.text(2);
+    std::string path = st.opt_text(3).value_or("");
+    h.model =
+        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    h.from_version = st.text(4);
+    h.to_version = st.text(5);
+    h.first_bad = st.opt_text(6);
+    h.regressed_in = st.opt_text(7);
+    h.fixed_in = st.opt_text(8);
+    h.newest_known = st.opt_text(9);
+    h.still_failing = st.int64(10) != 0;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
 
 std::string runtime_history_text(const RuntimeHistory& h) {
   if (!h.newest_known) return "no verdict in " + h.from_version + ".." + h.to_version;

@@ -66,13 +66,21 @@ struct ReproOutcome {
 // The latest `convfail bisect` of one model of a labeled issue: where its verdict changed across
 // ONNX Runtime releases (section 7's per-issue table).
 struct RuntimeHistory {
-  std::string issue;    // OWNER/REPO#N
-  std::string symptom;  // the label source's, may be empty
-  std::string model;    // file name
+  std::int64_t issue_id = 0;  // the bisected model's issue, else 0
+  std::int64_t group_id = 0;  // its campaign group (`bisect --group`), else 0
+  std::string issue;          // OWNER/REPO#N ("" for a group)
+  std::string symptom;        // the label source's, may be empty
+  std::string model;          // file name
   std::string from_version, to_version;
   std::optional<std::string> first_bad, regressed_in, fixed_in, newest_known;
   bool still_failing = false;
 };
+
+// The latest bisect of each model of each issue and campaign group (schema 0015's bisects, as
+// repro/bisect_command stores them): the one reader of that table outside repro, for the repro
+// report's section 7, the campaign report's defects and the web's issue and campaign pages. By
+// issue (OWNER/REPO#N), then group, then bisect.
+std::vector<RuntimeHistory> runtime_histories(Db& db);
 
 // "fixed in 1.21.0", "still failing in 1.31.1 (since 1.14.0 or before)", "regressed in 1.18.0,
 // still failing in 1.31.1", "passes 1.14.0..1.31.1", "no verdict in A..B".

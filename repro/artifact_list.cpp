@@ -9,10 +9,9 @@ namespace convfail::repro {
 std::vector<StoredArtifact> list_artifacts(Db& db, std::optional<std::int64_t> issue_id,
                                            const std::optional<std::string>& kind) {
   static const char* const kinds[] = {"model", "archive", "script", "external_link"};
-  if (kind && std::none_of(std::begin(kinds), std::end(kinds),
-                           [&](const char* k) { return *kind == k; }))
-    throw UsageError("--kind must be model, archive, script or external_link, got '" + *kind +
-                     "'");
+  if (kind &&
+      std::none_of(std::begin(kinds), std::end(kinds), [&](const char* k) { return *kind == k; }))
+    throw UsageError("--kind must be model, archive, script or external_link, got '" + *kind + "'");
   Stmt st(db,
           "SELECT a.id, r.full_name || '#' || i.number, a.kind, coalesce(a.source_field, ''), "
           "a.url, a.code, a.sha256, a.size_bytes, a.local_path, a.fetch_status, a.found_at "

@@ -21,7 +21,8 @@ struct StoredArtifact {
   std::optional<std::string> sha256;
   std::optional<std::int64_t> size_bytes;
   std::optional<std::string> local_path;
-  std::optional<std::string> fetch_status;  // nullopt: not fetched; ok | error:<why> | skipped:<why>
+  std::optional<std::string>
+      fetch_status;  // nullopt: not fetched; ok | error:<why> | skipped:<why>
   std::string found_at;
 };
 

@@ -47,7 +47,8 @@ std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
 std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id) {
   auto st = db.prepare(
       "SELECT id, verdict, started_at, step, signature, reason, output_name, message, traceback, "
-      "max_abs_error, script_source IS NOT NULL FROM repro_runs WHERE issue_id = ? ORDER BY id");
+      "max_abs_error, script_source IS NOT NULL, coalesce(artifact_id, ''), "
+      "coalesce(model_path, '') FROM repro_runs WHERE issue_id = ? ORDER BY id");
   st.bind(1, issue_id);
   std::vector<StoredReproRun> out;
   while (st.step()) {
@@ -63,6 +64,10 @@ std::vector<StoredReproRun> issue_repro_runs(Db& db, std::int64_t issue_id) {
     r.traceback = st.opt_text(8);
     if (!st.is_null(9)) r.max_abs_error = st.real(9);
     r.script = st.int64(10) != 0;
+    std::string path = st.text(12);
+    r.program = r.script ? "script" : "model:" + st.text(11) + ":" + path;
+    r.program_name = r.script ? "script" : path.substr(path.find_last_of('/') + 1);
+    if (r.program_name.empty()) r.program_name = "model (artifact " + st.text(11) + ")";
     out.push_back(std::move(r));
   }
   return out;

@@ -55,6 +55,9 @@ struct StoredReproRun {
   std::optional<std::string> step, signature, reason, output_name, message, traceback;
   std::optional<double> max_abs_error;
   bool script = false;  // a script run (script_source set), else a model run
+  // Which program ran, as latest_verdicts tells them apart: "script" (an issue's script runs are
+  // one program), else "model:ARTIFACT_ID:MODEL_PATH"; and its file name ("script" for scripts).
+  std::string program, program_name;
 };
 
 // The runs of one issue, in the order they were stored.

@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache clang-format pkg-config git ca-certificates
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libmicrohttpd-dev libssl-dev
+  libcmark-gfm-dev libcmark-gfm-extensions-dev  # Markdown to safe HTML (core/markdown_html)
   curl jq  # the crawler e2e tests read the fake server's log
   bubblewrap libseccomp-dev  # the sandbox of repro/ (and core_install.sh hides the checkout)
 )

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "reports/report_data.h"
 #include "testing/test_suite.h"
 
 namespace convfail::testing {
@@ -240,6 +241,15 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
       }
       a.groups.push_back(std::move(g));
     }
+    // Where each group's verdict changed across ONNX Runtime releases (`bisect --group`).
+    std::map<std::int64_t, std::string> runtime;
+    for (const reports::RuntimeHistory& h : reports::runtime_histories(db))
+      if (h.group_id) {
+        std::string& text = runtime[h.group_id];
+        text += (text.empty() ? "" : "; ") + reports::runtime_history_text(h);
+      }
+    for (GroupRow& g : a.groups)
+      if (auto it = runtime.find(g.id); it != runtime.end()) g.runtime = it->second;
   }
 
   // Test-suite coverage.

@@ -52,6 +52,9 @@ struct GroupRow {
       candidates;                             // matched issues; empty = new; none = not matched yet
   std::map<std::string, std::string> labels;  // symptom/cause/stage
   std::vector<bool> in_suite;  // per suite: one test model holds every path of the graph
+  // Its latest `convfail bisect --group` per model: "fixed in 1.21.0", "still failing in ..."
+  // (reports::runtime_history_text); none when not bisected.
+  std::optional<std::string> runtime;
   std::optional<OpGraph> graph;
 };
 

@@ -296,7 +296,7 @@ Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
   t.id = "defects";
   t.title = "Defects found: failure groups";
   t.header = {"Group",     "Outcome",  "Signature",      "Models", "Minimal nodes",
-              "Operators", "Sequence", "Matched issues", "Labels"};
+              "Operators", "Sequence", "Matched issues", "Labels", "ONNX Runtime releases"};
   for (const auto& g : a.groups) {
     std::string nodes =
         g.minimised_nodes
@@ -312,7 +312,7 @@ Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
     t.rows.push_back({std::to_string(g.id), outcome_title(g.outcome), g.signature,
                       std::to_string(g.size), nodes, list(g.operators),
                       g.sequence.empty() ? "-" : sequence_text(g.sequence), issues,
-                      labels.empty() ? "-" : labels});
+                      labels.empty() ? "-" : labels, g.runtime.value_or("not bisected")});
     const std::string row = std::to_string(g.id);
     tidy.push_back({row, "Outcome", outcome_title(g.outcome)});
     tidy.push_back({row, "Signature", g.signature});
@@ -333,6 +333,7 @@ Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
       auto it = g.labels.find(k);
       if (it != g.labels.end()) tidy.push_back({row, std::string("Label ") + k, it->second});
     }
+    tidy.push_back({row, "ONNX Runtime releases", g.runtime.value_or("not bisected")});
   }
   return t;
 }
@@ -425,7 +426,8 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
               {"operators", g.operators},
               {"sequence", g.sequence},
               {"candidates", g.candidates ? json(*g.candidates) : json()},
-              {"labels", g.labels}};
+              {"labels", g.labels},
+              {"runtime", g.runtime ? json(*g.runtime) : json()}};
     json in_suite = json::object();
     for (std::size_t i = 0; i < a.suites.size() && i < g.in_suite.size(); ++i)
       in_suite[a.suites[i].name] = static_cast<bool>(g.in_suite[i]);

@@ -183,4 +183,11 @@ StatusCounts campaign_status(Db& db, std::int64_t id) {
   return s;
 }
 
+std::vector<CampaignListing> list_campaigns(Db& db) {
+  auto st = db.prepare("SELECT id, created_at, finished_at FROM campaigns ORDER BY id DESC");
+  std::vector<CampaignListing> out;
+  while (st.step()) out.push_back({st.int64(0), st.text(1), st.opt_text(2)});
+  return out;
+}
+
 }  // namespace convfail::testing

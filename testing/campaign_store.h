@@ -63,4 +63,13 @@ struct StatusCounts {
 };
 StatusCounts campaign_status(Db& db, std::int64_t id);
 
+// One stored campaign as a list shows it (`serve`'s campaign page).
+struct CampaignListing {
+  std::int64_t id = 0;
+  std::string created_at;
+  std::optional<std::string> finished_at;  // none while running or interrupted
+};
+// Every campaign, newest first.
+std::vector<CampaignListing> list_campaigns(Db& db);
+
 }  // namespace convfail::testing

@@ -30,7 +30,7 @@ allowed() {
     crawler | labeling | repro) echo "core" ;;
     classifier | reports) echo "core labeling" ;;
     views) echo "core labeling classifier repro" ;;
-    web) echo "core labeling reports views" ;;
+    web) echo "core labeling repro reports testing views" ;;
     testing) echo "core labeling classifier repro reports" ;;
     cli) echo "core crawler classifier labeling repro reports testing views web" ;;
     tests | bench) echo "core cli crawler classifier labeling repro reports testing views web tests" ;;

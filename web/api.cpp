@@ -480,7 +480,10 @@ ReportText report_text(Db& db, const Taxonomy& tax, const Params& p) {
     throw HttpError(400, e.what());
   }
   reports::ReportData data = reports::build_report(db, tax, o);
-  std::string text = reports::render_report(data, tax, f);
+  return typed_report(reports::render_report(data, tax, f), format);
+}
+
+ReportText typed_report(std::string text, const std::string& format) {
   static const std::map<std::string, std::pair<std::string, std::string>> kTypes = {
       {"json", {"application/json", "json"}},
       {"md", {"text/markdown; charset=utf-8", "md"}},

@@ -80,6 +80,9 @@ struct ReportText {
   std::string text, content_type, extension;
 };
 ReportText report_text(Db& db, const Taxonomy& tax, const Params& params);
+// A rendered report with the content type and file extension of its format (json | md | csv |
+// latex | html, as reports::parse_report_format accepts).
+ReportText typed_report(std::string text, const std::string& format);
 
 // Annotator names: 1-64 characters of letters, digits, '.', '_', '-', '@'. HttpError 400 else.
 std::string checked_annotator(const std::string& name);

@@ -17,7 +17,9 @@
 #include "core/json_util.h"
 #include "core/text.h"
 #include "web/api.h"
+#include "web/campaign_api.h"
 #include "web/http_server.h"
+#include "web/issue_page.h"
 
 namespace convfail {
 extern const EmbeddedFile kWebAssets[];
@@ -413,9 +415,11 @@ struct Server::Impl {
         auto blind = req.params.find("blind");
         if (blind != req.params.end() && blind->second != "0" && blind->second != "1")
           throw HttpError(400, "blind: 0 or 1");
-        send_json(res,
-                  issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
-                             blind == req.params.end() || blind->second != "0"));
+        Json issue =
+            issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
+                       blind == req.params.end() || blind->second != "0");
+        add_issue_page_fields(db, issue);
+        send_json(res, issue);
       });
     }
     if (get && path == "/api/labels")
@@ -452,10 +456,27 @@ struct Server::Impl {
                          "attachment; filename=\"convfail-report." + r.extension + "\"");
         res.set_content(r.text, r.content_type);
       });
+    if (get && path == "/api/campaigns")
+      return guard(res, [&] {
+        ReadSlot slot(*this);
+        Db& db = open_db();
+        send_json(res, campaigns_json(db));
+      });
+    if (get && starts_with(path, "/api/campaigns/"))
+      return guard(res, [&] {
+        ReadSlot slot(*this);
+        Db& db = open_db();
+        ReportText r = campaign_report_text(db, path.substr(15), req.params);
+        if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
+        if (req.param("download") == "1")
+          res.set_header("Content-Disposition",
+                         "attachment; filename=\"convfail-campaign." + r.extension + "\"");
+        res.set_content(r.text, r.content_type);
+      });
     // Anything else: a JSON 404 (and 405 for a known path with the wrong method).
     static const char* const kPaths[] = {"/api/session",   "/api/login",  "/api/logout",
                                          "/api/issues",    "/api/labels", "/api/queue",
-                                         "/api/agreement", "/api/report"};
+                                         "/api/agreement", "/api/report", "/api/campaigns"};
     for (const char* p : kPaths)
       if (path == p) return send_error(res, 405, "method " + method + " not allowed on " + path);
     send_error(res, 404, "not found");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/issue_ref.h"
 #include "core/text.h"
 
 namespace convfail::cli {
@@ -41,8 +42,7 @@ IssueView::IssueView(const views::IssueDossier& d, bool colour) : colour_(colour
   created_ = issue.created_at.value_or("");
   closed_ = issue.closed_at.value_or("");
   url_ = issue.html_url.value_or("");
-  if (url_.empty() && !repo_.empty())
-    url_ = "https://github.com/" + repo_ + "/issues/" + std::to_string(number_);
+  if (!repo_.empty()) url_ = issue_page_url({repo_, number_}, url_);
   labels_ = issue.labels;
   title_marked_ = highlight(title_, d.highlights.title);
 

@@ -47,6 +47,11 @@ std::string to_string(const IssueRef& ref) {
   return ref.repo + "#" + std::to_string(ref.number);
 }
 
+std::string issue_page_url(const IssueRef& ref, const std::string& html_url) {
+  if (html_url.rfind("https://github.com/", 0) == 0) return html_url;
+  return "https://github.com/" + ref.repo + "/issues/" + std::to_string(ref.number);
+}
+
 std::int64_t require_issue(Db& db, const IssueRef& ref) {
   IssueStore store(db);
   auto id = store.find_issue(ref.repo, ref.number);

@@ -24,6 +24,11 @@ IssueRef parse_issue_ref(const std::string& text);
 // "owner/repo#123"
 std::string to_string(const IssueRef& ref);
 
+// The issue's page on GitHub: `html_url` when it is a https://github.com/ address, else
+// https://github.com/OWNER/REPO/issues/N (flattened imports store no html_url; GitHub redirects
+// /issues/N to /pull/N for a pull request). The terminal's issue view and the web page show it.
+std::string issue_page_url(const IssueRef& ref, const std::string& html_url = "");
+
 // The stored issue id of a reference; throws UserError when the issue is not in the store.
 std::int64_t require_issue(Db& db, const IssueRef& ref);
 

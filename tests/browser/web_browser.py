@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -30,12 +31,12 @@ def cf(*args):
     return subprocess.run(CMD + list(args), check=True, capture_output=True, text=True).stdout
 
 
-def browser():
+def browser(size="1400,1000"):
     o = webdriver.ChromeOptions()
     o.binary_location = "/usr/bin/chromium"
     for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--user-data-dir=" + tempfile.mkdtemp(prefix="cf-chrome-"), "--window-size=1400,1000"]:
+              "--user-data-dir=" + tempfile.mkdtemp(prefix="cf-chrome-"), "--window-size=" + size]:
         o.add_argument(a)
     d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
     d.set_page_load_timeout(30)
@@ -84,6 +85,62 @@ def start_annotate(d, n_items):
     wait(d, lambda: progress(d).startswith("issue 1 of"), "annotation queue")
 
 
+# Words (runs of letters, digits and _) of at most 12 characters that the layout split over two
+# lines inside the given tables: a word broken in the middle.
+BROKEN_WORDS = """
+const out = [];
+for (const table of document.querySelectorAll(arguments[0])) {
+  const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const re = /\\w+/g;
+    let m;
+    while ((m = re.exec(t.nodeValue))) {
+      if (m[0].length > 12) continue;
+      const r = document.createRange();
+      r.setStart(t, m.index);
+      r.setEnd(t, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+      if (lines.size > 1) out.push(m[0]);
+    }
+  }
+}
+return out;
+"""
+
+# The page's layout on a phone: viewport and page widths, and header parts that overlap.
+PHONE_LAYOUT = """
+const parts = [...document.querySelectorAll('header#top .brand, header#top nav a, #who, #login-name, #login-button')]
+  .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+const overlaps = [];
+for (let i = 0; i < parts.length; ++i)
+  for (let j = i + 1; j < parts.length; ++j) {
+    const [a, ra] = parts[i], [b, rb] = parts[j];
+    if (ra.left < rb.right - 1 && rb.left < ra.right - 1 && ra.top < rb.bottom - 1 && rb.top < ra.bottom - 1) overlaps.push([a, b]);
+  }
+return {width: window.innerWidth, scroll: document.documentElement.scrollWidth, overlaps};
+"""
+
+
+def check_charts(d, root):
+    """Every text of every chart inside its chart's box (no clipped label), and a y axis with at
+    least two tick labels."""
+    res = d.execute_script("""
+      const out = [];
+      for (const svg of document.querySelectorAll(arguments[0] + ' svg')) {
+        const box = svg.getBoundingClientRect();
+        const ticks = [...svg.querySelectorAll('text[font-size="10"][text-anchor="end"]')].length;
+        const clipped = [...svg.querySelectorAll('text')].filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1;
+        }).map((t) => t.textContent);
+        out.push({ticks, clipped});
+      }
+      return out;""", root)
+    assert res, "no chart"
+    for c in res:
+        assert c["ticks"] >= 2 and not c["clipped"], res
+
+
 def shot(d, name):
     """A screenshot of the current page into ARTIFACT_DIR (web_NAME.png)."""
     d.save_screenshot(f"{ART}/web_{name}.png")
@@ -113,13 +170,34 @@ try:
     shot(d1, "search")
     links[0].click()
     wait(d1, lambda: "Synthetic crash" in text_of(d1, "#issue-title"), "issue page")
-    assert d1.find_elements(By.CSS_SELECTOR, ".text mark.ev"), "no evidence highlighted in the body"
-    # The hostile issue: its HTML shows as text and runs nothing.
+    assert d1.find_elements(By.CSS_SELECTOR, "#issue-body mark.ev"), "no evidence highlighted in the body"
+    # The hostile issue: title as text; its Markdown body rendered (headings, code fence, list,
+    # table) and inert: raw HTML omitted, no script run, no image, no javascript: link.
     d1.get(URL + "/#/issue/zeta/hostile/1")
     wait(d1, lambda: "<b>bold</b>" in text_of(d1, "#issue-title"), "hostile issue")
-    body = d1.find_element(By.CSS_SELECTOR, ".text").text
-    assert "<script>window.pwned=1</script>" in body, body
-    assert d1.execute_script("return window.pwned === undefined && document.querySelectorAll('main script, main img, main b').length === 0")
+    wait(d1, lambda: d1.find_elements(By.CSS_SELECTOR, "#issue-body .md h1"), "rendered Markdown")
+    md = lambda css: d1.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent)", "#issue-body .md " + css)
+    assert md("h1") == ["Heading one"], md("h1")
+    assert md("strong") == ["strong"] and md("del") == ["old"], (md("strong"), md("del"))
+    assert any("torch.onnx.export(model, x, 'm.onnx')  # <b>not bold</b>" in c for c in md("pre code")), md("pre code")
+    assert md("li") == ["first item", "second item"], md("li")
+    assert md("td") == ["Conv", "11"] and md("th") == ["op", "opset"], (md("th"), md("td"))
+    assert md("a") and "click me" in md("a"), md("a")
+    source = d1.execute_script("return document.querySelector('#issue-body .md-source').textContent")
+    assert "<script>window.pwned=1</script>" in source and "onerror" in source, source
+    time.sleep(0.5)
+    inert = d1.execute_script("""
+      const m = document.querySelector('main');
+      return {pwned: window.pwned === undefined ? null : window.pwned,
+              bad: m.querySelectorAll('script, img, iframe, b, object, embed, [onerror], [onclick]').length,
+              js: [...m.querySelectorAll('a')].filter((a) => /^\\s*(javascript|data|vbscript):/i.test(a.getAttribute('href') || '')).length,
+              rendered: m.querySelector('#issue-body .md').textContent};""")
+    assert inert["pwned"] is None and inert["bad"] == 0 and inert["js"] == 0, inert
+    # Raw HTML is omitted (the script, the iframe); an invalid tag stays visible text.
+    assert "window.pwned=1" not in inert["rendered"] and "iframe" not in inert["rendered"], inert["rendered"]
+    # A flattened import stores no html_url: the link is built as the terminal builds it.
+    assert d1.find_element(By.ID, "github-link").get_attribute("href") == "https://github.com/zeta/hostile/issues/1"
+    shot(d1, "markdown")
     d1.get(URL + "/#/issue/acme/conv/1")
     wait(d1, lambda: "Synthetic crash" in text_of(d1, "#issue-title"), "issue page again")
     d1.save_screenshot(ART + "/web_issue.png")
@@ -173,10 +251,45 @@ try:
         key(d2, "u")
         wait(d2, lambda: text_of(d2, "#last").startswith("undone") and "question 2 of 3" in progress(d2), f"undo {label}")
     print("keys:", " ".join(f"{k}={label}" for label, k in causes))
-    # Adjudicate (not blind): the two raters' labels side by side.
-    d2.get(URL + "/#/adjudicate?annotators=alice,bob&go=1")
-    wait(d2, lambda: "alice" in text_of(d2, "#side-by-side") and "bob" in text_of(d2, "#side-by-side"), "adjudicate side by side")
+    # Bob's own issue page: history, evidence and repro tables break no word in the middle.
+    d2.get(URL + "/#/issue/acme/conv/1")
+    wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "#history tr td"), "bob's label history")
+    broken = d2.execute_script(BROKEN_WORDS, "#history, #evidence, #classifier-labels, #repro")
+    assert not broken, broken
+    shot(d2, "issue_labels")
+
+    # Adjudicate as a third person: no rater preselected (no non-rater prefilled), pick the two
+    # raters; per disputed dimension both raters' labels side by side and a select of labels.
+    login(d2, "carol")
+    d2.get(URL + "/#/adjudicate")
+    boxes = wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "fieldset.raters input[type=checkbox]"), "rater checkboxes")
+    assert sorted(b.get_attribute("value") for b in boxes) == ["alice", "bob"], [b.get_attribute("value") for b in boxes]
+    assert not any(b.is_selected() for b in boxes), "a rater preselected"
+    for b in boxes:
+        b.click()
+    d2.find_element(By.ID, "start").click()
+    wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "#adjudicate-form select.decision"), "adjudicate form")
+    heads = [h.text for h in d2.find_elements(By.CSS_SELECTOR, "#adjudicate-form th.rater")]
+    assert heads == ["alice", "bob"], heads
+    first = text_of(d2, "#decision-form .progress")
+    assert first.startswith("issue 1 of 2 · acme/conv#2"), first
+    row = d2.find_element(By.CSS_SELECTOR, '#adjudicate-form tr[data-dimension="symptom"]')
+    cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[:2] == ["Wrong Model", "Crash"], cells
+    # Nothing chosen yet: saving asks for a choice and writes nothing.
+    d2.find_element(By.ID, "decide").click()
+    wait(d2, lambda: "choose a label for symptom" in text_of(d2, "#error"), "a choice is required")
+    from selenium.webdriver.support.ui import Select
+    Select(row.find_element(By.CSS_SELECTOR, "select.decision")).select_by_value("wrong_model")
+    broken = d2.execute_script(BROKEN_WORDS, "#adjudicate-form")
+    assert not broken, broken
     shot(d2, "adjudicate")
+    d2.find_element(By.ID, "decide").click()
+    wait(d2, lambda: text_of(d2, "#decision-form .progress").startswith("issue 2 of 2 · acme/conv#3"), "next dispute")
+    assert "acme/conv#2: symptom = wrong_model" in text_of(d2, "#last")
+    rows = json.loads(cf("labels", "history", "acme/conv#2", "--annotator", "carol", "--json"))
+    assert [(r["dimension"], r["kind"], r["value"], r["source"]) for r in rows] == [("symptom", "adjudication", "wrong_model", "web:adjudicate")], rows
+
     cli = json.loads(cf("agreement", "--annotators", "alice,bob", "--json"))
     d2.get(URL + "/#/agreement?a=alice&b=bob")
     wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "td.kappa"), "agreement table")
@@ -185,16 +298,46 @@ try:
         shown = text_of(d2, f'td.kappa[data-dimension="{dim}"]')
         assert shown == "%.3f" % v["kappa"], (dim, shown, v["kappa"])
         print(f"agreement {dim}: page {shown}, CLI {v['kappa']}")
-    # Report page: the renderer's tables and SVG charts in a frame, with downloads.
+    # Report page: the renderer's tables and SVG charts in the page (no frame), in the page's
+    # font; every chart label inside its chart; a y axis with ticks.
     d2.get(URL + "/#/report?source=alice")
-    frame = wait(d2, lambda: d2.find_element(By.ID, "report-frame"), "report frame")
-    d2.switch_to.frame(frame)
-    wait(d2, lambda: d2.find_elements(By.TAG_NAME, "svg") and d2.find_elements(By.TAG_NAME, "table"), "report tables and charts")
-    d2.switch_to.default_content()
+    wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "#report svg") and d2.find_elements(By.CSS_SELECTOR, "#report table"), "report tables and charts")
+    assert not d2.find_elements(By.TAG_NAME, "iframe")
     assert len(d2.find_elements(By.CSS_SELECTOR, ".downloads a")) == 5
-    d2.save_screenshot(ART + "/web_report.png")
+    fonts = d2.execute_script("return [getComputedStyle(document.body).fontFamily, getComputedStyle(document.querySelector('#report td')).fontFamily, getComputedStyle(document.querySelector('#report svg text')).fontFamily]")
+    assert fonts[0] == fonts[1] == fonts[2], fonts
+    check_charts(d2, "#report")
+    shot(d2, "report")
+
+    # Campaigns: the list, then one campaign's report (defects with the ONNX Runtime column).
+    d2.get(URL + "/#/campaigns")
+    link = wait(d2, lambda: d2.find_element(By.CSS_SELECTOR, "#campaign-table a.campaign-link"), "campaign list")
+    shot(d2, "campaigns")
+    link.click()
+    wait(d2, lambda: "Defects found" in text_of(d2, "#campaign-report"), "campaign report")
+    report = text_of(d2, "#campaign-report")
+    assert "regressed in 1.15.0, fixed in 1.21.0" in report, report[-800:]
+    assert d2.find_elements(By.CSS_SELECTOR, "#campaign-report svg")
+    check_charts(d2, "#campaign-report")
+    shot(d2, "campaign")
     logs = [e for e in d2.get_log("browser") if e["level"] == "SEVERE"]
     assert not logs, logs
 finally:
     d2.quit()
+# A phone (390 px wide): nothing wider than the screen, no two header parts over each other.
+d3 = browser("500,844")  # headless Chromium's smallest window; the phone's width is emulated
+d3.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+try:
+    login(d3, "alice")
+    for name, path, ready in [("phone_search", "/#/", "#issue-table"), ("phone_issue", "/#/issue/zeta/hostile/1", "#issue-body .md"),
+                              ("phone_report", "/#/report?source=alice", "#report svg")]:
+        d3.get(URL + path)
+        wait(d3, lambda: d3.find_elements(By.CSS_SELECTOR, ready), name)
+        layout = d3.execute_script(PHONE_LAYOUT)
+        assert layout["width"] <= 390 and layout["scroll"] <= layout["width"], (name, layout)
+        assert not layout["overlaps"], (name, layout)
+        shot(d3, name)
+        print(f"{name}: viewport {layout['width']} px, page {layout['scroll']} px, no overlap")
+finally:
+    d3.quit()
 print("web_browser: ok")

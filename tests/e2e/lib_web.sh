@@ -3,6 +3,7 @@
 #   start_server [serve options...]   sets URL (http://127.0.0.1:PORT) and SERVER_PID
 #   stop_server
 #   http METHOD PATH [curl args...]   prints the status; body in $T/body, headers in $T/headers
+#   seed_campaign                      campaign 1 in $DB by SQL (known answers, see below)
 
 SERVER_PID=
 start_server() {
@@ -54,4 +55,32 @@ expect_status() {
 json_check() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert ($1), d" "$T/body" ||
     fail "json check failed: $1: $(head -c 500 "$T/body")"
+}
+
+# Campaign 1 written by SQL (known answers): 4 synthetic mismatches holding Erf > Mul, 4 successes
+# without, one failure group (minimised to Erf > Mul) and its bisect: regressed in 1.15.0, fixed
+# in 1.21.0.
+seed_campaign() {
+  python3 - "$T/campaign.sql" <<'PY'
+import json, sys
+out = open(sys.argv[1], "w")
+out.write("INSERT INTO campaigns(id, config_json, versions_json, finished_at) VALUES (1, '{\"seed\":3}', "
+          "'{\"torch\":\"1.13.1\",\"onnxruntime\":\"1.20.1\"}', '2026-01-02T00:00:00Z');\n")
+for seq in range(8):
+    bad = seq < 4
+    ops = ["Conv", "Relu"] + (["Erf", "Mul"] if bad else []) + ["Add"]
+    g = json.dumps({"ops": ops, "edges": [[i, i + 1] for i in range(len(ops) - 1)]})
+    out.write("INSERT INTO campaign_models(campaign_id, seq, source, name, nodes, outcome, operators_json, "
+              f"graph_json) VALUES (1, {seq}, 'synthetic', 'synthetic-{seq}', {10 + seq % 2}, "
+              f"'{'mismatch' if bad else 'success'}', '{json.dumps(ops)}', '{g}');\n")
+out.write("INSERT INTO campaign_groups(id, campaign_id, outcome, signature, size, representative_seq, "
+          "original_nodes, minimised_nodes, minimised_graph_json, candidates_json, labels_json) VALUES "
+          "(1, 1, 'mismatch', 'outputs differ <erf>', 4, 0, 10, 2, "
+          "'{\"ops\":[\"Erf\",\"Mul\"],\"edges\":[[0,1]]}', '[]', NULL);\n")
+out.write("INSERT INTO bisects(model_sha256, model_path, issue_id, campaign_group_id, from_version, "
+          "to_version, first_bad, regressed_in, fixed_in, newest_known, still_failing, new_runs, "
+          "stored_runs, result_json) VALUES ('aa', '/s/g1/model.onnx', NULL, 1, '1.14.0', '1.22.0', "
+          "'1.15.0', '1.15.0', '1.21.0', '1.22.0', 0, 5, 0, '{}');\n")
+PY
+  sqlite3 "$DB" <"$T/campaign.sql"
 }

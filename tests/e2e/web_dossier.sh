@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One issue dossier (views/dossier) for both front ends: `convfail show --json` and the web's
-# GET /api/issues/OWNER/REPO/N?blind=0 print the same JSON for every issue (classifier labels,
+# GET /api/issues/OWNER/REPO/N?blind=0 print the same dossier for every issue (classifier labels,
 # evidence and highlights in UTF-16 units past non-ASCII text, two annotators' history and
-# current labels, every repro run and the latest verdict per program); blind answers hold only
-# the viewer's labels; the terminal view marks the same evidence.
+# current labels, every repro run and the latest verdict per program); the web adds only its page
+# fields (rendered Markdown, GitHub link, repro rows per program, runtime history); blind answers
+# hold only the viewer's labels; the terminal view marks the same evidence.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_web.sh"
@@ -50,6 +51,13 @@ for ref in acme/conv#1 acme/conv#2 other/tool#7; do
   python3 - "$T/show.json" "$T/body" <<'PY' || fail "$ref: show --json and the web's issue JSON differ"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
+# The page's additions (web/issue_page: rendered Markdown, the GitHub link, repro rows per
+# program, runtime history) come on top of the dossier; everything else is the dossier's.
+page = {"body_html", "comments_html", "github_url", "repro_programs", "runtime_history"}
+if not page <= set(b) or page & set(a):
+    print("page fields:", sorted(page - set(b)), sorted(page & set(a)))
+    sys.exit(1)
+b = {k: v for k, v in b.items() if k not in page}
 if a != b:
     for k in sorted(set(a) | set(b)):
         if a.get(k) != b.get(k): print("differs:", k, a.get(k), b.get(k))

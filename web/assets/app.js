@@ -58,6 +58,18 @@ async function api(path, options) {
   return data;
 }
 
+// A text answer (the report's HTML); errors as api() reports them.
+async function apiText(path) {
+  const res = await fetch(path, { credentials: 'same-origin' });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = 'HTTP ' + res.status;
+    try { message = JSON.parse(text).error || message; } catch (e) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return text;
+}
+
 function query(params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== '' && v !== null && v !== undefined) q.set(k, v);
@@ -113,6 +125,99 @@ function snippet(text) {
     else node.appendChild(document.createTextNode(p));
   }
   return node;
+}
+
+// ---- Rendered HTML (issue bodies, the report)
+
+// The server renders Markdown with core's markdown_to_safe_html (cmark-gfm in safe mode: raw HTML
+// omitted, javascript:/data: links dropped) and the report with reports' HTML renderer (every text
+// escaped). As a second wall the page parses that HTML inertly (DOMParser: nothing runs or loads)
+// and rebuilds it from an allow-list of elements and attributes: anything else is dropped (its
+// text kept), links open outside with no referrer, images become links (the CSP loads none).
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const SAFE_HTML = {
+  p: ['class'], br: [], hr: [], h1: [], h2: [], h3: [], h4: [], h5: [], h6: [], blockquote: [], pre: ['lang'],
+  code: ['class'], em: [], strong: [], del: [], ul: [], ol: ['start'], li: [], a: ['href', 'title'],
+  table: [], thead: [], tbody: [], tr: ['class'], th: ['align', 'scope'], td: ['align'], caption: [],
+  input: ['type', 'checked', 'disabled'], sup: [], sub: [], section: ['id'], figure: [], div: ['class'],
+  span: ['class'],
+};
+const SAFE_SVG = {
+  svg: ['width', 'height', 'viewBox', 'role'], g: ['transform'], title: [], line: ['x1', 'y1', 'x2', 'y2', 'stroke', 'stroke-width', 'stroke-dasharray'],
+  rect: ['x', 'y', 'width', 'height', 'fill', 'stroke', 'stroke-width'],
+  text: ['x', 'y', 'text-anchor', 'font-size', 'transform', 'fill', 'dominant-baseline'],
+};
+const DROP = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed']);
+
+function safeUrl(href) {
+  return /^(https?:\/\/|mailto:|#)/i.test(href || '') ? href : null;
+}
+
+function safeCopy(from, into) {
+  for (const c of from.childNodes) {
+    if (c.nodeType === Node.TEXT_NODE) { into.appendChild(document.createTextNode(c.nodeValue)); continue; }
+    if (c.nodeType !== Node.ELEMENT_NODE) continue;  // comments ("raw HTML omitted") and the rest
+    const tag = c.localName;
+    if (DROP.has(tag)) continue;
+    const svg = c.namespaceURI === SVG_NS;
+    if (!svg && tag === 'img') {
+      const src = safeUrl(c.getAttribute('src'));
+      const label = '[image' + (c.getAttribute('alt') ? ': ' + c.getAttribute('alt') : '') + ']';
+      into.appendChild(src ? el('a', { href: src, rel: 'noopener noreferrer nofollow', target: '_blank', class: 'image-link' }, label) : document.createTextNode(label));
+      continue;
+    }
+    const allowed = svg ? SAFE_SVG[tag] : SAFE_HTML[tag];
+    if (!allowed) { safeCopy(c, into); continue; }
+    const node = svg ? document.createElementNS(SVG_NS, tag) : document.createElement(tag);
+    for (const name of allowed) {
+      const v = c.getAttribute(name);
+      if (v === null) continue;
+      if (name === 'href') {
+        if (safeUrl(v)) node.setAttribute('href', v);
+      } else if (!svg && name === 'type' && v !== 'checkbox') {
+        continue;
+      } else node.setAttribute(name, v);
+    }
+    if (tag === 'a') { node.setAttribute('rel', 'noopener noreferrer nofollow'); node.setAttribute('target', '_blank'); }
+    if (tag === 'input') node.setAttribute('disabled', '');
+    safeCopy(c, node);
+    into.appendChild(node);
+  }
+  return into;
+}
+
+// A node holding `html` (from the server's renderers) rebuilt through the allow-list.
+function safeHtml(html, cls) {
+  // The report's own <style> is not wanted (the page styles it) and parsing it would trip the CSP.
+  const doc = new DOMParser().parseFromString(html.replace(/<style[^>]*>[^<]*<\/style>/gi, ''), 'text/html');
+  return safeCopy(doc.body, el('div', { class: cls }));
+}
+
+// Marks the first occurrence of each string in the text of `root` (evidence in rendered bodies).
+function markStrings(root, marks) {
+  for (const [needle, title] of marks) {
+    if (needle.trim().length < 2) continue;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const at = t.nodeValue.indexOf(needle);
+      if (at < 0 || (t.parentNode && t.parentNode.localName === 'mark')) continue;
+      const rest = t.splitText(at);
+      rest.splitText(needle.length);
+      rest.parentNode.replaceChild(el('mark', { class: 'ev', title }, rest.nodeValue), rest);
+      break;
+    }
+  }
+  return root;
+}
+
+// A body or comment: its Markdown rendered (evidence marked), the source with its highlights
+// under a disclosure; the highlighted text alone when the server did not render it (too long).
+function markdownBlock(text, html, ranges) {
+  if (html === null || html === undefined) return highlighted(text, ranges);
+  const marks = (ranges || []).filter(([s, e]) => s < e && e <= text.length).map(([s, e, title]) => [text.slice(s, e), title]);
+  return el('div', { class: 'md-block' },
+    markStrings(safeHtml(html, 'md'), marks),
+    el('details', { class: 'md-source' }, el('summary', {}, 'Markdown source'), highlighted(text, ranges)));
 }
 
 // ---- Session
@@ -195,14 +300,14 @@ function issueBody(d) {
   const parts = [el('h1', { id: 'issue-title' }, highlighted(d.title, d.highlights.title, 'title-text'))];
   parts.push(el('p', { class: 'meta' },
     `${d.repo}#${d.number} · ${d.state || 'unknown state'} · opened ${(d.created_at || '').slice(0, 10)} by ${d.author || 'unknown'} · ${d.converter} · `,
-    d.html_url && /^https:\/\/github\.com\//.test(d.html_url) ? el('a', { href: d.html_url, rel: 'noopener noreferrer', target: '_blank' }, 'on GitHub') : 'no GitHub link',
+    d.github_url && /^https:\/\/github\.com\//.test(d.github_url) ? el('a', { href: d.github_url, rel: 'noopener noreferrer', target: '_blank', id: 'github-link' }, 'on GitHub') : 'no GitHub link',
     d.labels.length ? ' · ' : '', d.labels.map((l) => el('span', { class: 'pill' }, l))));
-  parts.push(el('h2', {}, 'Body'), highlighted(d.body || '', d.highlights.body));
+  parts.push(el('h2', {}, 'Body'), el('div', { id: 'issue-body' }, markdownBlock(d.body || '', d.body_html, d.highlights.body)));
   if (d.comments.length) {
     parts.push(el('h2', {}, `Comments (${d.comments.length})`));
     d.comments.forEach((c, i) => parts.push(el('div', { class: 'comment' },
       el('div', { class: 'who' }, `${c.author || '?'} (${c.author_association || ''}) · ${(c.created_at || '').slice(0, 10)}`),
-      highlighted(c.body || '', d.highlights.comments[i]))));
+      markdownBlock(c.body || '', (d.comments_html || [])[i], d.highlights.comments[i]))));
   }
   if (d.timeline.length) {
     parts.push(el('h2', {}, 'Timeline'));
@@ -210,17 +315,28 @@ function issueBody(d) {
     for (const e of d.timeline)
       t.appendChild(el('tr', {}, el('td', {}, (e.created_at || '').slice(0, 16)), el('td', {}, e.event || ''), el('td', {}, e.actor || ''),
         el('td', {}, e.commit_id ? 'commit ' + e.commit_id.slice(0, 10) : e.source_repo ? `${e.source_repo}#${e.source_number}` : '')));
-    parts.push(t);
+    parts.push(el('div', { class: 'scroll' }, t));
   }
   return parts;
 }
+
+// A table with fixed column widths ([[header, width], ...]): words wrap at spaces and only a
+// token longer than its column (a path, a rule id) is broken.
+function fixedTable(id, columns) {
+  return el('table', { id, class: 'fixed' },
+    el('colgroup', {}, columns.map(([, width]) => el('col', { class: 'w-' + width }))),
+    el('tr', {}, columns.map(([title]) => el('th', {}, title))));
+}
+
+// "2024-05-01 10:22" from an ISO time.
+function when(iso) { return (iso || '').slice(0, 16).replace('T', ' '); }
 
 function issueSide(d) {
   const side = [];
   side.push(el('h2', {}, 'Classifier'));
   if (!d.classifier) side.push(el('p', { class: 'muted' }, 'not classified yet (convfail classify)'));
   else {
-    const t = el('table', { id: 'classifier-labels' }, el('tr', {}, el('th', {}, 'dimension'), el('th', {}, 'label'), el('th', {}, 'confidence')));
+    const t = fixedTable('classifier-labels', [['dimension', 25], ['label', 45], ['confidence', 30]]);
     for (const [dim, l] of Object.entries(d.classifier.dimensions)) {
       const c = l.probability !== null ? l.probability : l.confidence;
       t.appendChild(el('tr', {}, el('td', {}, dim), el('td', {}, l.label ? labelTitle(dim, l.label) : 'abstained', l.subtype ? ' / ' + labelTitle('subtype', l.subtype) : ''),
@@ -231,9 +347,10 @@ function issueSide(d) {
     // Evidence with a matched text; priors (rules that fire on any issue) have none worth showing.
     const spans = d.classifier.evidence.filter((e) => e.matched_text.length > 1);
     if (spans.length) {
-      const ev = el('table', { id: 'evidence' }, el('tr', {}, el('th', {}, 'evidence'), el('th', {}, 'rule / field')));
+      const ev = fixedTable('evidence', [['evidence', 45], ['label · rule · field', 55]]);
       for (const e of spans.slice(0, 30))
-        ev.appendChild(el('tr', {}, el('td', {}, el('mark', { class: 'ev' }, e.matched_text)), el('td', {}, `${e.dimension}=${e.label} · ${e.rule} · ${e.field}`)));
+        ev.appendChild(el('tr', {}, el('td', {}, el('mark', { class: 'ev' }, e.matched_text)),
+          el('td', {}, el('div', {}, `${e.dimension} = ${e.label}`), el('div', { class: 'muted small' }, `${e.rule} · ${e.field}`))));
       side.push(ev);
     }
   }
@@ -243,17 +360,33 @@ function issueSide(d) {
   if (d.blind) side.push(el('p', { class: 'muted', id: 'blind-note' }, 'Other raters\' labels are hidden (blind labeling); compare them on ', el('a', { href: '#/agreement' }, 'Agreement'), ' and ', el('a', { href: '#/adjudicate' }, 'Adjudicate'), '.'));
   if (!d.history.length) side.push(el('p', { class: 'muted' }, d.blind ? 'none from you yet' : 'no manual label yet'));
   else {
-    const h = el('table', { id: 'history' }, el('tr', {}, el('th', {}, 'when'), el('th', {}, 'who'), el('th', {}, 'dimension'), el('th', {}, 'kind'), el('th', {}, 'value')));
+    const h = fixedTable('history', [['when', 25], ['who', 20], ['dimension', 25], ['value', 30]]);
     for (const r of d.history)
-      h.appendChild(el('tr', {}, el('td', {}, r.created_at.slice(0, 19)), el('td', {}, r.annotator), el('td', {}, r.dimension), el('td', {}, r.kind),
-        el('td', {}, r.value || '–', r.note ? el('div', { class: 'muted' }, 'note: ' + r.note) : null)));
+      h.appendChild(el('tr', {}, el('td', {}, when(r.created_at)), el('td', {}, r.annotator), el('td', {}, r.dimension),
+        el('td', {}, r.kind === 'label' ? (r.value ? labelTitle(r.dimension, r.value) : '–') : `${r.kind}${r.value ? ': ' + labelTitle(r.dimension, r.value) : ''}`,
+          r.note ? el('div', { class: 'muted' }, 'note: ' + r.note) : null)));
     side.push(h);
   }
   side.push(el('h2', {}, 'Repro verdicts'));
-  if (!d.repro.length) side.push(el('p', { class: 'muted' }, 'not re-executed'));
+  // One row per program re-run (the script, each model): its latest verdict, when, how many runs.
+  const programs = d.repro_programs || [];
+  if (!programs.length && !(d.runtime_history || []).length) side.push(el('p', { class: 'muted' }, 'not re-executed'));
   else {
-    const r = el('table', {}, el('tr', {}, el('th', {}, 'verdict'), el('th', {}, 'step'), el('th', {}, 'signature')));
-    for (const v of d.repro) r.appendChild(el('tr', {}, el('td', {}, v.verdict), el('td', {}, v.step || ''), el('td', {}, v.signature || v.reason || '')));
+    // The ONNX Runtime releases column: the stored bisects of the program's model (by file name).
+    const runtime = d.runtime_history || [];
+    const releases = (name) => runtime.filter((h) => h.model === name).map((h) => h.summary).join('; ');
+    const r = fixedTable('repro', [['program', 25], ['latest verdict', 25], ['message', 30], ['ONNX Runtime releases', 20]]);
+    for (const p of programs) {
+      const v = p.latest;
+      r.appendChild(el('tr', { class: 'repro-program' },
+        el('td', {}, el('div', {}, p.name), el('div', { class: 'muted small' }, `${p.runs} run${p.runs === 1 ? '' : 's'} · ${when(p.latest_at)}`)),
+        el('td', {}, el('div', { class: 'verdict' }, v.verdict.replace(/_/g, ' ')), v.step ? el('div', { class: 'muted small' }, v.step) : null),
+        el('td', {}, v.message || v.signature || v.reason || '',
+          v.traceback ? el('details', {}, el('summary', {}, 'traceback'), el('pre', { class: 'traceback' }, v.traceback)) : null),
+        el('td', { class: 'releases' }, p.kind === 'model' ? releases(p.name) || 'not bisected' : '–')));
+    }
+    for (const h of runtime.filter((x) => !programs.some((p) => p.name === x.model)))
+      r.appendChild(el('tr', { class: 'repro-program' }, el('td', {}, h.model), el('td', { class: 'muted' }, 'bisected only'), el('td', {}, ''), el('td', { class: 'releases' }, h.summary)));
     side.push(r);
   }
   return side;
@@ -273,15 +406,10 @@ function needLogin() {
 async function viewAnnotate(params, mode) {
   if (!state.session.annotator) return needLogin();
   if (state.session.readonly) return show(el('p', {}, 'The server is read-only.'));
-  const adjudicate = mode === 'adjudicate';
   const form = el('form', { class: 'filters', id: 'queue-form' });
-  if (adjudicate) {
-    form.append(el('label', {}, 'annotators (comma-separated)', el('input', { name: 'annotators', value: params.annotators || state.session.annotators.filter((a) => a !== state.session.annotator).slice(0, 2).join(',') })));
-  } else {
-    form.append(el('label', {}, 'queue', select('queue', state.session.queues, params.queue || 'unlabeled')),
-      el('label', {}, 'size', el('input', { class: 'num', name: 'size', value: params.size || '50' })),
-      el('label', {}, 'seed (sample)', el('input', { class: 'num', name: 'seed', value: params.seed || '1' })));
-  }
+  form.append(el('label', {}, 'queue', select('queue', state.session.queues, params.queue || 'unlabeled')),
+    el('label', {}, 'size', el('input', { class: 'num', name: 'size', value: params.size || '50' })),
+    el('label', {}, 'seed (sample)', el('input', { class: 'num', name: 'seed', value: params.seed || '1' })));
   form.append(el('button', { class: 'primary', type: 'submit', id: 'start' }, 'Start'));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -293,10 +421,10 @@ async function viewAnnotate(params, mode) {
   const keys = el('p', { class: 'keys' }, 'Keys: the key beside each choice picks it (', el('kbd', {}, '1'), '–', el('kbd', {}, '9'), ', ', el('kbd', {}, '0'),
     ', then ', el('kbd', {}, 'a'), ', ', el('kbd', {}, 'b'), '…; its definition is shown under it, an example on hover) · ',
     el('kbd', {}, 'Enter'), ' accept the suggestion · ', el('kbd', {}, 's'), ' skip issue · ', el('kbd', {}, 'u'), ' undo · ', el('kbd', {}, 'n'), ' note');
-  if (!params.go) return show(el('h1', {}, adjudicate ? 'Adjudicate' : 'Annotate'), form, keys);
+  if (!params.go) return show(el('h1', {}, 'Annotate'), form, keys);
   const q = await api('/api/queue?' + query(Object.assign({ mode }, params)));
   state.annotate = { mode, items: q.items, item: 0, step: 0, questions: null, written: [], note: null, issue: null };
-  show(el('h1', {}, adjudicate ? 'Adjudicate' : 'Annotate'), form, keys, el('div', { id: 'annotate-area' }));
+  show(el('h1', {}, 'Annotate'), form, keys, el('div', { id: 'annotate-area' }));
   await showQuestion();
 }
 
@@ -336,7 +464,7 @@ async function showQuestion() {
   const item = a.items[a.item];
   // Blind labeling: only the adjudicate view asks for the other raters' labels (blind=0).
   if (!a.issue || a.issue.repo !== item.repo || a.issue.number !== item.number)
-    a.issue = await api(`/api/issues/${item.repo}/${item.number}` + (a.mode === 'adjudicate' ? '?blind=0' : ''));
+    a.issue = await api(`/api/issues/${item.repo}/${item.number}`);
   const d = a.issue;
   const mine = (d.current[state.session.annotator] || {});
   const current = {};
@@ -362,11 +490,6 @@ async function showQuestion() {
     el('p', {}, el('button', { type: 'button', onclick: () => skip() }, 'skip (s)'), ' ', el('button', { type: 'button', onclick: () => undo() }, 'undo (u)')),
     el('label', {}, 'note (n): ', el('input', { id: 'note', value: a.note || '', onkeydown: (ev) => { if (ev.key === 'Enter' || ev.key === 'Escape') { ev.preventDefault(); a.note = ev.target.value || null; ev.target.blur(); } } })),
     el('p', { class: 'last', id: 'last' }, a.last || ''));
-  if (state.annotate.mode === 'adjudicate') {
-    const cols = Object.entries(d.current).map(([who, dims]) => el('div', {}, el('h2', {}, who),
-      el('table', {}, Object.entries(dims).map(([k, v]) => el('tr', { class: k === dim ? 'diff' : null }, el('td', {}, k), el('td', {}, v.value || '–'))))));
-    box.insertBefore(el('div', { class: 'side-by-side', id: 'side-by-side' }, cols), box.children[1]);
-  }
   area.replaceChildren(el('div', { class: 'grid' }, el('div', {}, issueBody(d)), el('div', { class: 'side' }, box, issueSide(d))));
 }
 
@@ -382,7 +505,7 @@ async function post(body) {
 
 async function answer(value) {
   const a = state.annotate;
-  const kind = a.mode === 'adjudicate' ? 'adjudication' : 'label';
+  const kind = 'label';
   try {
     const r = await post({ kind, dimension: a.current.dim, value });
     a.written.push({ rows: r.row_ids, item: a.item, step: a.step });
@@ -437,6 +560,119 @@ function onKey(ev) {
   else if (k === 'n') { ev.preventDefault(); document.getElementById('note').focus(); }
 }
 
+// ---- Adjudicate: per issue the raters' labels side by side and one decision per dimension
+
+async function viewAdjudicate(params) {
+  const s = state.session;
+  if (!s.annotator) return needLogin();
+  if (s.readonly) return show(el('p', {}, 'The server is read-only.'));
+  const chosen = (params.annotators || '').split(',').filter((x) => s.annotators.includes(x));
+  const form = el('form', { class: 'filters', id: 'queue-form' },
+    el('fieldset', { class: 'raters' }, el('legend', {}, 'raters to compare (two or more)'),
+      s.annotators.length ? s.annotators.map((x) => el('label', { class: 'check' },
+        el('input', { type: 'checkbox', name: 'annotators', value: x, checked: chosen.includes(x) }), x))
+        : el('span', { class: 'muted' }, 'no manual labels yet')),
+    el('button', { class: 'primary', type: 'submit', id: 'start' }, 'Start'));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const picked = new FormData(form).getAll('annotators');
+    if (picked.length < 2) return showError('pick at least two raters');
+    location.hash = '#/adjudicate?' + query({ annotators: picked.join(','), go: '1' });
+  });
+  const intro = el('p', { class: 'keys' }, 'The issues where the raters disagree, one at a time: their labels side by side; ' +
+    'choose the label that holds for each disputed dimension. Your decision is stored as an adjudication under your name.');
+  if (!params.go || chosen.length < 2) return show(el('h1', {}, 'Adjudicate'), form, intro);
+  const q = await api('/api/queue?' + query({ mode: 'adjudicate', annotators: chosen.join(',') }));
+  state.adjudicate = { items: q.items, item: 0, raters: chosen, last: '' };
+  show(el('h1', {}, 'Adjudicate'), form, intro, el('div', { id: 'annotate-area' }));
+  await showDispute();
+}
+
+// The choices of a dimension: [id, title]; subtypes of `cause` only.
+function choicesOf(dim, cause) {
+  if (dim !== 'subtype') return dimension(dim).labels.map((l) => [l.id, l.title]);
+  const l = dimension('cause').labels.find((x) => x.id === cause);
+  return l ? l.subtypes.map((x) => [x.id, x.title]) : [];
+}
+
+function decisionSelect(dim, choices, picks, current) {
+  const box = el('select', { name: dim, 'data-dimension': dim, class: 'decision', onchange: () => showError('') }, el('option', { value: '' }, '— choose —'));
+  for (const [id, title] of choices) {
+    const who = picks.filter(([, v]) => v === id).map(([r]) => r);
+    box.appendChild(el('option', { value: id, selected: id === current }, title + (who.length ? ' · ' + who.join(', ') : '')));
+  }
+  return box;
+}
+
+async function showDispute() {
+  const a = state.adjudicate;
+  const s = state.session;
+  const area = document.getElementById('annotate-area');
+  if (!area) return;
+  const last = el('p', { class: 'last', id: 'last' }, a.last);
+  if (a.item >= a.items.length) {
+    area.replaceChildren(last, el('p', { id: 'queue-done' }, a.items.length ? `Done: ${a.items.length} issue(s) adjudicated or skipped. ` : 'No disagreement left between these raters. ',
+      el('a', { href: '#/agreement?' + query({ a: a.raters[0], b: a.raters[1] }) }, 'their agreement')));
+    return;
+  }
+  const item = a.items[a.item];
+  const d = await api(`/api/issues/${item.repo}/${item.number}?blind=0`);
+  const disputed = item.dimensions.length ? item.dimensions : s.manual_dimensions;
+  const valueOf = (who, dim) => ((d.current[who] || {})[dim] || {}).value || null;
+  const table = el('table', { id: 'adjudicate-form' },
+    el('tr', {}, el('th', {}, 'dimension'), a.raters.map((r) => el('th', { class: 'rater' }, r)), el('th', {}, 'your decision')));
+  const causeOf = () => { const c = table.querySelector('select[name=cause]'); return c ? c.value : valueOf(a.raters[0], 'cause'); };
+  for (const dim of s.manual_dimensions) {
+    const picks = a.raters.map((r) => [r, valueOf(r, dim)]);
+    const open = disputed.includes(dim);
+    if (!open && picks.every(([, v]) => v === null)) continue;  // e.g. no subtype for this cause
+    const cells = picks.map(([, v]) => el('td', { class: open ? 'diff' : null }, v ? labelTitle(dim, v) : '–'));
+    let decision;
+    if (!open) decision = el('td', { class: 'muted' }, 'agreed');
+    else {
+      const raterCauses = [...new Set(a.raters.map((r) => valueOf(r, 'cause')).filter(Boolean))];
+      const choices = dim === 'subtype' ? raterCauses.flatMap((c) => choicesOf('subtype', c)) : choicesOf(dim);
+      decision = el('td', {}, decisionSelect(dim, choices, picks, null));
+    }
+    table.appendChild(el('tr', { 'data-dimension': dim }, el('th', { scope: 'row' }, dim), cells, decision));
+  }
+  // The subtype choices follow the cause chosen.
+  const causeSelect = table.querySelector('select[name=cause]');
+  const subSelect = table.querySelector('select[name=subtype]');
+  if (causeSelect && subSelect)
+    causeSelect.addEventListener('change', () => {
+      const picks = a.raters.map((r) => [r, valueOf(r, 'subtype')]);
+      subSelect.replaceWith(decisionSelect('subtype', choicesOf('subtype', causeOf()), picks, null));
+    });
+  const note = el('input', { id: 'note', name: 'note', placeholder: 'why (optional)', maxlength: '2000' });
+  const form = el('form', { id: 'decision-form', class: 'ask' },
+    el('div', { class: 'progress' }, `issue ${a.item + 1} of ${a.items.length} · ${item.repo}#${item.number}`),
+    el('div', { class: 'scroll' }, table),
+    el('label', {}, 'note ', note),
+    el('p', {}, el('button', { class: 'primary', type: 'submit', id: 'decide' }, 'Save decision'), ' ',
+      el('button', { type: 'button', id: 'skip-dispute', onclick: () => { a.item += 1; a.last = `skipped ${item.repo}#${item.number}`; showDispute(); } }, 'Skip')),
+    last);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const body = { repo: item.repo, number: item.number, kind: 'adjudication' };
+    const missing = [];
+    for (const sel of form.querySelectorAll('select.decision')) {
+      if (sel.value) body[sel.name] = sel.value;
+      else if (sel.options.length > 1) missing.push(sel.name);
+    }
+    if (missing.length) return showError('choose a label for ' + missing.join(', '));
+    if (note.value) body.note = note.value;
+    try {
+      await api('/api/labels', { json: body });
+      showError('');
+      a.last = `${item.repo}#${item.number}: ` + Object.keys(body).filter((k) => s.manual_dimensions.includes(k)).map((k) => `${k} = ${body[k]}`).join(', ');
+      a.item += 1;
+      await showDispute();
+    } catch (e) { showError(e.message); }
+  });
+  area.replaceChildren(el('div', { class: 'grid' }, el('div', {}, issueBody(d)), el('div', { class: 'side' }, form, issueSide(d))));
+}
+
 // ---- Agreement
 
 async function viewAgreement(params) {
@@ -488,13 +724,45 @@ async function viewReport(params) {
   });
   if (!s.sources.length) return show(el('h1', {}, 'Report'), el('p', {}, 'No label source yet: classify or label issues first.'));
   const p = { source: params.source || s.sources[0], compare: params.compare, by: params.by };
-  // The renderer's own page (tables 8/9/10, subtypes, trends, SVG charts): fetched first so an
-  // error shows as a line here, then framed without scripts.
-  await api('/api/report?' + query(Object.assign({ format: 'json' }, p)));
+  // The renderer's own HTML (tables 8/9/10, subtypes, trends, SVG charts) shown in the page, in
+  // its font, through the allow-list (safeHtml): its <style> and <title> are left out.
+  const html = await apiText('/api/report?' + query(Object.assign({ format: 'html' }, p)));
   const downloads = el('p', { class: 'downloads' }, 'Download: ',
     ['md', 'csv', 'latex', 'json', 'html'].map((f) => el('a', { href: '/api/report?' + query(Object.assign({ format: f, download: '1' }, p)), download: '' }, f)));
-  show(el('h1', {}, 'Report'), form, downloads,
-    el('iframe', { class: 'report', id: 'report-frame', sandbox: '', title: 'report', src: '/api/report?' + query(Object.assign({ format: 'html' }, p)) }));
+  const report = safeHtml(html, 'report');
+  report.id = 'report';
+  show(el('h1', {}, 'Report'), form, downloads, report);
+}
+
+// ---- Campaigns (`convfail test`): the list, and each one's report as `report --campaign` prints it
+
+const OUTCOMES = ['conversion_failure', 'ort_failure', 'mismatch', 'success', 'invalid'];
+
+async function viewCampaigns() {
+  const data = await api('/api/campaigns');
+  if (!data.campaigns.length)
+    return show(el('h1', {}, 'Campaigns'), el('p', {}, 'No campaign yet: run one with ', el('code', {}, 'convfail test run'), '.'));
+  const t = el('table', { id: 'campaign-table' }, el('tr', {}, el('th', {}, 'campaign'), el('th', {}, 'started'), el('th', {}, 'state'),
+    el('th', { class: 'num' }, 'models'), OUTCOMES.map((o) => el('th', { class: 'num' }, o.replace(/_/g, ' '))), el('th', { class: 'num' }, 'groups'),
+    el('th', {}, 'versions')));
+  for (const c of data.campaigns) {
+    const v = c.versions || {};
+    t.appendChild(el('tr', {}, el('td', {}, el('a', { href: '#/campaign/' + c.id, class: 'campaign-link' }, 'campaign ' + c.id)),
+      el('td', {}, when(c.created_at)), el('td', {}, c.finished ? 'finished ' + when(c.finished_at) : 'unfinished'),
+      el('td', { class: 'num' }, c.models), OUTCOMES.map((o) => el('td', { class: 'num' }, (c.outcomes || {})[o] || 0)),
+      el('td', { class: 'num' }, c.groups),
+      el('td', { class: 'small' }, Object.entries(v).filter(([, x]) => typeof x === 'string').map(([k, x]) => `${k} ${x}`).join(' · '))));
+  }
+  show(el('h1', {}, 'Campaigns'), el('div', { class: 'scroll' }, t));
+}
+
+async function viewCampaign(id) {
+  const html = await apiText('/api/campaigns/' + id + '?format=html');
+  const downloads = el('p', { class: 'downloads' }, 'Download: ',
+    ['md', 'csv', 'latex', 'json', 'html'].map((f) => el('a', { href: `/api/campaigns/${id}?` + query({ format: f, download: '1' }), download: '' }, f)));
+  const report = safeHtml(html, 'report campaign');
+  report.id = 'campaign-report';
+  show(el('h1', {}, `Campaign ${id}`), el('p', {}, el('a', { href: '#/campaigns' }, '← all campaigns')), downloads, report);
 }
 
 // ---- Routing
@@ -503,17 +771,21 @@ async function route() {
   const hash = location.hash || '#/';
   const [path, qs] = hash.slice(1).split('?');
   const params = Object.fromEntries(new URLSearchParams(qs || '').entries());
-  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', path.startsWith('/' + a.dataset.nav) || (path === '/' && a.dataset.nav === 'issues'));
+  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', path.startsWith('/' + a.dataset.nav) || (path === '/' && a.dataset.nav === 'issues') || (path.startsWith('/campaign/') && a.dataset.nav === 'campaigns'));
   state.annotate = null;
+  state.adjudicate = null;
   showError('');
   try {
     if (!state.session) await loadSession();
     const m = path.match(/^\/issue\/([^/]+)\/([^/]+)\/(\d+)$/);
     if (m) return await viewIssue(m[1] + '/' + m[2], m[3]);
     if (path === '/annotate') return await viewAnnotate(params, 'annotate');
-    if (path === '/adjudicate') return await viewAnnotate(params, 'adjudicate');
+    if (path === '/adjudicate') return await viewAdjudicate(params);
     if (path === '/agreement') return await viewAgreement(params);
     if (path === '/report') return await viewReport(params);
+    if (path === '/campaigns') return await viewCampaigns();
+    const c = path.match(/^\/campaign\/(\d+)$/);
+    if (c) return await viewCampaign(c[1]);
     return await viewIssues(params);
   } catch (e) {
     showError(e.message);

@@ -108,3 +108,15 @@ TEST_CASE("issue_ref: one message shape that quotes the input and shows both for
     CHECK(m.find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("issue_page_url: the stored GitHub address, else built from the reference") {
+  IssueRef ref{"pytorch/pytorch", 42};
+  CHECK(issue_page_url(ref) == "https://github.com/pytorch/pytorch/issues/42");
+  CHECK(issue_page_url(ref, "https://github.com/pytorch/pytorch/pull/42") ==
+        "https://github.com/pytorch/pytorch/pull/42");
+  // Anything but a GitHub https address (a flattened import's or a hostile one) is not linked.
+  CHECK(issue_page_url(ref, "javascript:alert(1)") ==
+        "https://github.com/pytorch/pytorch/issues/42");
+  CHECK(issue_page_url(ref, "http://github.com/x/y/issues/1") ==
+        "https://github.com/pytorch/pytorch/issues/42");
+}

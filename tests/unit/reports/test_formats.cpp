@@ -2,7 +2,10 @@
 
 #include <re2/re2.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "core/taxonomy.h"
@@ -181,10 +184,10 @@ TEST_CASE("report format: names parse, unknown ones are usage errors") {
   CHECK_THROWS_AS(reports::parse_report_format("pdf"), UsageError);
 }
 
-TEST_CASE("report format: html charts leave room for long rotated category labels") {
-  // One chart whose first category is 40 characters wide: the viewBox grows left and down so
-  // the label, rotated to the lower left of its bar, stays inside the svg.
-  auto chart_of = [](const std::string& first) {
+TEST_CASE("report format: html charts leave room for long rotated category labels, y axis ticks") {
+  // A chart whose first or second category is 40 characters wide: the viewBox grows left and
+  // down so every label, rotated to the lower left of its bar, stays inside the svg.
+  auto chart_of = [](const std::vector<std::string>& categories, long top_value) {
     reports::PrintedReport p;
     p.title = "t";
     reports::Table t;
@@ -195,22 +198,53 @@ TEST_CASE("report format: html charts leave room for long rotated category label
     reports::BarChart c;
     c.table_id = "x";
     c.title = "x";
-    c.categories = {first, "b"};
+    c.categories = categories;
     c.series = {"s"};
-    c.values = {{1}, {2}};
+    c.values = {{1}, {top_value}};
     p.charts.push_back(c);
     return reports::render_html(p);
   };
-  auto geometry = [](const std::string& html, int* line_x, int* height) {
+  // The y axis is the vertical line from the plot's top (30) to its base (210).
+  auto geometry = [](const std::string& html, int* axis_x, int* height) {
     REQUIRE(RE2::PartialMatch(html, R"re(viewBox="0 0 \d+ (\d+)")re", height));
-    REQUIRE(RE2::PartialMatch(html, R"re(<line x1="(\d+)")re", line_x));
+    REQUIRE(RE2::PartialMatch(html, R"re(<line x1="(\d+)" y1="30" x2="\d+" y2="210")re", axis_x));
   };
-  int short_x = 0, short_h = 0, long_x = 0, long_h = 0;
-  geometry(chart_of("a"), &short_x, &short_h);
-  geometry(chart_of(std::string(40, 'w')), &long_x, &long_h);
-  CHECK(short_x == 100);
-  CHECK(short_h == 30 + 180 + 110);
-  // 40 characters at 6.5 px: 260 px, 213 px across and 148 px down when rotated by 35 degrees.
-  CHECK(long_x >= 213 - 9 - 8);
-  CHECK(long_h >= 30 + 180 + 148);
+  // The leftmost point of each rotated label: its anchor minus 0.82 of its width (7 px a char).
+  auto leftmost = [](const std::string& html) {
+    re2::StringPiece in(html);
+    int x = 0, y = 0;
+    std::string label;
+    double least = 1e9;
+    while (RE2::FindAndConsume(
+        &in,
+        R"re(<text x="(\d+)" y="(\d+)" text-anchor="end" font-size="11" transform="rotate[^>]*>([^<]*)<)re",
+        &x, &y, &label))
+      least = std::min(least, x - 0.82 * 7 * static_cast<double>(label.size()));
+    return least;
+  };
+  int short_x = 0, short_h = 0, long_x = 0, long_h = 0, second_x = 0, second_h = 0;
+  std::string shorter = chart_of({"a", "b"}, 2), first = chart_of({std::string(40, 'w'), "b"}, 2),
+              second = chart_of({"a", std::string(40, 'w')}, 2);
+  geometry(shorter, &short_x, &short_h);
+  geometry(first, &long_x, &long_h);
+  geometry(second, &second_x, &second_h);
+  CHECK(short_x == 60);
+  CHECK(long_x > short_x);
+  CHECK(second_x > short_x);
+  CHECK(leftmost(first) >= 0);
+  CHECK(leftmost(second) >= 0);  // a long label after the first one (stage "Load Model")
+  // 40 characters at 7 px: 280 px, 160 px down when rotated by 35 degrees.
+  CHECK(long_h >= 30 + 180 + 160);
+  // Ticks: 0..axis maximum in steps of 1, 2 or 5 times a power of ten, each labelled.
+  auto ticks = [](const std::string& html) {
+    re2::StringPiece in(html);
+    std::string v;
+    std::vector<std::string> out;
+    while (RE2::FindAndConsume(&in, R"re(text-anchor="end" font-size="10">(\d+)<)re", &v))
+      out.push_back(v);
+    return out;
+  };
+  CHECK(ticks(shorter) == std::vector<std::string>{"0", "1", "2"});
+  CHECK(ticks(chart_of({"a", "b"}, 37)) == std::vector<std::string>{"0", "10", "20", "30", "40"});
+  CHECK(ticks(chart_of({"a", "b"}, 1234)) == std::vector<std::string>{"0", "500", "1000", "1500"});
 }

@@ -1,0 +1,63 @@
+#include "web/campaign_api.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "core/error.h"
+#include "core/text.h"
+#include "reports/render.h"
+#include "testing/campaign_report.h"
+#include "testing/campaign_store.h"
+
+namespace convfail::web {
+
+using nlohmann::json;
+
+json campaigns_json(Db& db) {
+  json out = json::array();
+  for (const testing::CampaignListing& c : testing::list_campaigns(db)) {
+    testing::StatusCounts s = testing::campaign_status(db, c.id);
+    json outcomes = json::object(), modes = json::object();
+    for (const auto& [outcome, n] : s.outcomes) outcomes[outcome] = n;
+    for (const auto& [mode, n] : s.mismatch_modes) modes[mode] = n;
+    out.push_back({{"id", c.id},
+                   {"created_at", c.created_at},
+                   {"finished_at", c.finished_at ? json(*c.finished_at) : json()},
+                   {"finished", s.finished},
+                   {"models", s.planned},
+                   {"outcomes", outcomes},
+                   {"mismatch_modes", modes},
+                   {"groups", s.groups},
+                   {"config", s.config},
+                   {"versions", s.versions}});
+  }
+  return {{"campaigns", out}};
+}
+
+ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(id.c_str(), &end, 10);
+  if (id.empty() || id.size() > 18 || errno || *end || n < 1)
+    throw HttpError(400, "campaign: expected a campaign id, got " + quoted_excerpt(id));
+  bool known = false;
+  for (const testing::CampaignListing& c : testing::list_campaigns(db)) known |= c.id == n;
+  if (!known) throw HttpError(404, "no campaign " + std::to_string(n));
+  auto f = params.find("format");
+  std::string format = f == params.end() || f->second.empty() ? "html" : f->second;
+  reports::ReportFormat rf;
+  try {
+    rf = reports::parse_report_format(format);
+  } catch (const UsageError& e) {
+    throw HttpError(400, e.what());
+  }
+  std::string text;
+  try {
+    text = testing::campaign_report(db, n, rf);
+  } catch (const UserError& e) {
+    throw HttpError(500, e.what());  // a malformed stored row
+  }
+  return typed_report(std::move(text), format);
+}
+
+}  // namespace convfail::web
