@@ -3,17 +3,17 @@ shared by the PyTorch repro harness (harness.py) and the campaign's warm worker
 (testing/harness/campaign_worker.py), which finds this folder on PYTHONPATH."""
 
 
-def flatten(obj, out, sort_keys=False):
+def flatten(obj, out):
     """Appends the tensors of obj to out, in order, and returns out. Dict values come in
-    insertion order, or by sorted key with sort_keys (the campaign worker's stored order)."""
+    insertion order, the order torch.onnx.export gives the graph's outputs."""
     import torch
 
     if isinstance(obj, torch.Tensor):
         out.append(obj)
     elif isinstance(obj, (list, tuple)):
         for x in obj:
-            flatten(x, out, sort_keys)
+            flatten(x, out)
     elif isinstance(obj, dict):
-        for k in (sorted(obj) if sort_keys else obj):
-            flatten(obj[k], out, sort_keys)
+        for k in obj:
+            flatten(obj[k], out)
     return out

@@ -65,8 +65,9 @@ def failure_type(e):
 
 
 def flatten(obj, out):
-    """The tensors of obj; dict values by sorted key (the order the campaign stores)."""
-    return _flatten_tree(obj, out, sort_keys=True)
+    """The tensors of obj in torch.onnx's output order (dict values in insertion order: a
+    detection model's boxes, scores, labels are graph outputs 0, 1, 2)."""
+    return _flatten_tree(obj, out)
 
 
 def graph_of(model):

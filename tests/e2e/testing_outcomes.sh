@@ -38,6 +38,10 @@ cf test run --source "script:$D/hang.py" --timeout 3 --jobs 1 --inputs 1 --json 
 jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/hang.json" >/dev/null ||
   fail "hang: $(cat "$T/hang.json")"
 
+# Dict outputs in insertion order (torch.onnx's output order): float and int64 values compare.
+cf test run --source "script:$D/dict_out.py" --jobs 1 --inputs 1 --json >"$T/dict.json" 2>/dev/null
+jq -e '.outcomes.success == 1' "$T/dict.json" >/dev/null || fail "dict outputs: $(cat "$T/dict.json")"
+
 # Out of memory in export under --memory-mb: invalid, and the message names the limit.
 cf test run --source "script:$D/oom.py" --memory-mb 2048 --jobs 1 --inputs 1 --json >"$T/oom.json" 2>/dev/null
 jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/oom.json" >/dev/null ||
