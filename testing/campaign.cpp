@@ -71,7 +71,7 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   json versions = oracles[0]->versions();
   key["ort"] = versions["onnxruntime"];  // the release it runs on: part of what it is
   bool tv = false;
-  for (const auto& src : config.sources) tv = tv || src == "torchvision";
+  for (const auto& src : config.sources) tv = tv || is_torchvision_source(src);
   json tv_models = tv ? oracles[0]->torchvision_models() : json::array();
   std::vector<ModelTask> plan = make_plan(config, tv_models);
   s.planned = static_cast<int>(plan.size());

@@ -1,8 +1,11 @@
 #include "testing/plan.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail::testing {
 
@@ -66,6 +69,31 @@ std::vector<int> node_counts(const CampaignConfig& c) {
   return out;
 }
 
+bool is_torchvision_source(const std::string& source) {
+  return source == "torchvision" || source.rfind("torchvision:", 0) == 0;
+}
+
+std::vector<std::string> torchvision_subset(const std::string& source) {
+  std::vector<std::string> names;
+  if (source.rfind("torchvision:", 0) != 0) return names;
+  std::string list = source.substr(12);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    bool ok = !name.empty();
+    for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!ok)
+      throw UsageError(
+          "--source torchvision:NAME[,NAME...]: expected architecture names like "
+          "resnet18, got '" +
+          terminal_safe(name) + "'");
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    start = comma + 1;
+  }
+  return names;
+}
+
 std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& tv) {
   std::vector<ModelTask> plan;
   std::size_t script = 0;
@@ -82,8 +110,19 @@ std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& 
         t.name = "synthetic-n" + std::to_string(t.nodes) + "-s" + std::to_string(t.seed);
         plan.push_back(t);
       }
-    } else if (source == "torchvision") {
+    } else if (is_torchvision_source(source)) {
+      auto wanted = torchvision_subset(source);
+      for (const auto& name : wanted) {
+        bool known = false;
+        for (const auto& m : tv) known = known || m.value("name", "") == name;
+        if (!known)
+          throw UserError("--source " + terminal_safe(source) + ": no torchvision architecture '" +
+                          name + "' (plain --source torchvision runs every one)");
+      }
       for (const auto& m : tv) {
+        std::string arch = m.value("name", "");
+        if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), arch) == wanted.end())
+          continue;
         ModelTask t;
         t.seq = static_cast<int>(plan.size());
         t.source = "torchvision";

@@ -14,7 +14,8 @@
 namespace convfail::testing {
 
 struct CampaignConfig {
-  std::vector<std::string> sources;  // synthetic | torchvision | script:FILE.py, in order
+  std::vector<std::string>
+      sources;  // synthetic | torchvision[:NAME,...] | script:FILE.py, in order
   std::int64_t seed = 1;
   int nodes_min = 15, nodes_max = 100, nodes_step = 5;
   int models = 100;  // synthetic models
@@ -34,6 +35,13 @@ OracleOptions oracle_options_from_config(const nlohmann::json& config);
 
 // "15-100:5", "30", "15-30" (step 5) -> min, max, step. Throws UsageError.
 void parse_nodes(const std::string& text, CampaignConfig* config);
+
+// "torchvision" (every architecture) or "torchvision:NAME[,NAME...]" (those, in the worker's
+// order).
+bool is_torchvision_source(const std::string& source);
+// The names of "torchvision:NAME,..." (empty for plain "torchvision"). Throws UsageError on an
+// empty or non-identifier name.
+std::vector<std::string> torchvision_subset(const std::string& source);
 
 // The node counts of the range, in order.
 std::vector<int> node_counts(const CampaignConfig& config);

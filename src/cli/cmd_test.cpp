@@ -91,8 +91,8 @@ void add_run(CLI::App& parent, Context& ctx) {
   a->run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* cmd = parent.add_subcommand("run", "run (or continue) a campaign");
   cmd->add_option("--source", a->config.sources,
-                  "synthetic | torchvision | script:FILE.py (repeatable, in this order; default "
-                  "synthetic)");
+                  "synthetic | torchvision | torchvision:NAME[,NAME...] | script:FILE.py "
+                  "(repeatable, in this order; default synthetic)");
   cmd->add_option("--nodes", a->nodes, "synthetic operators per model: MIN-MAX:STEP")
       ->capture_default_str();
   cmd->add_option("--models", a->config.models, "synthetic models in the plan")
@@ -128,10 +128,15 @@ void add_run(CLI::App& parent, Context& ctx) {
     testing::parse_nodes(a->nodes, &a->config);
     if (a->config.sources.empty()) a->config.sources = {"synthetic"};
     for (const auto& s : a->config.sources) {
-      if (s == "synthetic" || s == "torchvision") continue;
+      if (s == "synthetic") continue;
+      if (testing::is_torchvision_source(s)) {
+        testing::torchvision_subset(s);  // names checked before anything starts
+        continue;
+      }
       if (s.rfind("script:", 0) != 0)
-        throw UsageError("--source: expected synthetic, torchvision or script:FILE.py, got '" +
-                         terminal_safe(s) + "'");
+        throw UsageError(
+            "--source: expected synthetic, torchvision[:NAME,...] or script:FILE.py, got '" +
+            terminal_safe(s) + "'");
       std::string file = s.substr(7);
       if (!fs::is_regular_file(file))
         throw UserError("--source " + terminal_safe(s) + ": no such file");
