@@ -59,9 +59,6 @@ sql_allowed=(
   # hands repro's rows to the report as plain data.
   "reports/report_data.cpp bisects"
   "reports/report_data.cpp repro_runs"
-  # Comment bodies scanned for models, links and code blocks. To move: a core reader.
-  "repro/artifact_scan.cpp comments"
-  "repro/scripts/script_repro.cpp comments"
 )
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
