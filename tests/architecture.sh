@@ -44,9 +44,6 @@ vocabulary=(repro/verdicts.h)
 # An entry that no longer matches anything is an offence too (delete it when the debt is paid).
 # tests/ and bench/ are not checked: they seed and inspect databases as a test must.
 sql_allowed=(
-  # The issue text the rules read, for every issue in one pass. To move: a core bulk reader.
-  "classifier/issue_text.cpp comments"
-  "classifier/issue_text.cpp issue_labels"
   # A renamed repository's new name and GitHub id. To move: an IssueStore function in core.
   "crawler/crawl_state.cpp repositories"
   # Classifier and hybrid label sets: labeling reading the classifier that depends on it, the

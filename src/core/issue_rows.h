@@ -1,5 +1,5 @@
-// Bulk readers of the issue store's comments, for modules that scan issue text (artifact scan,
-// script repro): they read comments through these, not SQL, since core owns the table.
+// Bulk readers of the issue store's comments and labels, for modules that scan issue text
+// (classifier, artifact scan, script repro): they read through these, not SQL (core owns them).
 #pragma once
 
 #include <cstdint>
@@ -23,5 +23,8 @@ struct CommentRow {
 // `issue_id`'s. One query, rows streamed (the classifier reads every issue's in one pass).
 void for_each_comment(Db& db, std::optional<std::int64_t> issue_id,
                       const std::function<void(CommentRow&&)>& visit);
+
+// Calls `visit(issue_id, name)` with every issue's labels, by issue id then name, in one query.
+void for_each_issue_label(Db& db, const std::function<void(std::int64_t, std::string&&)>& visit);
 
 }  // namespace convfail
