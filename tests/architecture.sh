@@ -44,8 +44,6 @@ vocabulary=(repro/verdicts.h)
 # An entry that no longer matches anything is an offence too (delete it when the debt is paid).
 # tests/ and bench/ are not checked: they seed and inspect databases as a test must.
 sql_allowed=(
-  # A renamed repository's new name and GitHub id. To move: an IssueStore function in core.
-  "crawler/crawl_state.cpp repositories"
   # Classifier and hybrid label sets: labeling reading the classifier that depends on it, the
   # hidden cycle of #26. To move with LabelSource (#26 item 1) into a module that may use both.
   "labeling/label_sets.cpp classifier_calibrated"
