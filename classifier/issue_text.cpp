@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "core/issue_rows.h"
+
 namespace convfail::classifier {
 
 IssueText issue_text_from_json(const Json& issue, const std::string& repo) {
@@ -62,19 +64,16 @@ std::vector<IssueText> load_where(Db& db, const std::string& where,
     }
   }
   if (out.empty()) return out;
-  Stmt labels(db, "SELECT issue_id, name FROM issue_labels ORDER BY issue_id, name");
-  while (labels.step()) {
-    auto it = index.find(labels.int64(0));
-    if (it != index.end()) out[it->second].labels.push_back(labels.text(1));
-  }
-  Stmt comments(db,
-                "SELECT issue_id, coalesce(author,''), coalesce(author_association,''), "
-                "coalesce(body,'') FROM comments ORDER BY issue_id, position");
-  while (comments.step()) {
-    auto it = index.find(comments.int64(0));
-    if (it == index.end()) continue;
-    out[it->second].comments.push_back({comments.text(1), comments.text(2), comments.text(3)});
-  }
+  for_each_issue_label(db, [&](std::int64_t issue_id, std::string&& name) {
+    auto it = index.find(issue_id);
+    if (it != index.end()) out[it->second].labels.push_back(std::move(name));
+  });
+  for_each_comment(db, std::nullopt, [&](CommentRow&& c) {
+    auto it = index.find(c.issue_id);
+    if (it == index.end()) return;
+    out[it->second].comments.push_back(
+        {std::move(c.author), std::move(c.author_association), std::move(c.body)});
+  });
   return out;
 }
 

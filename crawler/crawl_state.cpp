@@ -1,5 +1,7 @@
 #include "crawler/crawl_state.h"
 
+#include "core/issue_store.h"
+
 namespace convfail::crawler {
 
 CrawlState load_crawl_state(Db& db, std::int64_t repo_id, const std::string& filter_key) {
@@ -73,29 +75,7 @@ std::string current_repository_name(Db& db, const std::string& name) {
 void record_rename(Db& db, const std::string& old_name, const std::string& new_name,
                    std::optional<std::int64_t> github_id) {
   Transaction tx(db);
-  auto id_of = [&db](const std::string& name) -> std::optional<std::int64_t> {
-    Stmt st(db, "SELECT id FROM repositories WHERE full_name=?");
-    st.bind(1, name);
-    if (!st.step()) return std::nullopt;
-    return st.int64(0);
-  };
-  std::optional<std::int64_t> old_id = id_of(old_name), new_id = id_of(new_name);
-  std::int64_t target;
-  if (new_id && (!old_id || *new_id != *old_id)) {
-    target = *new_id;  // both names stored: the old one becomes an alias, rows stay
-  } else if (old_id) {
-    Stmt up(db, "UPDATE repositories SET full_name=? WHERE id=?");
-    up.bind(1, new_name).bind(2, *old_id).run();
-    target = *old_id;
-  } else {
-    Stmt ins(db, "INSERT INTO repositories (full_name) VALUES (?)");
-    ins.bind(1, new_name).run();
-    target = *id_of(new_name);
-  }
-  if (github_id) {
-    Stmt up(db, "UPDATE repositories SET github_id=? WHERE id=?");
-    up.bind(1, *github_id).bind(2, target).run();
-  }
+  std::int64_t target = IssueStore(db).rename_repository(old_name, new_name, github_id);
   Stmt alias(db,
              "INSERT INTO repository_aliases (old_name, repo_id) VALUES (?, ?) "
              "ON CONFLICT (old_name) DO UPDATE SET repo_id=excluded.repo_id");

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "core/issue_rows.h"
 #include "core/markdown.h"
 #include "core/text.h"
 
@@ -103,12 +104,9 @@ ScanCounts scan_issues(Db& db, std::optional<std::int64_t> issue_id) {
       ++counts.issues;
       texts.push_back({st.int64(0), "body", st.text(1)});
     }
-    std::string cwhere = issue_id ? " WHERE issue_id = ?" : "";
-    auto sc = db.prepare("SELECT issue_id, position, body FROM comments" + cwhere +
-                         " ORDER BY issue_id, position");
-    if (issue_id) sc.bind(1, *issue_id);
-    while (sc.step())
-      texts.push_back({sc.int64(0), "comment:" + std::to_string(sc.int64(1)), sc.text(2)});
+    for_each_comment(db, issue_id, [&](CommentRow&& c) {
+      texts.push_back({c.issue_id, "comment:" + std::to_string(c.position), std::move(c.body)});
+    });
   }
   Transaction tx(db);
   // UNIQUE treats NULLs as distinct, so duplicates are checked with IS.

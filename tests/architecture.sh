@@ -44,11 +44,6 @@ vocabulary=(repro/verdicts.h)
 # An entry that no longer matches anything is an offence too (delete it when the debt is paid).
 # tests/ and bench/ are not checked: they seed and inspect databases as a test must.
 sql_allowed=(
-  # The issue text the rules read, for every issue in one pass. To move: a core bulk reader.
-  "classifier/issue_text.cpp comments"
-  "classifier/issue_text.cpp issue_labels"
-  # A renamed repository's new name and GitHub id. To move: an IssueStore function in core.
-  "crawler/crawl_state.cpp repositories"
   # Classifier and hybrid label sets: labeling reading the classifier that depends on it, the
   # hidden cycle of #26. To move with LabelSource (#26 item 1) into a module that may use both.
   "labeling/label_sets.cpp classifier_calibrated"
@@ -59,9 +54,6 @@ sql_allowed=(
   # hands repro's rows to the report as plain data.
   "reports/report_data.cpp bisects"
   "reports/report_data.cpp repro_runs"
-  # Comment bodies scanned for models, links and code blocks. To move: a core reader.
-  "repro/artifact_scan.cpp comments"
-  "repro/scripts/script_repro.cpp comments"
 )
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

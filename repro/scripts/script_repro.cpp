@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/issue_rows.h"
 #include "repro/fetch.h"
 #include "repro/verdict_store.h"
 
@@ -45,9 +46,9 @@ IssueText load_issue_text(Db& db, std::int64_t issue_id) {
   if (!q.step()) throw UserError("no issue with id " + std::to_string(issue_id));
   t.author = q.text(0);
   t.body = q.text(1);
-  auto c = db.prepare("SELECT author, body FROM comments WHERE issue_id = ? ORDER BY position");
-  c.bind(1, issue_id);
-  while (c.step()) t.comments.push_back({c.text(0), c.text(1)});
+  for_each_comment(db, issue_id, [&](CommentRow&& c) {
+    t.comments.push_back({std::move(c.author), std::move(c.body)});
+  });
   return t;
 }
 

@@ -240,6 +240,36 @@ void IssueStore::flush() {
   staging_->keys.clear();
 }
 
+std::int64_t IssueStore::rename_repository(const std::string& old_name, const std::string& new_name,
+                                           std::optional<std::int64_t> github_id) {
+  auto id_of = [this](const std::string& name) -> std::optional<std::int64_t> {
+    Stmt st(db_, "SELECT id FROM repositories WHERE full_name=?");
+    st.bind(1, name);
+    if (!st.step()) return std::nullopt;
+    return st.int64(0);
+  };
+  std::optional<std::int64_t> old_id = id_of(old_name), new_id = id_of(new_name);
+  std::int64_t target;
+  if (new_id && (!old_id || *new_id != *old_id)) {
+    target = *new_id;
+  } else if (old_id) {
+    Stmt up(db_, "UPDATE repositories SET full_name=? WHERE id=?");
+    up.bind(1, new_name).bind(2, *old_id).run();
+    target = *old_id;
+  } else {
+    Stmt ins(db_, "INSERT INTO repositories (full_name) VALUES (?)");
+    ins.bind(1, new_name).run();
+    target = *id_of(new_name);
+  }
+  if (github_id) {
+    Stmt up(db_, "UPDATE repositories SET github_id=? WHERE id=?");
+    up.bind(1, *github_id).bind(2, target).run();
+  }
+  repo_ids_.erase(old_name);  // may name another row now (or none)
+  repo_ids_[new_name] = target;
+  return target;
+}
+
 std::int64_t IssueStore::repository_id(const std::string& full_name) {
   auto it = repo_ids_.find(full_name);
   if (it != repo_ids_.end()) return it->second;

@@ -52,6 +52,13 @@ class IssueStore {
   // Repository id for "owner/name" (UserError unless valid_repo_name), created on first use.
   std::int64_t repository_id(const std::string& full_name);
 
+  // A repository now answering as `new_name` (the crawler's record_rename, which keeps the old
+  // name as an alias): when `new_name` is stored as another row, that row (`old_name`'s is left
+  // as it is); else `old_name`'s row takes the new name; else a new row. Sets its GitHub id when
+  // given and returns its id. Names are not validated: `new_name` comes from GitHub.
+  std::int64_t rename_repository(const std::string& old_name, const std::string& new_name,
+                                 std::optional<std::int64_t> github_id);
+
   // Upserts one issue object (REST or flattened shape) of repository `repo`. A newer updated_at
   // replaces the stored copy, an older one is ignored (kStale), an identical one changes nothing.
   // Throws UserError when the object breaks the schema (issue_schema.h). Embedded

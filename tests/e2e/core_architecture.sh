@@ -97,7 +97,7 @@ line=$(wc -l <"$real/reports/report_data.cpp")
 expect_exit 1 bash "$check" "$real"
 expect_grep "reports/report_data.cpp:$line: reports reads classifier_runs, owned by classifier" "$T/err"
 expect_grep "architecture: 1 offence(s), 1 of them cross-module SQL" "$T/err"
-echo '// no SQL left' >"$real/crawler/crawl_state.cpp"
+echo '// no SQL left' >"$real/labeling/label_sets.cpp"
 expect_exit 1 bash "$check" "$real"
-expect_grep 'allow-list entry "crawler/crawl_state.cpp repositories" matches no SQL' "$T/err"
+expect_grep 'allow-list entry "labeling/label_sets.cpp classifier_runs" matches no SQL' "$T/err"
 echo ok
