@@ -15,33 +15,26 @@ std::string quoted_value(const std::string& value) {
 }
 
 // Replaces every quoted value ('x' or "x", the opening quote not glued to a word, so "can't" is no
-// quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N'); a
-// quote left open at the end of the line is a value to the end.
+// quote) by '<name>', keeping qualified operator names ('aten::fft_fft', 'onnx::Gather_N'). A
+// quote left open at the end of the line is a value to the end, whatever it holds: torch's
+// "[Caused by the value 'v11 defined in (%v11 : Float(...) = onnx::Pad[mode="constant"]..." goes on
+// on the next line, and the "constant" inside it must not be taken for a value of its own, or
+// one failure would split into a group per model.
 std::string replace_quoted(const std::string& s) {
-  static const RE2 kQuoted(R"((?:^|[^A-Za-z0-9])('[^'\n]*'|"[^"\n]*"))", RE2::Latin1);
+  static const RE2 kQuoted(R"((?:^|[^A-Za-z0-9])('[^'\n]*(?:'|$)|"[^"\n]*(?:"|$)))", RE2::Latin1);
   std::string out;
   re2::StringPiece input(s), quoted;
   std::size_t done = 0;
-  while (RE2::PartialMatch(input.substr(done), kQuoted, &quoted)) {
+  while (done < s.size() && RE2::PartialMatch(input.substr(done), kQuoted, &quoted)) {
     std::size_t begin = static_cast<std::size_t>(quoted.data() - s.data());
     std::size_t end = begin + quoted.size();
-    std::string value(quoted.substr(1, quoted.size() - 2));
+    bool closed = quoted.size() >= 2 && quoted[quoted.size() - 1] == quoted[0];
+    std::string value(quoted.substr(1, quoted.size() - (closed ? 2 : 1)));
     out.append(s, done, begin - done);
-    out += "'" + quoted_value(value) + "'";
+    out += "'" + quoted_value(value) + (closed ? "'" : "");
     done = end;
   }
-  // A quote opened but not closed on this line (the message went on on the next one): what
-  // follows it is a value too, or one failure would split into a group per value.
-  static const RE2 kOpen(R"((?:^|[^A-Za-z0-9])(['"])[^'"\n]*$)", RE2::Latin1);
-  re2::StringPiece rest(s.data() + done, s.size() - done), open;
-  if (RE2::PartialMatch(rest, kOpen, &open)) {
-    std::size_t at = static_cast<std::size_t>(open.data() - s.data());
-    std::string value = s.substr(at + 1);
-    out.append(s, done, at - done);
-    out += "'" + quoted_value(value);
-    return out;
-  }
-  out.append(s, done, std::string::npos);
+  if (done < s.size()) out.append(s, done, std::string::npos);
   return out;
 }
 

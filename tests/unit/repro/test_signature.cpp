@@ -121,6 +121,20 @@ TEST_CASE("signature: model-specific names in failures of the campaign do not sp
   };
   CHECK(caused("v49", "Relu") == caused("v95", "Softmax"));
   CHECK(caused("v49", "Relu").find("onnx::") == std::string::npos);
+  // The same with a double-quoted attribute inside the open value (onnx::Pad[mode="constant"]):
+  // found by a 3,544-model campaign, where it split one defect into 12 groups.
+  auto padded = [](const std::string& v, const std::string& strides) {
+    return error_signature(
+        "SymbolicValueError: Unsupported: ONNX export of instance_norm for unknown channel size.  "
+        "[Caused by the value '" +
+        v + " defined in (%" + v + " : Float(*, *, *, strides=[" + strides +
+        "], requires_grad=0, device=cpu) = onnx::Pad[mode=\"constant\"](%58, %84, %29), scope: "
+        "convfail_synth.Model:: # program.py:37:0\n)' (type 'Tensor') in the TorchScript graph.");
+  };
+  CHECK(padded("v11", "6, 3, 1") == padded("v4", "120, 20, 5, 1"));
+  CHECK(padded("v11", "6, 3, 1") ==
+        "symbolicvalueerror: unsupported: onnx export of instance_norm for unknown channel size. "
+        "[caused by the value '<name>");
   // ONNX Runtime names the model's own tensors and nodes; the operator type stays.
   std::string a = error_signature(
       "This is an invalid model. Type Error: Type 'tensor(uint8)' of input parameter (input_1) "
