@@ -25,14 +25,18 @@ bool is_failure(const std::string& outcome) {
 
 // Node-count bins of the non-synthetic sources (one model per architecture: exact counts would
 // make a row per model).
-std::string node_bin(std::optional<long> nodes) {
+// *order gets the bin's first count, so the rows of one bin are one row, in bin order.
+std::string node_bin(std::optional<long> nodes, long* order) {
+  *order = -1;
   if (!nodes) return "unknown nodes";
   static const long kEdges[] = {50, 100, 200, 500, 1000};
   long lo = 1;
   for (long hi : kEdges) {
+    *order = lo;
     if (*nodes <= hi) return std::to_string(lo) + "-" + std::to_string(hi) + " nodes";
     lo = hi + 1;
   }
+  *order = lo;
   return "over 1000 nodes";
 }
 
@@ -77,10 +81,10 @@ void load_outcomes(CampaignAnalysis& a, const std::vector<Model>& models) {
   blank(total);
   for (const auto& m : models) {
     const bool synthetic = m.source == "synthetic";
+    long order = m.nodes ? *m.nodes : -1;
     std::string label = synthetic
                             ? (m.nodes ? std::to_string(*m.nodes) + " nodes" : "unknown nodes")
-                            : node_bin(m.nodes);
-    long order = m.nodes ? *m.nodes : -1;
+                            : node_bin(m.nodes, &order);
     auto& row = rows[m.source][{order, label}];
     if (row.label.empty()) {
       row.label = m.source + ", " + label;

@@ -61,7 +61,7 @@ std::vector<std::string> key_terms(const std::string& signature,
   // the (minimised) model.
   static const RE2 kQualified(R"('(?:aten|onnx|prim)::([a-z0-9_]+)')");
   static const RE2 kOrtOp(R"((?:op|operator) \(([a-z0-9_]+)\))");
-  static const RE2 kExportOf(R"(export of ([a-z0-9_]+))");
+  static const RE2 kExportOf(R"(export of (?:operator )?([a-z0-9_]+))");
   std::vector<std::string> keys;
   std::set<std::string> seen;
   auto add = [&](const std::string& k) {
@@ -115,11 +115,18 @@ std::string match_query(const std::string& signature, const std::string& message
 
 std::vector<Candidate> match_issues(Db& db, const std::string& signature,
                                     const std::string& message,
-                                    const std::vector<std::string>& operators, int limit) {
+                                    const std::vector<std::string>& operators, int limit,
+                                    const std::optional<std::vector<std::string>>& repos) {
   std::vector<Candidate> out;
   std::string q = match_query(signature, message, operators);
   if (q.empty() || db.scalar("SELECT count(*) FROM issues") == 0) return out;
+  if (repos && repos->empty()) return out;
   SearchOptions so;
+  if (repos) {
+    IssueFilter f;
+    f.repos = *repos;
+    so.where = f;
+  }
   so.limit = limit;
   so.fts = true;  // match_query writes FTS5 syntax ("word" OR "word")
   so.highlight_open = "[";
@@ -233,10 +240,28 @@ void regroup(Db& db, std::int64_t campaign) {
   tx.commit();
 }
 
+std::optional<std::vector<std::string>> torch_onnx_repos(Db& db, const Taxonomy& taxonomy) {
+  std::vector<std::string> keep;
+  bool all = true;
+  auto st = db.prepare("SELECT full_name FROM repositories ORDER BY full_name");
+  while (st.step()) {
+    std::string repo = st.text(0);
+    std::string converter = taxonomy.converter_for_repo(repo);
+    if (converter == repo || converter == "torch.onnx")
+      keep.push_back(repo);
+    else
+      all = false;
+  }
+  if (all) return std::nullopt;
+  return keep;
+}
+
 void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
   std::unique_ptr<classifier::Engine> engine;
+  std::optional<std::vector<std::string>> repos;
   try {
     Taxonomy taxonomy = Taxonomy::load(data_dir);
+    repos = torch_onnx_repos(db, taxonomy);
     engine = std::make_unique<classifier::Engine>(
         classifier::load_rules(data_dir + "/rules", taxonomy), taxonomy);
   } catch (const std::exception&) {
@@ -265,7 +290,7 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
       if (o.is_string() && seen.insert(o.get<std::string>()).second)
         ops.push_back(o.get<std::string>());
     json cands = json::array();
-    for (const auto& c : match_issues(db, r.signature, r.message, ops))
+    for (const auto& c : match_issues(db, r.signature, r.message, ops, 5, repos))
       cands.push_back({{"issue", c.issue}, {"score", c.score}, {"why", c.why}});
     json labels = json::object();
     if (engine) {

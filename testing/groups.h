@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "core/taxonomy.h"
 
 namespace convfail::testing {
 
@@ -24,10 +26,17 @@ struct Candidate {
   std::string why;    // the matched words
 };
 
-// The stored issues that may report this failure, best first (at most `limit`).
+// The stored issues that may report this failure, best first (at most `limit`). With `repos`
+// set, only issues of those repositories (set and empty: no candidates).
 std::vector<Candidate> match_issues(Db& db, const std::string& signature,
                                     const std::string& message,
-                                    const std::vector<std::string>& operators, int limit = 5);
+                                    const std::vector<std::string>& operators, int limit = 5,
+                                    const std::optional<std::vector<std::string>>& repos = {});
+
+// The stored repositories whose issues may report a torch.onnx failure: those the taxonomy
+// names torch.onnx's, and those it names no converter for. A tf2onnx issue is never a candidate
+// for a torch.onnx campaign's failure. nullopt: every stored repository qualifies.
+std::optional<std::vector<std::string>> torch_onnx_repos(Db& db, const Taxonomy& taxonomy);
 
 // The query match_issues runs (FTS5 syntax, each word quoted): one of the failure's key terms
 // (the operator torch.onnx could not export, the ONNX operator Runtime rejected, else the

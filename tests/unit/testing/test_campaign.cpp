@@ -156,9 +156,44 @@ TEST_CASE("testing: a candidate issue must name the failing operator") {
   std::string tanh = sinh;
   tanh.replace(tanh.find("sinh"), 4, "atanh");
   CHECK(match_issues(db, tanh, tanh, {"Atanh"}).empty());
+  // "export of operator X": X is the key, not the word "operator".
+  CHECK(match_query("symbolicvalueerror: unsupported: onnx export of operator adaptive_avg_pool2d, "
+                    "input size not accessible.",
+                    "", {})
+            .rfind("(\"adaptive_avg_pool2d\") AND (", 0) == 0);
   // ONNX Runtime's operator type is the key of its failures.
   CHECK(match_query("node (<name>) op (gemm) [shapeinferenceerror] first input", "", {})
             .rfind("(\"gemm\") AND (", 0) == 0);
+}
+
+TEST_CASE("testing: another converter's issue is no candidate for a torch.onnx failure") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  const std::string sinh =
+      "unsupportedoperatorerror: exporting the operator 'aten::sinh' to onnx opset version n is "
+      "not supported.";
+  db.exec(
+      "INSERT INTO repositories(full_name) VALUES ('onnx/tensorflow-onnx'), ('pytorch/pytorch'), "
+      "('acme/own-fork')");
+  for (int repo = 1; repo <= 3; ++repo)
+    db.exec("INSERT INTO issues(repo_id, number, title, body) VALUES (" + std::to_string(repo) +
+            ", 7, 'sinh fails', 'converting sinh to ONNX fails')");
+  // Without the filter all three name sinh.
+  CHECK(match_issues(db, sinh, sinh, {"Sinh"}).size() == 3);
+  // tf2onnx's repository is another converter's; an unknown repository may be anyone's.
+  auto repos = torch_onnx_repos(db, test::taxonomy());
+  REQUIRE(repos);
+  CHECK(*repos == std::vector<std::string>{"acme/own-fork", "pytorch/pytorch"});
+  auto cands = match_issues(db, sinh, sinh, {"Sinh"}, 5, repos);
+  REQUIRE(cands.size() == 2);
+  for (const auto& c : cands) CHECK(c.issue.find("tensorflow-onnx") == std::string::npos);
+  // Only other converters' issues stored: no candidate, the group is new.
+  CHECK(match_issues(db, sinh, sinh, {"Sinh"}, 5, std::vector<std::string>{}).empty());
+  // No other converter's repository: no filter at all.
+  db.exec("DELETE FROM issues WHERE repo_id = 1");
+  db.exec("DELETE FROM repositories WHERE id = 1");
+  CHECK_FALSE(torch_onnx_repos(db, test::taxonomy()));
 }
 
 TEST_CASE("testing: a campaign's ONNX Runtime release is part of its key; old keys still resume") {

@@ -159,3 +159,24 @@ TEST_CASE("campaign analysis: a missing campaign or a broken row is one error na
   CHECK_THROWS_WITH_AS(analyse_campaign(*db, 1),
                        doctest::Contains("campaign 1 model 4 graph_json: edge 0"), UserError);
 }
+
+TEST_CASE("campaign analysis: architectures of one node bin are one outcome row") {
+  // Before, each architecture's exact node count made its own "torchvision, 1-50 nodes" row.
+  test::TempDir dir;
+  auto db = open_database(dir.file("c.db"));
+  planted_campaign(*db);
+  add_model(*db, 100, "torchvision", 120, "success", {"Conv", "Relu"});
+  add_model(*db, 101, "torchvision", 199, "mismatch", {"Conv", "Erf"});
+  add_model(*db, 102, "torchvision", 40, "success", {"Conv"});
+  CampaignAnalysis a = analyse_campaign(*db, 1);
+  // synthetic 20, 30, all; torchvision 1-50, 101-200, all; Total.
+  REQUIRE(a.outcomes.size() == 7);
+  CHECK(a.outcomes[3].label == "torchvision, 1-50 nodes");
+  CHECK(a.outcomes[3].models == 1);
+  CHECK(a.outcomes[4].label == "torchvision, 101-200 nodes");
+  CHECK(a.outcomes[4].models == 3);
+  CHECK(a.outcomes[4].counts.at("mismatch") == 1);
+  CHECK(a.outcomes[4].counts.at("invalid") == 1);
+  CHECK(a.outcomes[5].label == "torchvision, all");
+  CHECK(a.outcomes[5].models == 4);
+}
