@@ -10,6 +10,18 @@ source "$(dirname "$0")/lib_testing.sh"
 set -euo pipefail
 TV=squeezenet1_1,lraspp_mobilenet_v3_large,s3d,mobilenet_v3_small
 
+# A subset naming no architecture, or not a name, is refused before anything runs.
+if cf test run --source torchvision:squeezenet1_1,nosuch >"$T/bad.out" 2>"$T/bad.err"; then
+  fail "an unknown architecture was accepted"
+fi
+expect_grep "no torchvision architecture 'nosuch'" "$T/bad.err"
+[ "$(wc -l <"$T/bad.err")" = 1 ] || fail "not one line: $(cat "$T/bad.err")"
+rc=0
+cf test run --source "torchvision:a"$'\e'"[2Jb" >/dev/null 2>"$T/esc.err" || rc=$?
+[ "$rc" = 2 ] || fail "a name with an escape sequence: exit $rc, expected 2"
+grep -q $'\e' "$T/esc.err" && fail "the escape sequence reached the terminal raw"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM campaign_models")" = 0 ] || fail "a refused run stored models"
+
 cf test run --source synthetic --source "torchvision:$TV" --models 200 --nodes 5-20:5 --seed 11 \
   --inputs 2 --json >"$T/run.json" 2>"$T/run.err" || fail "campaign: $(tail -3 "$T/run.err")"
 jq -e '.finished == true and .planned == 204 and .models == 204' "$T/run.json" >/dev/null ||
