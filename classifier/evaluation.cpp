@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "classifier/latest_run.h"
+#include "classifier/run_labels.h"
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -203,7 +204,7 @@ std::map<std::string, std::vector<GoldRow>> gold_rows(Db& db, const Taxonomy& ta
                                                       const std::set<int>& folds,
                                                       EvalReport* report,
                                                       const EvaluatedLabels* labels = nullptr) {
-  auto predicted = labels ? labels->labels : labeling::load_classifier_labels(db, run_id);
+  auto predicted = labels ? labels->labels : classifier::run_labels(db, run_id);
   // A calibrated confidence pools the predictor's scores into steps; the score it was
   // calibrated from keeps their order (stored by classify as "rank").
   std::map<std::pair<std::int64_t, std::string>, double> ranks;
@@ -384,7 +385,7 @@ std::vector<FittedCalibration> fit_run_calibration(Db& db, const Taxonomy& taxon
 
 void store_calibration(Db& db, std::int64_t run_id, const std::vector<FittedCalibration>& fitted,
                        const std::string& fitted_on, double target_accuracy) {
-  auto labels = labeling::load_classifier_labels(db, run_id);
+  auto labels = classifier::run_labels(db, run_id);
   Transaction tx(db);
   for (const char* sql : {"DELETE FROM classifier_calibrations WHERE run_id = ?",
                           "DELETE FROM classifier_calibrated WHERE run_id = ?"}) {

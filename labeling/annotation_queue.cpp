@@ -139,7 +139,7 @@ std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator
     if (q == "unlabeled") {
       for (const auto& c : open) ids.push_back(c.id);
     } else if (q == "low-confidence") {
-      std::vector<IssueLabels> run = load_classifier_labels(db);
+      const std::vector<IssueLabels>& run = options.classifier;
       if (run.empty()) throw UserError("no classifier run: run `convfail classify` first");
       std::map<std::int64_t, double> lowest;
       for (const auto& l : run) {
@@ -164,7 +164,7 @@ std::vector<QueueItem> build_annotate_queue(Db& db, const std::string& annotator
         for (const auto& l : load_annotator_labels(db, name))
           for (const auto& [dim, v] : l.values) values[l.issue_id][dim].insert(v);
       }
-      for (const auto& l : load_classifier_labels(db))
+      for (const auto& l : options.classifier)
         for (const auto& [dim, v] : l.values) values[l.issue_id][dim].insert(v);
       for (const auto& c : open) {
         auto it = values.find(c.id);

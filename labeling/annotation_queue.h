@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "labeling/label_sets.h"
 
 namespace convfail::labeling {
 
@@ -29,6 +30,9 @@ struct QueueOptions {
   std::uint64_t seed = 1;           // sample only
   std::vector<std::string> repos;   // only these repositories (empty: all)
   double low_confidence = 0.5;      // low-confidence: the lowest dimension confidence below this
+  // low-confidence and disagreement: the latest classifier run's labels (classifier::run_labels),
+  // handed over by the caller (views::annotate_queue) since labeling does not read the classifier.
+  std::vector<IssueLabels> classifier;
 };
 
 // The queues of `annotate`:

@@ -16,6 +16,7 @@
 #include "core/json_util.h"
 #include "core/text.h"
 #include "labeling/label_sets.h"
+#include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
 
 namespace convfail::labeling {

@@ -1,9 +1,6 @@
 #include "labeling/label_sets.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstdlib>
 
 #include "core/error.h"
 
@@ -27,9 +24,9 @@ std::size_t issue_slot(const Stmt& st, std::vector<IssueLabels>& out,
   return out.size() - 1;
 }
 
-// Collects rows (issue_id, repo, number, created_at, dimension, value[, confidence]) into
-// IssueLabels in issue order.
-std::vector<IssueLabels> collect(Stmt& st, bool with_confidence) {
+}  // namespace
+
+std::vector<IssueLabels> collect_label_rows(Stmt& st, bool with_confidence) {
   std::vector<IssueLabels> out;
   std::map<std::int64_t, std::size_t> index;
   while (st.step()) {
@@ -41,8 +38,6 @@ std::vector<IssueLabels> collect(Stmt& st, bool with_confidence) {
   return out;
 }
 
-}  // namespace
-
 std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annotator) {
   // The latest row per (issue, dimension) wins (view current_manual_labels): a skip clears the
   // value, an undo restores the value it carries.
@@ -52,7 +47,7 @@ std::vector<IssueLabels> load_annotator_labels(Db& db, const std::string& annota
           "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
           "WHERE c.annotator = ?1 ORDER BY r.full_name, i.number, c.dimension");
   st.bind(1, annotator);
-  auto out = collect(st, false);
+  auto out = collect_label_rows(st, false);
   // Issues whose every dimension was cleared hold no labels.
   std::vector<IssueLabels> kept;
   for (auto& l : out)
@@ -106,185 +101,36 @@ std::vector<IssueLabels> load_consensus_labels(Db& db) {
   return kept;
 }
 
-std::vector<IssueLabels> load_classifier_labels(Db& db, std::optional<std::int64_t> run_id) {
-  std::int64_t run =
-      run_id ? *run_id
-             : db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
-  if (run == 0) return {};
-  Stmt st(db,
-          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.label, c.confidence "
-          "FROM classifier_labels c "
-          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
-          "WHERE c.run_id = ? ORDER BY r.full_name, i.number, c.dimension");
-  st.bind(1, run);
-  auto out = collect(st, true);
-  // Subtypes ride along with the cause row.
-  Stmt sub(db,
-           "SELECT issue_id, subtype FROM classifier_labels WHERE run_id=? AND dimension='cause' "
-           "AND subtype IS NOT NULL");
-  sub.bind(1, run);
-  std::map<std::int64_t, std::string> subtypes;
-  while (sub.step()) subtypes[sub.int64(0)] = sub.text(1);
-  for (auto& l : out) {
-    auto it = subtypes.find(l.issue_id);
-    if (it != subtypes.end()) l.values["subtype"] = it->second;
-  }
-  return out;
-}
-
-std::vector<std::string> label_sources(Db& db) {
-  std::vector<std::string> out;
-  if (db.scalar("SELECT count(*) FROM classifier_runs WHERE in_progress = 0") > 0)
-    out.push_back("classifier");
-  Stmt st(db, "SELECT DISTINCT annotator FROM manual_labels ORDER BY annotator");
-  while (st.step()) out.push_back(st.text(0));
-  if (!load_consensus_labels(db).empty()) out.push_back("consensus");
-  return out;
-}
-
-std::vector<IssueLabels> load_hybrid_labels(Db& db, const std::optional<std::string>& annotator,
-                                            std::optional<double> min_confidence) {
-  // Manual part.
+std::vector<IssueLabels> load_adjudicated_labels(Db& db, const std::string& annotator) {
   std::vector<IssueLabels> manual;
-  if (annotator) {
-    Stmt known(db, "SELECT count(*) FROM manual_labels WHERE annotator = ?");
-    known.bind(1, *annotator);
-    known.step();
-    if (known.int64(0) == 0)
-      throw UserError("hybrid:" + *annotator + ": annotator \"" + *annotator +
-                      "\" has no manual labels");
-    // Per issue and dimension: the latest adjudication, else the annotator's current label.
-    Stmt st(db,
-            "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.value, "
-            "  c.kind = 'adjudication', c.annotator = ?1 "
-            "FROM current_manual_labels c "
-            "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
-            "WHERE c.value IS NOT NULL AND (c.kind = 'adjudication' OR c.annotator = ?1) "
-            "ORDER BY r.full_name, i.number, c.dimension, c.row_id");
-    st.bind(1, *annotator);
-    std::map<std::int64_t, std::size_t> index;
-    std::vector<std::map<std::string, bool>> adjudicated;
-    while (st.step()) {
-      std::size_t slot = issue_slot(st, manual, index);
-      if (slot == adjudicated.size()) adjudicated.emplace_back();
-      std::string dim = st.text(4);
-      bool adj = st.int64(6) != 0;
-      // Rows come in row order: a later adjudication replaces anything, the annotator's label
-      // fills only what no adjudication holds.
-      if (adj || !adjudicated[slot][dim]) manual[slot].values[dim] = st.text(5);
-      if (adj) adjudicated[slot][dim] = true;
-    }
-  } else {
-    manual = load_consensus_labels(db);
+  Stmt known(db, "SELECT count(*) FROM manual_labels WHERE annotator = ?");
+  known.bind(1, annotator);
+  known.step();
+  if (known.int64(0) == 0)
+    throw UserError("hybrid:" + annotator + ": annotator \"" + annotator +
+                    "\" has no manual labels");
+  // Per issue and dimension: the latest adjudication, else the annotator's current label.
+  Stmt st(db,
+          "SELECT i.id, r.full_name, i.number, i.created_at, c.dimension, c.value, "
+          "  c.kind = 'adjudication', c.annotator = ?1 "
+          "FROM current_manual_labels c "
+          "JOIN issues i ON i.id = c.issue_id JOIN repositories r ON r.id = i.repo_id "
+          "WHERE c.value IS NOT NULL AND (c.kind = 'adjudication' OR c.annotator = ?1) "
+          "ORDER BY r.full_name, i.number, c.dimension, c.row_id");
+  st.bind(1, annotator);
+  std::map<std::int64_t, std::size_t> index;
+  std::vector<std::map<std::string, bool>> adjudicated;
+  while (st.step()) {
+    std::size_t slot = issue_slot(st, manual, index);
+    if (slot == adjudicated.size()) adjudicated.emplace_back();
+    std::string dim = st.text(4);
+    bool adj = st.int64(6) != 0;
+    // Rows come in row order: a later adjudication replaces anything, the annotator's label
+    // fills only what no adjudication holds.
+    if (adj || !adjudicated[slot][dim]) manual[slot].values[dim] = st.text(5);
+    if (adj) adjudicated[slot][dim] = true;
   }
-  std::map<std::int64_t, std::size_t> by_id;
-  std::vector<IssueLabels> out;
-  for (auto& m : manual) {
-    for (const auto& [dim, v] : m.values) m.origin[dim] = "manual";
-    by_id[m.issue_id] = out.size();
-    out.push_back(std::move(m));
-  }
-  // Automatic part: the latest run, calibrated confidence where stored.
-  std::int64_t run =
-      db.scalar("SELECT coalesce(max(id), 0) FROM classifier_runs WHERE in_progress = 0");
-  if (run == 0) return out;
-  std::map<std::string, std::optional<double>> thresholds;  // calibrated dimensions
-  {
-    Stmt st(db, "SELECT dimension, threshold FROM classifier_calibrations WHERE run_id = ?");
-    st.bind(1, run);
-    while (st.step())
-      thresholds[st.text(0)] = st.is_null(1) ? std::nullopt : std::optional<double>(st.real(1));
-  }
-  std::map<std::pair<std::int64_t, std::string>, double> calibrated;
-  {
-    Stmt st(db,
-            "SELECT issue_id, dimension, probability FROM classifier_calibrated WHERE run_id = ?");
-    st.bind(1, run);
-    while (st.step()) calibrated[{st.int64(0), st.text(1)}] = st.real(2);
-  }
-  for (const auto& c : load_classifier_labels(db, run)) {
-    auto slot = by_id.find(c.issue_id);
-    IssueLabels* target = nullptr;
-    for (const auto& [dim, value] : c.values) {
-      if (dim == "subtype") continue;
-      if (slot != by_id.end() && out[slot->second].values.count(dim)) continue;
-      double confidence = c.confidence.count(dim) ? c.confidence.at(dim) : 0;
-      std::optional<double> need = min_confidence;
-      auto t = thresholds.find(dim);
-      if (t != thresholds.end()) {
-        auto p = calibrated.find({c.issue_id, dim});
-        if (p != calibrated.end()) confidence = p->second;
-        if (!need) need = t->second;
-        if (!need) continue;  // calibrated, target accuracy never reached
-      }
-      if (confidence < need.value_or(kDefaultRawMinConfidence)) continue;
-      if (!target) {
-        if (slot == by_id.end()) {
-          IssueLabels l = c;
-          l.values.clear();
-          l.confidence.clear();
-          slot = by_id.emplace(c.issue_id, out.size()).first;
-          out.push_back(std::move(l));
-        }
-        target = &out[slot->second];
-      }
-      target->values[dim] = value;
-      target->origin[dim] = "automatic";
-      target->confidence[dim] = confidence;
-      if (dim == "cause" && c.values.count("subtype")) {
-        target->values["subtype"] = c.values.at("subtype");
-        target->origin["subtype"] = "automatic";
-      }
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const IssueLabels& a, const IssueLabels& b) {
-    return a.repo != b.repo ? a.repo < b.repo : a.number < b.number;
-  });
-  return out;
-}
-
-OriginCounts count_origins(const std::vector<IssueLabels>& labels) {
-  OriginCounts n;
-  for (const auto& l : labels)
-    for (const auto& [dim, origin] : l.origin) {
-      if (dim == "subtype") continue;
-      (origin == "manual" ? n.manual : n.automatic) += 1;
-    }
-  return n;
-}
-
-std::vector<IssueLabels> load_label_set(Db& db, const std::string& source,
-                                        std::optional<double> min_confidence) {
-  return load_label_set(db, LabelSource::parse(source), min_confidence);
-}
-
-std::vector<IssueLabels> load_label_set(Db& db, const LabelSource& src,
-                                        std::optional<double> min_confidence) {
-  std::vector<IssueLabels> out;
-  const std::string source = src.text();
-  switch (src.kind) {
-    case LabelSource::Kind::kHybrid:
-      out = load_hybrid_labels(
-          db, src.annotator.empty() ? std::nullopt : std::optional<std::string>(src.annotator),
-          min_confidence);
-      break;
-    case LabelSource::Kind::kClassifier:
-      out = load_classifier_labels(db, src.run);
-      break;
-    case LabelSource::Kind::kConsensus:
-      out = load_consensus_labels(db);
-      break;
-    case LabelSource::Kind::kAnnotator:
-      out = load_annotator_labels(db, src.annotator);
-      break;
-  }
-  if (out.empty()) {
-    std::string names;
-    for (const auto& s : label_sources(db)) names += (names.empty() ? "" : ", ") + s;
-    throw UserError("no labels from source \"" + source + "\"; sources with labels: " +
-                    (names.empty() ? "none (run classify, label or labels import)" : names));
-  }
-  return out;
+  return manual;
 }
 
 }  // namespace convfail::labeling

@@ -44,7 +44,7 @@ std::string render_per_issue(Db& db, const Taxonomy& tax, const ReportOptions& o
     throw UsageError("--per-issue prints csv or json");
   const labeling::LabelSource source = labeling::LabelSource::parse(options.source);
   std::vector<labeling::IssueLabels> labels = report_labels(db, options);
-  std::map<std::int64_t, std::string> verdicts = latest_verdicts(db);
+  const std::map<std::int64_t, std::string>& verdicts = options.verdicts;
 
   std::vector<std::string> header = {"repo", "number", "converter", "created_at"};
   for (const auto& dim : dimensions())

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "labeling/agreement.h"
-#include "labeling/label_sets.h"
+#include "labelsets/source_labels.h"
 #include "repro/verdicts.h"
 
 namespace convfail::reports {
@@ -53,7 +53,7 @@ const std::string* value_of(const labeling::IssueLabels& l, const std::string& d
 void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
                    ReportData& out, std::optional<double> min_confidence,
                    const std::vector<TrainedSource>& trained) {
-  auto other = labeling::load_label_set(db, *out.compare_source, min_confidence);
+  auto other = labelsets::load_label_set(db, *out.compare_source, min_confidence);
   std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
   for (const auto& dim : tax.dimensions()) {
@@ -98,11 +98,9 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::Issu
   }
 }
 
-void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
-               ReportData& out) {
-  if (db.scalar("SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL") == 0) return;
-  // The latest run per issue decides.
-  std::map<std::int64_t, std::string> verdicts = latest_verdicts(db);
+void add_repro(const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
+               const std::map<std::int64_t, std::string>& verdicts, ReportData& out) {
+  if (verdicts.empty()) return;  // the latest run per issue decides
   std::map<std::string, ReproOutcome> outcome;
   for (const auto& s : tax.label_ids("symptom")) outcome[s];
   for (const auto& l : labels) {
@@ -126,15 +124,15 @@ void add_repro(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLab
   out.repro = std::move(outcome);
 }
 
-// The latest bisect of each model of each labeled issue (schema/0015_runtime_bisect.sql).
-void add_runtime_history(Db& db, const std::vector<labeling::IssueLabels>& labels,
-                         ReportData& out) {
+// The latest bisect of each model of each labeled issue.
+void add_runtime_history(const std::vector<labeling::IssueLabels>& labels,
+                         const std::vector<RuntimeHistory>& histories, ReportData& out) {
   std::map<std::int64_t, std::string> symptoms;
   for (const auto& l : labels) {
     const std::string* symptom = value_of(l, "symptom");
     symptoms[l.issue_id] = symptom ? *symptom : std::string();
   }
-  for (RuntimeHistory& h : runtime_histories(db)) {
+  for (RuntimeHistory h : histories) {
     auto it = symptoms.find(h.issue_id);
     if (h.issue_id == 0 || it == symptoms.end()) continue;  // a group's, or not in this report
     h.symptom = it->second;
@@ -143,38 +141,6 @@ void add_runtime_history(Db& db, const std::vector<labeling::IssueLabels>& label
 }
 
 }  // namespace
-
-std::vector<RuntimeHistory> runtime_histories(Db& db) {
-  Stmt st(db,
-          "SELECT coalesce(b.issue_id, 0), coalesce(b.campaign_group_id, 0),"
-          " coalesce(r.full_name || '#' || i.number, ''), b.model_path, b.from_version,"
-          " b.to_version, b.first_bad, b.regressed_in, b.fixed_in, b.newest_known,"
-          " b.still_failing FROM bisects b LEFT JOIN issues i ON i.id = b.issue_id"
-          " LEFT JOIN repositories r ON r.id = i.repo_id"
-          " WHERE (b.issue_id IS NOT NULL OR b.campaign_group_id IS NOT NULL) AND b.id = (SELECT"
-          " max(id) FROM bisects c WHERE c.issue_id IS b.issue_id AND c.campaign_group_id IS"
-          " b.campaign_group_id AND c.model_sha256 = b.model_sha256)"
-          " ORDER BY b.issue_id IS NULL, r.full_name, i.number, b.campaign_group_id, b.id");
-  std::vector<RuntimeHistory> out;
-  while (st.step()) {
-    RuntimeHistory h;
-    h.issue_id = st.int64(0);
-    h.group_id = st.int64(1);
-    h.issue = st.text(2);
-    std::string path = st.opt_text(3).value_or("");
-    h.model =
-        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    h.from_version = st.text(4);
-    h.to_version = st.text(5);
-    h.first_bad = st.opt_text(6);
-    h.regressed_in = st.opt_text(7);
-    h.fixed_in = st.opt_text(8);
-    h.newest_known = st.opt_text(9);
-    h.still_failing = st.int64(10) != 0;
-    out.push_back(std::move(h));
-  }
-  return out;
-}
 
 std::string runtime_history_text(const RuntimeHistory& h) {
   if (!h.newest_known) return "no verdict in " + h.from_version + ".." + h.to_version;
@@ -203,15 +169,6 @@ bool is_iso_date(const std::string& s) {
   return month >= 1 && month <= 12 && day >= 1 && day <= 31;
 }
 
-std::map<std::int64_t, std::string> latest_verdicts(Db& db) {
-  Stmt st(db,
-          "SELECT issue_id, verdict FROM repro_runs r WHERE issue_id IS NOT NULL AND "
-          "id = (SELECT max(id) FROM repro_runs r2 WHERE r2.issue_id = r.issue_id)");
-  std::map<std::int64_t, std::string> verdicts;
-  while (st.step()) verdicts[st.int64(0)] = st.text(1);
-  return verdicts;
-}
-
 std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& o) {
   for (const auto* d : {&o.since, &o.until})
     if (*d && !is_iso_date(**d)) throw UsageError("not a date (YYYY-MM-DD): " + **d);
@@ -222,7 +179,7 @@ std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& o)
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
   std::vector<labeling::IssueLabels> labels;
-  for (auto& l : labeling::load_label_set(db, source, o.min_confidence))
+  for (auto& l : labelsets::load_label_set(db, source, o.min_confidence))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
@@ -238,7 +195,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   r.compare_source = o.compare;
   r.period = o.period;
   r.issues = static_cast<long>(labels.size());
-  if (source.hybrid()) r.cells = labeling::count_origins(labels);
+  if (source.hybrid()) r.cells = labelsets::count_origins(labels);
   r.trend_causes = {"incompatibility", "type_problem"};
   const auto stages = tax.label_ids("stage"), symptoms = tax.label_ids("symptom"),
              causes = tax.label_ids("cause");
@@ -281,8 +238,8 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   }
 
   if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence, o.trained);
-  add_repro(db, tax, labels, r);
-  add_runtime_history(db, labels, r);
+  add_repro(tax, labels, o.verdicts, r);
+  add_runtime_history(labels, o.histories, r);
   return r;
 }
 

@@ -9,9 +9,13 @@
 
 #include "core/db.h"
 #include "core/taxonomy.h"
-#include "labeling/label_sets.h"
+#include "labelsets/source_labels.h"
+#include "repro/runtime_history.h"
 
 namespace convfail::reports {
+
+// The latest `convfail bisect` of one model (repro's vocabulary, read by repro/bisect_history).
+using RuntimeHistory = repro::RuntimeHistory;
 
 // A label source whose classifier run used a trained model, with the model's training issues
 // ("owner/name#N"): given by the caller, since reports do not read the classifier's tables.
@@ -31,6 +35,11 @@ struct ReportOptions {
   std::optional<std::string> compare;    // a second source (section 6)
   std::optional<double> min_confidence;  // hybrid sources: confidence an automatic label needs
   std::vector<TrainedSource> trained;    // sources labeled by a trained model (for compare)
+  // Section 7, given by the caller since reports do not read repro's tables: each issue's latest
+  // repro verdict (repro::latest_issue_verdicts; none: no section 7) and the stored bisects
+  // (repro::runtime_histories).
+  std::map<std::int64_t, std::string> verdicts;
+  std::vector<RuntimeHistory> histories;
 };
 
 using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
@@ -63,25 +72,6 @@ struct ReproOutcome {
   long not_run = 0;  // labeled, no repro run
 };
 
-// The latest `convfail bisect` of one model of a labeled issue: where its verdict changed across
-// ONNX Runtime releases (section 7's per-issue table).
-struct RuntimeHistory {
-  std::int64_t issue_id = 0;  // the bisected model's issue, else 0
-  std::int64_t group_id = 0;  // its campaign group (`bisect --group`), else 0
-  std::string issue;          // OWNER/REPO#N ("" for a group)
-  std::string symptom;        // the label source's, may be empty
-  std::string model;          // file name
-  std::string from_version, to_version;
-  std::optional<std::string> first_bad, regressed_in, fixed_in, newest_known;
-  bool still_failing = false;
-};
-
-// The latest bisect of each model of each issue and campaign group (schema 0015's bisects, as
-// repro/bisect_command stores them): the one reader of that table outside repro, for the repro
-// report's section 7, the campaign report's defects and the web's issue and campaign pages. By
-// issue (OWNER/REPO#N), then group, then bisect.
-std::vector<RuntimeHistory> runtime_histories(Db& db);
-
 // "fixed in 1.21.0", "still failing in 1.31.1 (since 1.14.0 or before)", "regressed in 1.18.0,
 // still failing in 1.31.1", "passes 1.14.0..1.31.1", "no verdict in A..B".
 std::string runtime_history_text(const RuntimeHistory& h);
@@ -89,10 +79,10 @@ std::string runtime_history_text(const RuntimeHistory& h);
 struct ReportData {
   std::string source;
   std::optional<std::string> compare_source;
-  std::string period;                           // year | quarter
-  std::vector<std::string> converters;          // sorted
-  long issues = 0;                              // labeled issues in the report
-  std::optional<labeling::OriginCounts> cells;  // hybrid source: manual vs automatic cells
+  std::string period;                            // year | quarter
+  std::vector<std::string> converters;           // sorted
+  long issues = 0;                               // labeled issues in the report
+  std::optional<labelsets::OriginCounts> cells;  // hybrid source: manual vs automatic cells
   std::map<std::string, long> issues_by_converter;
   std::map<std::string, Counts> stage_by_converter;    // converter -> stage -> n
   std::map<std::string, Counts> symptom_by_converter;  // converter -> symptom -> n
@@ -119,9 +109,6 @@ ReportData build_report(Db& db, const Taxonomy& taxonomy, const ReportOptions& o
 // sources when it is empty) kept by --repo/--since/--until (UserError when none is left). Throws
 // UsageError for a malformed date or period.
 std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& options);
-
-// Every issue's latest repro verdict (crash_reproduced, not_reproduced, ...), by issue id.
-std::map<std::int64_t, std::string> latest_verdicts(Db& db);
 
 // "YYYY-MM-DD" check used for --since/--until.
 bool is_iso_date(const std::string& s);

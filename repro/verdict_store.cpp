@@ -108,6 +108,15 @@ std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& 
   return out;
 }
 
+std::map<std::int64_t, std::string> latest_issue_verdicts(Db& db) {
+  Stmt st(db,
+          "SELECT issue_id, verdict FROM repro_runs r WHERE issue_id IS NOT NULL AND "
+          "id = (SELECT max(id) FROM repro_runs r2 WHERE r2.issue_id = r.issue_id)");
+  std::map<std::int64_t, std::string> verdicts;
+  while (st.step()) verdicts[st.int64(0)] = st.text(1);
+  return verdicts;
+}
+
 std::vector<std::int64_t> issues_with_verdict(Db& db, const std::string& verdict) {
   Stmt st(db,
           "SELECT DISTINCT issue_id FROM repro_runs WHERE verdict = ? AND issue_id IS NOT NULL "

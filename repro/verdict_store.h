@@ -80,5 +80,8 @@ std::vector<StoredVerdict> latest_verdicts(Db& db, std::int64_t issue_id);
 std::vector<std::int64_t> issues_with_verdict(Db& db, const std::string& verdict);
 // The same for every issue with a run, by issue id.
 std::map<std::int64_t, std::vector<StoredVerdict>> latest_verdicts_by_issue(Db& db);
+// The verdict of each issue's latest run, whatever program it ran: what the report's section 7
+// counts per labeled issue. By issue id.
+std::map<std::int64_t, std::string> latest_issue_verdicts(Db& db);
 
 }  // namespace convfail::repro

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "reports/report_data.h"
+#include "repro/bisect_history.h"
 #include "testing/test_suite.h"
 
 namespace convfail::testing {
@@ -247,7 +248,7 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
     }
     // Where each group's verdict changed across ONNX Runtime releases (`bisect --group`).
     std::map<std::int64_t, std::string> runtime;
-    for (const reports::RuntimeHistory& h : reports::runtime_histories(db))
+    for (const reports::RuntimeHistory& h : repro::runtime_histories(db))
       if (h.group_id) {
         std::string& text = runtime[h.group_id];
         text += (text.empty() ? "" : "; ") + reports::runtime_history_text(h);

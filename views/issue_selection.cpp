@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "labelsets/source_labels.h"
 #include "repro/verdict_store.h"
 
 namespace convfail::views {
@@ -17,9 +18,9 @@ SelectedIssues select_issues(Db& db, const IssueSelection& sel) {
   if (sel.source) {
     std::map<std::int64_t, labeling::IssueLabels> other;
     if (sel.compare)
-      for (auto& l : labeling::load_label_set(db, *sel.compare)) other[l.issue_id] = std::move(l);
+      for (auto& l : labelsets::load_label_set(db, *sel.compare)) other[l.issue_id] = std::move(l);
     std::set<std::int64_t> labeled;
-    for (auto& l : labeling::load_label_set(db, *sel.source)) {
+    for (auto& l : labelsets::load_label_set(db, *sel.source)) {
       bool ok = true;
       for (const auto& [dim, value] : sel.labels) {
         auto v = l.values.find(dim);

@@ -11,6 +11,7 @@
 
 #include "core/db.h"
 #include "labeling/label_sets.h"
+#include "labelsets/source_labels.h"
 
 namespace convfail::views {
 
@@ -32,7 +33,7 @@ struct SelectedIssues {
   std::map<std::int64_t, labeling::IssueLabels> labels;  // of `source`, by issue id
 };
 
-// Throws what labeling::load_label_set throws (UsageError, UserError) for a bad source.
+// Throws what labelsets::load_label_set throws (UsageError, UserError) for a bad source.
 SelectedIssues select_issues(Db& db, const IssueSelection& selection);
 
 }  // namespace convfail::views

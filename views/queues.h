@@ -1,6 +1,7 @@
-// An annotate queue by name (labeling::annotate_queue_names), for the web: the uncertain queue
-// from classifier/uncertain_queue (its first order; the terminal session adds the refits), the
-// others from labeling's build_annotate_queue.
+// An annotate queue by name (labeling::annotate_queue_names), for the web and the terminal: the
+// uncertain queue from classifier/uncertain_queue (its first order; the terminal session adds the
+// refits), the others from labeling's build_annotate_queue, given the latest classifier run's
+// labels where the queue needs them.
 #pragma once
 
 #include <string>

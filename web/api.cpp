@@ -12,13 +12,16 @@
 #include "core/json_util.h"
 #include "core/text.h"
 #include "labeling/agreement.h"
-#include "labeling/agreement_report.h"
 #include "labeling/annotation_queue.h"
 #include "labeling/label_sets.h"
 #include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
+#include "labelsets/agreement_report.h"
+#include "labelsets/source_labels.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
+#include "repro/bisect_history.h"
+#include "repro/verdict_store.h"
 #include "views/dossier.h"
 #include "views/issue_selection.h"
 #include "views/queues.h"
@@ -157,7 +160,7 @@ json session_json(Db& db, const Taxonomy& tax, const std::string& annotator, boo
     repos.push_back({{"repo", r.text(0)}, {"converter", tax.converter_for_repo(r.text(0))}});
   return {{"annotator", annotator.empty() ? json() : json(annotator)},
           {"readonly", readonly},
-          {"sources", labeling::label_sources(db)},
+          {"sources", labelsets::label_sources(db)},
           {"queues", labeling::annotate_queue_names()},
           {"annotators", labeling::manual_annotators(db)},
           {"repositories", repos},
@@ -431,13 +434,13 @@ json agreement_json(Db& db, const Params& p) {
            labeling::LabelSource::parse(s).hybrid();
   };
   if (is_annotator(*a) && is_annotator(*b)) {  // the same figures as `convfail agreement`
-    return labeling::agreement_json(labeling::compute_agreement(db, {*a, *b}, dimension));
+    return labelsets::agreement_json(labelsets::compute_agreement(db, {*a, *b}, dimension));
   }
   // Any two label sources (e.g. classifier vs an annotator): Cohen's kappa per dimension on the
   // issues both label.
   std::map<std::int64_t, labeling::IssueLabels> left;
-  for (auto& l : labeling::load_label_set(db, *a)) left[l.issue_id] = std::move(l);
-  auto right = labeling::load_label_set(db, *b);
+  for (auto& l : labelsets::load_label_set(db, *a)) left[l.issue_id] = std::move(l);
+  auto right = labelsets::load_label_set(db, *b);
   json out = json::object();
   for (const std::string& dim : dims) {
     if (dimension && dim != *dimension) continue;
@@ -472,6 +475,8 @@ ReportText report_text(Db& db, const Taxonomy& tax, const Params& p) {
   o.since = param(p, "since");
   o.until = param(p, "until");
   o.min_confidence = real_param(p, "min_confidence", 0, 1);
+  o.verdicts = repro::latest_issue_verdicts(db);
+  o.histories = repro::runtime_histories(db);
   std::string format = param(p, "format").value_or("json");
   reports::ReportFormat f;
   try {

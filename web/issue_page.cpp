@@ -6,6 +6,7 @@
 #include "core/markdown_html.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
+#include "repro/bisect_history.h"
 #include "repro/verdict_store.h"
 
 namespace convfail::web {
@@ -63,7 +64,7 @@ void add_issue_page_fields(Db& db, json& issue) {
 
   json runtime = json::array();
   std::int64_t id = require_issue(db, ref);
-  for (const reports::RuntimeHistory& h : reports::runtime_histories(db))
+  for (const reports::RuntimeHistory& h : repro::runtime_histories(db))
     if (h.issue_id == id) runtime.push_back(reports::runtime_history_json(h));
   issue["runtime_history"] = runtime;
 }

@@ -16,7 +16,7 @@ namespace convfail::web {
 //   github_url: the issue's page on GitHub;
 //   repro_programs: per program (a script, each model) its number of runs, first and latest
 //     run date and its latest run (verdict, step, signature, message, ...), in order of first run;
-//   runtime_history: per bisected model (`convfail bisect`, reports::runtime_histories) where its
+//   runtime_history: per bisected model (`convfail bisect`, repro::runtime_histories) where its
 //     verdict changed across ONNX Runtime releases, with the summary text the repro report prints.
 void add_issue_page_fields(Db& db, nlohmann::json& issue);
 

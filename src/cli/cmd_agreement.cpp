@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "core/json_util.h"
-#include "labeling/agreement_report.h"
+#include "labelsets/agreement_report.h"
 
 namespace convfail::cli {
 
@@ -27,12 +27,12 @@ void add_agreement_command(CLI::App* cmd, Context& ctx) {
       ->check(CLI::IsMember({"symptom", "cause", "subtype", "stage"}));
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->callback([&ctx, args] {
-    labeling::AgreementReport r =
-        labeling::compute_agreement(ctx.read_db(), args->annotators, args->dimension);
+    labelsets::AgreementReport r =
+        labelsets::compute_agreement(ctx.read_db(), args->annotators, args->dimension);
     if (args->json)
-      std::cout << json_text(labeling::agreement_json(r), 2) << "\n";
+      std::cout << json_text(labelsets::agreement_json(r), 2) << "\n";
     else
-      std::cout << labeling::format_agreement(r);
+      std::cout << labelsets::format_agreement(r);
   });
 }
 

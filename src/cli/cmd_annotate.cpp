@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/taxonomy.h"
 #include "labeling/annotation_queue.h"
+#include "views/queues.h"
 
 namespace convfail::cli {
 
@@ -81,8 +82,9 @@ void add_annotate_command(CLI::App* cmd, Context& ctx) {
     SessionConfig config;
     if (q.queue != "uncertain") {
       OpenedSession opened =
-          open_session(db, tax, args->annotator, "annotate", q.queue, params, config,
-                       [&] { return labeling::build_annotate_queue(db, args->annotator, q); });
+          open_session(db, tax, args->annotator, "annotate", q.queue, params, config, [&] {
+            return views::annotate_queue(db, tax, ctx.data_dir + "/rules", args->annotator, q);
+          });
       run_interactive_session(ctx, tax, opened, config, args->display);
       return;
     }

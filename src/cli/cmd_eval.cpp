@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "labeling/label_sets.h"
+#include "labelsets/source_labels.h"
 
 namespace convfail::cli {
 
@@ -222,7 +223,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
                          " takes none of --run, --fit-folds, --store-calibration, --by-rule, "
                          "--human-share (they are about a classifier run)");
       labels = classifier::EvaluatedLabels{
-          source, labeling::load_label_set(ctx.read_db(), parsed, args->min_confidence)};
+          source, labelsets::load_label_set(ctx.read_db(), parsed, args->min_confidence)};
     }
     classifier::SelectiveOptions selective;
     if (!args->fit_folds.empty())

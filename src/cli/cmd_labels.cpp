@@ -11,6 +11,7 @@
 #include "labeling/label_io.h"
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
+#include "labelsets/source_labels.h"
 
 namespace convfail::cli {
 
@@ -133,10 +134,10 @@ void add_export(CLI::App& parent, Context& ctx) {
       return;
     }
     std::vector<labeling::IssueLabels> labels =
-        labeling::load_label_set(ctx.read_db(), *source, args->min_confidence);
+        labelsets::load_label_set(ctx.read_db(), *source, args->min_confidence);
     labeling::export_label_set(labels, *source, f, std::cout, args->raw_csv);
     if (parsed->hybrid()) {
-      labeling::OriginCounts c = labeling::count_origins(labels);
+      labelsets::OriginCounts c = labelsets::count_origins(labels);
       std::cerr << terminal_safe(*source) << ": " << labels.size() << " issue(s), " << c.manual
                 << " label(s) manual, " << c.automatic << " automatic\n";
     }

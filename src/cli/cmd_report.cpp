@@ -10,6 +10,8 @@
 #include "reports/per_issue.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
+#include "repro/bisect_history.h"
+#include "repro/verdict_store.h"
 #include "testing/campaign_report.h"
 
 namespace convfail::cli {
@@ -119,6 +121,8 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     if (!args->until.empty()) options.until = args->until;
     if (!args->compare.empty()) options.compare = args->compare;
     if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
+    options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
+    options.histories = repro::runtime_histories(ctx.read_db());
     // --per-issue is a CSV unless a format is asked for.
     std::string format_name = args->json                                   ? "json"
                               : args->per_issue && !format_option->count() ? "csv"

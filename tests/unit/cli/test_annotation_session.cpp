@@ -8,6 +8,7 @@
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
 #include "labeling_fixture.h"
+#include "labelsets/source_labels.h"
 
 using namespace convfail;
 using namespace convfail::cli;
@@ -222,13 +223,13 @@ TEST_CASE("adjudicate: walks only disagreements; consensus = adjudication, else 
   CHECK(out.str().find("B: type_problem [3]") != std::string::npos);
   CHECK(f.db->scalar("SELECT count(*) FROM manual_labels WHERE kind='adjudication'") == 2);
 
-  auto consensus = labeling::load_label_set(*f.db, "consensus");
+  auto consensus = labelsets::load_label_set(*f.db, "consensus");
   REQUIRE(consensus.size() == 2);
   CHECK(consensus[0].values == std::map<std::string, std::string>{{"symptom", "crash"},
                                                                   {"cause", "type_problem"},
                                                                   {"subtype", "node"}});
   CHECK(consensus[1].values == std::map<std::string, std::string>{{"symptom", "hang"}});
-  auto sources = labeling::label_sources(*f.db);
+  auto sources = labelsets::label_sources(*f.db);
   CHECK(std::find(sources.begin(), sources.end(), "consensus") != sources.end());
   CHECK(labeling::build_adjudication_queue(*f.db, {"A", "B"}, "J").empty());
 }

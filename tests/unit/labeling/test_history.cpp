@@ -6,11 +6,12 @@
 #include "cli/annotation_session.h"
 #include "core/error.h"
 #include "core/importer.h"
-#include "labeling/agreement_report.h"
 #include "labeling/label_io.h"
 #include "labeling/label_sets.h"
 #include "labeling/manual_labels.h"
 #include "labeling_fixture.h"
+#include "labelsets/agreement_report.h"
+#include "labelsets/source_labels.h"
 
 using namespace convfail;
 using namespace convfail::labeling;
@@ -86,8 +87,8 @@ TEST_CASE("manual label history is append-only through every operation") {
     s.run(keys, out);
   });
   step("agreement and consensus", [&] {
-    labeling::compute_agreement(*f.db, {"A", "B"});
-    labeling::load_label_set(*f.db, "consensus");
+    labelsets::compute_agreement(*f.db, {"A", "B"});
+    labelsets::load_label_set(*f.db, "consensus");
   });
   step("issue re-import", [&] {
     IssueStore store(*f.db);

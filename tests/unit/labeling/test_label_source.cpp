@@ -2,10 +2,10 @@
 
 #include "core/error.h"
 #include "core/text.h"
-#include "labeling/label_sets.h"
 #include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
 #include "labeling_fixture.h"
+#include "labelsets/source_labels.h"
 
 using namespace convfail;
 using namespace convfail::labeling;
@@ -65,10 +65,10 @@ TEST_CASE("label source: reserved names cannot label, so a name means one thing 
         UsageError);
   }
   record_labels(*f.db, f.tax, f.issues[0], "hybrids", {"crash", {}, {}, {}, {}}, "cli");
-  auto labels = load_label_set(*f.db, "hybrids");
+  auto labels = labelsets::load_label_set(*f.db, "hybrids");
   REQUIRE(labels.size() == 1);
   CHECK(labels[0].values.at("symptom") == "crash");
-  CHECK_THROWS_AS(load_label_set(*f.db, "classifier:abc"), UsageError);
+  CHECK_THROWS_AS(labelsets::load_label_set(*f.db, "classifier:abc"), UsageError);
 }
 
 TEST_CASE("text: parse_int64 takes the whole text or nothing") {

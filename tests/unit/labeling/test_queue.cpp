@@ -4,6 +4,7 @@
 #include "labeling/annotation_queue.h"
 #include "labeling/manual_labels.h"
 #include "labeling_fixture.h"
+#include "views/queues.h"
 
 using namespace convfail;
 using namespace convfail::labeling;
@@ -38,8 +39,9 @@ TEST_CASE("annotate queues: unlabeled, low-confidence, disagreement, repo filter
         std::vector<std::int64_t>{I[1], I[2]});
   q.size.reset();
 
+  // These two queues need the classifier's labels, which views::annotate_queue hands over.
   q.queue = "low-confidence";
-  CHECK_THROWS_AS(labeling::build_annotate_queue(*f.db, "me", q),
+  CHECK_THROWS_AS(views::annotate_queue(*f.db, f.tax, "", "me", q),
                   UserError);  // no classifier run yet
   f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
   auto conf = [&](std::int64_t issue, const char* dim, const char* label, double c) {
@@ -54,14 +56,14 @@ TEST_CASE("annotate queues: unlabeled, low-confidence, disagreement, repo filter
   conf(I[1], "cause", "typo", 0.9);
   conf(I[2], "symptom", "crash", 0.2);
   conf(I[3], "symptom", "crash", 0.8);  // confident: left out
-  CHECK(ids(labeling::build_annotate_queue(*f.db, "me", q)) ==
+  CHECK(ids(views::annotate_queue(*f.db, f.tax, "", "me", q)) ==
         std::vector<std::int64_t>{I[2], I[1]});
 
   // disagreement: another annotator vs the classifier on I[2]; agreement on I[3].
   labeling::record_labels(*f.db, f.tax, I[2], "other", {"hang", {}, {}, {}, {}}, "cli");
   labeling::record_labels(*f.db, f.tax, I[3], "other", {"crash", {}, {}, {}, {}}, "cli");
   q.queue = "disagreement";
-  CHECK(ids(labeling::build_annotate_queue(*f.db, "me", q)) == std::vector<std::int64_t>{I[2]});
+  CHECK(ids(views::annotate_queue(*f.db, f.tax, "", "me", q)) == std::vector<std::int64_t>{I[2]});
   q.queue = "nonsense";
   CHECK_THROWS_AS(labeling::build_annotate_queue(*f.db, "me", q), UsageError);
 }

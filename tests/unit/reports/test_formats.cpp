@@ -11,6 +11,8 @@
 #include "core/taxonomy.h"
 #include "reports/render.h"
 #include "reports_fixture.h"
+#include "repro/bisect_history.h"
+#include "repro/verdict_store.h"
 
 using namespace convfail;
 using namespace convfail::reports;
@@ -27,6 +29,8 @@ Rendered fixture_report(const test::TempDir& dir) {
   reports::ReportOptions o;
   o.source = "ann";
   o.compare = "bob";
+  o.verdicts = repro::latest_issue_verdicts(*db);
+  o.histories = repro::runtime_histories(*db);
   Taxonomy tax = Taxonomy::load(test::data_dir());
   reports::ReportData d = reports::build_report(*db, tax, o);
   return {d, reports::printed_report(d, tax)};

@@ -8,6 +8,8 @@
 #include "reports/report_data.h"
 #include "reports/report_tables.h"
 #include "reports_fixture.h"
+#include "repro/bisect_history.h"
+#include "repro/verdict_store.h"
 
 using namespace convfail;
 using namespace convfail::reports;
@@ -16,6 +18,8 @@ namespace {
 
 reports::ReportData report(Db& db, reports::ReportOptions o = {}) {
   if (o.source == "jajal2024") o.source = "ann";
+  o.verdicts = repro::latest_issue_verdicts(db);  // as the command line hands them over
+  o.histories = repro::runtime_histories(db);
   return reports::build_report(db, Taxonomy::load(test::data_dir()), o);
 }
 

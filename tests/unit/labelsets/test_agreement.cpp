@@ -3,13 +3,14 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "labeling/agreement_report.h"
 #include "labeling/label_io.h"
 #include "labeling/manual_labels.h"
 #include "labeling_fixture.h"
+#include "labelsets/agreement_report.h"
 
 using namespace convfail;
 using namespace convfail::labeling;
+using namespace convfail::labelsets;
 using convfail::test::LabelingFixture;
 
 namespace {
@@ -25,26 +26,26 @@ TEST_CASE("agreement: two annotators, by hand") {
   const char* b[] = {"crash", "crash", "hang", "hang", "hang"};
   for (int i = 0; i < 6; ++i) label(f, i, "A", a[i]);
   for (int i = 0; i < 5; ++i) label(f, i, "B", b[i]);
-  labeling::AgreementReport r = labeling::compute_agreement(*f.db, {"A", "B"});
+  AgreementReport r = compute_agreement(*f.db, {"A", "B"});
   REQUIRE(r.dimensions.size() == 1);  // only symptom was labeled
-  const labeling::DimensionAgreement& d = r.dimensions[0];
+  const DimensionAgreement& d = r.dimensions[0];
   CHECK(d.n == 5);
   CHECK(d.agreement == doctest::Approx(0.8));
   // p_o = 0.8; A: crash 3/5, hang 2/5; B: crash 2/5, hang 3/5; p_e = 0.24 + 0.24 = 0.48;
   // kappa = 0.32 / 0.52 = 0.6154
   CHECK(d.pairs[0].kappa.kappa == doctest::Approx(0.32 / 0.52));
   CHECK(d.pairs[0].matrix.counts == std::vector<std::vector<long>>{{2, 1}, {0, 2}});
-  auto j = labeling::agreement_json(r);
+  auto j = agreement_json(r);
   CHECK(j["dimensions"]["symptom"]["n"] == 5);
   CHECK(j["dimensions"]["symptom"]["kappa"].get<double>() == doctest::Approx(0.32 / 0.52));
   CHECK(j["dimensions"]["symptom"]["ci95"].size() == 2);
-  std::string text = labeling::format_agreement(r);
+  std::string text = format_agreement(r);
   CHECK(text.find("symptom: n = 5, agreement = 80.0%, κ = 0.62") != std::string::npos);
 
-  CHECK_THROWS_AS(labeling::compute_agreement(*f.db, {"A"}), UsageError);
-  CHECK_THROWS_WITH_AS(labeling::compute_agreement(*f.db, {"A", "Z"}),
+  CHECK_THROWS_AS(compute_agreement(*f.db, {"A"}), UsageError);
+  CHECK_THROWS_WITH_AS(compute_agreement(*f.db, {"A", "Z"}),
                        "annotator \"Z\" has no labels; annotators: A, B", UserError);
-  CHECK(labeling::compute_agreement(*f.db, {"A", "B"}, std::string("cause")).dimensions[0].n == 0);
+  CHECK(compute_agreement(*f.db, {"A", "B"}, std::string("cause")).dimensions[0].n == 0);
 }
 
 TEST_CASE("agreement: three annotators add Fleiss' kappa over issues all labeled") {
@@ -57,15 +58,15 @@ TEST_CASE("agreement: three annotators add Fleiss' kappa over issues all labeled
     label(f, i, "B", b[i]);
     label(f, i, "C", c[i]);
   }
-  labeling::AgreementReport r = labeling::compute_agreement(*f.db, {"A", "B", "C"});
-  const labeling::DimensionAgreement& d = r.dimensions[0];
+  AgreementReport r = compute_agreement(*f.db, {"A", "B", "C"});
+  const DimensionAgreement& d = r.dimensions[0];
   CHECK(d.pairs.size() == 3);
   // Per item P_i: (3 same) 1, (2/1) 1/3, 1, 1/3 -> P = 2/3; p_crash = 6/12, p_hang = 6/12 ->
   // P_e = 0.5 -> kappa = (2/3 - 1/2) / (1/2) = 1/3
   REQUIRE(d.fleiss_kappa.has_value());
   CHECK(*d.fleiss_kappa == doctest::Approx(1.0 / 3));
   CHECK(d.agreement == doctest::Approx(0.5));
-  CHECK(labeling::agreement_json(r)["dimensions"]["symptom"]["kappa"].get<double>() ==
+  CHECK(agreement_json(r)["dimensions"]["symptom"]["kappa"].get<double>() ==
         doctest::Approx(1.0 / 3));
 }
 
@@ -77,7 +78,7 @@ TEST_CASE("agreement: the study's pilot (pilot.csv) gives kappa 0.90 cause, 0.95
   o.create_missing = true;
   auto imported = labeling::import_label_csv(*f.db, f.tax, pilot, o);
   CHECK(imported.created_issues == 60);
-  labeling::AgreementReport r = labeling::compute_agreement(*f.db, {"R1", "R2"});
+  AgreementReport r = compute_agreement(*f.db, {"R1", "R2"});
   for (const auto& d : r.dimensions) {
     CHECK(d.n == 60);
     if (d.dimension == "cause")

@@ -1,11 +1,12 @@
 #include <doctest/doctest.h>
 
 #include "core/error.h"
-#include "labeling/label_sets.h"
 #include "labeling_fixture.h"
+#include "labelsets/source_labels.h"
 
 using namespace convfail;
 using namespace convfail::labeling;
+using namespace convfail::labelsets;
 using convfail::test::LabelingFixture;
 
 namespace {

@@ -1,5 +1,5 @@
-// `convfail agreement`: inter-rater agreement of manual annotators per dimension, built on
-// labeling/agreement.h (Cohen's kappa with CI, Fleiss' kappa, confusion).
+// `convfail agreement`: agreement between annotators (or any label sources: hybrid[:A]) per
+// dimension, built on labeling/agreement.h (Cohen's kappa with CI, Fleiss' kappa, confusion).
 #pragma once
 
 #include <optional>
@@ -11,7 +11,10 @@
 #include "core/db.h"
 #include "labeling/agreement.h"
 
-namespace convfail::labeling {
+namespace convfail::labelsets {
+
+using labeling::ConfusionMatrix;
+using labeling::KappaResult;
 
 struct PairAgreement {
   std::string a, b;
@@ -46,4 +49,4 @@ std::string format_agreement(const AgreementReport& report);
 // kappa is Fleiss' (also "fleiss_kappa"), ci95 is null and "pairs" lists every pair's Cohen.
 nlohmann::json agreement_json(const AgreementReport& report);
 
-}  // namespace convfail::labeling
+}  // namespace convfail::labelsets

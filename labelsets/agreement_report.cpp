@@ -1,4 +1,4 @@
-#include "labeling/agreement_report.h"
+#include "labelsets/agreement_report.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,11 +6,22 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "labeling/label_sets.h"
 #include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
+#include "labelsets/source_labels.h"
 
-namespace convfail::labeling {
+namespace convfail::labelsets {
+
+using labeling::cohen_kappa;
+using labeling::confusion;
+using labeling::fleiss_kappa;
+using labeling::IssueLabels;
+using labeling::LabelPairs;
+using labeling::LabelSource;
+using labeling::load_annotator_labels;
+using labeling::manual_annotators;
+using labeling::manual_dimensions;
+
 namespace {
 
 std::string fixed(double v, int digits) {
@@ -167,4 +178,4 @@ nlohmann::json agreement_json(const AgreementReport& report) {
   return {{"annotators", report.annotators}, {"dimensions", dims}};
 }
 
-}  // namespace convfail::labeling
+}  // namespace convfail::labelsets
