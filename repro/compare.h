@@ -21,6 +21,7 @@ struct CompareResult {
   double max_abs_error = 0;  // infinity when a NaN or an infinity differs
   double max_rel_error = 0;  // |a-e| / |e| over elements with e != 0
   std::int64_t mismatches = 0;
+  std::string type;  // the expected element type (FLOAT, INT64, BOOL, ...), "" when unknown
 };
 
 struct OutputCheck {

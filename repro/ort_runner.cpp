@@ -342,6 +342,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       check.result.max_abs_error = error_value(c, "max_abs_error");
       check.result.max_rel_error = error_value(c, "max_rel_error");
       check.result.mismatches = c.value("mismatches", std::int64_t{0});
+      check.result.type = text_value(c, "type", 20);
       out.checks.push_back(std::move(check));
     }
     if (rq.save_outputs && j.contains("saved")) {

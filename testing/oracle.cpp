@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.h"
 #include "core/resources.h"
@@ -150,6 +151,7 @@ ModelResult Oracle::run(const ModelTask& task) {
   if (task.source == "torchvision") {
     req["name"] = task.arch;
     req["family"] = task.family;
+    if (options_.image_size > 0) req["image"] = options_.image_size;
   }
   if (task.source == "script") {
     // A copy inside the scratch folder: the worker reads it as uid 65534.
@@ -221,6 +223,15 @@ ModelResult Oracle::run(const ModelTask& task) {
   return r;
 }
 
+std::string mismatch_kind(const repro::CompareResult& c) {
+  if (c.mismatches == 0) return "";
+  if (!(c.max_abs_error < 1e300)) return "non-finite value, ";
+  static const std::set<std::string> integers = {"INT8",   "UINT8", "INT16",  "UINT16", "INT32",
+                                                 "UINT32", "INT64", "UINT64", "BOOL"};
+  if (integers.count(c.type)) return "integer output, ";
+  return c.max_abs_error <= 1e-3 ? "small float difference, " : "large float difference, ";
+}
+
 void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
   (void)task;
   auto t0 = std::chrono::steady_clock::now();
@@ -261,7 +272,7 @@ void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
     }
     for (const auto& c : v.checks) {
       if (c.result.match) continue;
-      if (problem.empty()) problem = c.result.problem;
+      if (problem.empty()) problem = mismatch_kind(c.result) + c.result.problem;
       if (c.against == "reference" && c.level == "disabled") unopt = true;
       if (c.against == "reference" && c.level == "all") opt = true;
       if (c.against == "optimized") between = true;

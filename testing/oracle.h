@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "repro/compare.h"
 #include "repro/ort_runner.h"
 #include "repro/sandbox.h"
 #include "repro/scripts/script_runner.h"
@@ -34,6 +35,8 @@ struct OracleOptions {
   int inputs = 3;  // input sets per model
   std::int64_t max_elements = 1 << 16;
   std::vector<std::string> dtypes = {"float32"};
+  // torchvision: the input side (test run --image-size); 0 = each family's default size.
+  int image_size = 0;
   double timeout_seconds = 60;  // per model and step (worker request, ONNX Runtime run)
   std::uint64_t memory_mb = 8192;
   bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
@@ -54,6 +57,14 @@ struct ModelTask {
   std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
   bool perturb = false;                  // test hook: a deliberately wrong ONNX model
 };
+
+// The kind of a failing comparison ("integer output, ", ...), put before its problem in the
+// mismatch signature so that one group holds one kind of difference: an integer or bool output
+// (an index flip of ArgMax on a near-tie, a comparison on the boundary), an infinity or NaN on one
+// side only, a float difference of at most 1e-3 (what reordered float32 arithmetic gives on values
+// of order one) or a larger one. "" for a match, a shape, type or missing output (the problem says
+// what it is).
+std::string mismatch_kind(const repro::CompareResult& c);
 
 struct ModelResult {
   std::string outcome;

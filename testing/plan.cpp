@@ -20,6 +20,7 @@ nlohmann::json CampaignConfig::to_json() const {
                       {"inputs", oracle.inputs},
                       {"dtypes", oracle.dtypes},
                       {"max_elements", oracle.max_elements}};
+  if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
   if (perturb) j["perturb_export"] = true;
   return j;
 }
@@ -36,6 +37,7 @@ OracleOptions oracle_options_from_config(const nlohmann::json& cfg) {
   o.atol = number("atol", o.atol);
   o.inputs = number("inputs", o.inputs);
   o.max_elements = number("max_elements", o.max_elements);
+  o.image_size = number("image_size", o.image_size);
   if (cfg.contains("dtypes") && cfg["dtypes"].is_array()) {
     o.dtypes.clear();
     for (const auto& d : cfg["dtypes"])

@@ -169,9 +169,12 @@ function dimsText(dims) {
 // |a - e| <= atol + rtol * |e| element-wise; NaN equals NaN, infinities must be equal; strings
 // compare exactly.
 function compareTensors(actual, expected, tol) {
-  const r = { match: true, problem: '', max_abs_error: 0, max_rel_error: 0, mismatches: 0 };
   const at = ONNX_NAMES[actual.type] || actual.type;
   const et = expected.onnx_type || ONNX_NAMES[expected.type] || expected.type;
+  // `type`: the expected element type (FLOAT, INT64, ...), which tells an index flip of ArgMax
+  // from a float difference.
+  const r = { match: true, problem: '', max_abs_error: 0, max_rel_error: 0, mismatches: 0,
+              type: cut(et, 20) };
   if (at !== et) {
     r.match = false;
     r.problem = 'type ' + at + ' vs expected ' + et;

@@ -7,7 +7,7 @@ escaped, so error text that is not UTF-8 survives). torch is imported once.
 {"op":"hello"} -> {"ok":true,"torch":..,"onnx":..,"torchvision":..}
 {"op":"model","out":DIR,"source":"synthetic"|"torchvision"|"script","seed":S,"nodes":N,
  "max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
- "name":ARCH (torchvision) | "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
+ "name":ARCH,"family":F,"image":SIDE (torchvision) | "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
   -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
       "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n}
   The model's files go to DIR: program.py (synthetic), spec.json, model.onnx, and per input set
@@ -143,6 +143,10 @@ def build_synthetic(req):
 
 
 def build_torchvision(req):
+    """An architecture with random weights (never downloaded). `image` (test run --image-size):
+    the input side instead of each family's default (224, detection's internal 800, video 112,
+    optical flow 128), detection models resizing to it, a vision transformer built for it (rounded
+    up to its patch); maxvit keeps 224 (its partitions need it), inception_v3 takes at least 75."""
     import torch
     import torchvision
     name = req["name"]
@@ -150,24 +154,33 @@ def build_torchvision(req):
     fn = torchvision.models.get_model_builder(name)
     kwargs = {"weights": None}
     family = req.get("family", "")
-    if family == "detection":
+    if family in ("detection", "segmentation"):
         kwargs["weights_backbone"] = None
-    elif family == "segmentation":
-        kwargs["weights_backbone"] = None
-    elif family == "optical_flow":
-        pass
+    side = int(req.get("image", 0))
+    size, video, flow = 224, 112, 128
+    if side:
+        size, video, flow = side, side, max(64, side // 8 * 8)
+        if family == "detection" and not name.startswith("ssd"):  # SSD has a fixed size
+            kwargs.update(min_size=side, max_size=side)
+        if name.startswith("vit_"):
+            patch = int(name.rsplit("_", 1)[1])
+            size = -(-side // patch) * patch
+            kwargs["image_size"] = size
+        elif name.startswith("maxvit"):
+            size = 224
+        elif name == "inception_v3":
+            size = max(side, 75)
     model = fn(**kwargs).eval()
     g = torch.Generator().manual_seed(int(req.get("seed", 0)))
-    size = int(req.get("image", 224))
     sets = []
     for _ in range(int(req.get("inputs", 3))):
         if family == "video":
-            sets.append((torch.rand((1, 3, 4, 112, 112), generator=g),))
+            sets.append((torch.rand((1, 3, 4, video, video), generator=g),))
         elif family == "optical_flow":
-            sets.append((torch.rand((1, 3, 128, 128), generator=g),
-                         torch.rand((1, 3, 128, 128), generator=g)))
+            sets.append((torch.rand((1, 3, flow, flow), generator=g),
+                         torch.rand((1, 3, flow, flow), generator=g)))
         elif family == "detection":
-            sets.append(([torch.rand((3, 224, 224), generator=g)],))
+            sets.append(([torch.rand((3, size, size), generator=g)],))
         else:
             sets.append((torch.rand((1, 3, size, size), generator=g),))
     nodes = sum(1 for _ in model.modules())

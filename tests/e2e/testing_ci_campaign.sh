@@ -56,4 +56,15 @@ o=$(sqlite3 "$DB" "SELECT outcome FROM campaign_models WHERE name = 'torchvision
 # The report renders the campaign with a torchvision row.
 cf test report --format md >"$T/report.md" || fail "test report failed"
 expect_grep "torchvision" "$T/report.md"
+# --image-size: the architecture runs on a 64 x 64 input, and the size is part of the campaign.
+cf test run --source torchvision:squeezenet1_1 --image-size 64 --inputs 1 --jobs 1 --json \
+  >"$T/small.json" 2>"$T/small.err" || fail "--image-size 64: $(tail -3 "$T/small.err")"
+c=$(jq .campaign "$T/small.json")
+jq -e '.outcomes.success == 1' "$T/small.json" >/dev/null || fail "64 x 64: $(cat "$T/small.json")"
+size=$(sqlite3 "$DB" "SELECT json_extract(config_json, '$.image_size') FROM campaigns WHERE id = $c")
+[ "$size" = 64 ] || fail "image_size in the configuration: '$size'"
+sha=$(sqlite3 "$DB" "SELECT model_sha256 FROM campaign_models WHERE campaign_id = $c")
+dims=$(/usr/bin/python3 -c 'import onnx, sys; print(list(onnx.load_tensor(sys.argv[1]).dims))' \
+  "$(dirname "$DB")/convfail-data/models/$sha/set_0/input_0.pb")
+[ "$dims" = "[1, 3, 64, 64]" ] || fail "the stored input is $dims, not [1, 3, 64, 64]"
 echo "ok: $(jq -c '.outcomes' "$T/run.json") in $(jq -r '.seconds | floor' "$T/run.json") s"

@@ -32,6 +32,12 @@ sqlite3 "$DB" "SELECT graph_json FROM campaign_models WHERE seq = 0" | jq -e '.o
 cf test run --source "script:$D/ok.py" --perturb-export --jobs 1 --inputs 1 --json >"$T/mm.json" 2>/dev/null
 jq -e '.outcomes.mismatch == 1 and .mismatch_modes.both == 1' "$T/mm.json" >/dev/null ||
   fail "perturbed: $(cat "$T/mm.json")"
+# Its signature names the kind of difference (+1 on a float output: a large one).
+c=$(jq .campaign "$T/mm.json")
+case $(sqlite3 "$DB" "SELECT signature FROM campaign_models WHERE campaign_id = $c") in
+  "mismatch both: large float difference, "*) ;;
+  *) fail "mismatch kind: $(sqlite3 "$DB" "SELECT signature FROM campaign_models WHERE campaign_id = $c")" ;;
+esac
 
 # A hang in export: after --timeout, invalid (a timeout is no verdict on the converter).
 cf test run --source "script:$D/hang.py" --timeout 3 --jobs 1 --inputs 1 --json >"$T/hang.json" 2>/dev/null

@@ -4,16 +4,19 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
+#include "repro/signature.h"
 #include "test_helpers.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 #include "testing/minimise.h"
+#include "testing/oracle.h"
 #include "testing/plan.h"
 
 using namespace convfail;
@@ -270,4 +273,39 @@ TEST_CASE("testing: a group runs again with every stored input set and the campa
   CHECK(run.rtol == 1e-3);
   CHECK(run.atol == 1e-7);
   CHECK_THROWS_AS(group_run(db, g + 100, store), UserError);
+}
+
+TEST_CASE("testing: a mismatch's signature names its kind, so one group holds one kind") {
+  repro::CompareResult c;
+  CHECK(mismatch_kind(c).empty());  // a match
+  c.match = false;
+  c.problem = "shape [2] vs expected [3]";
+  CHECK(mismatch_kind(c).empty());  // says what it is
+  c.problem = "1 of 1 elements differ";
+  c.mismatches = 1;
+  c.type = "INT64";
+  c.max_abs_error = 1;
+  CHECK(mismatch_kind(c) == "integer output, ");  // ArgMax's index flip
+  c.type = "BOOL";
+  CHECK(mismatch_kind(c) == "integer output, ");
+  c.type = "FLOAT";
+  c.max_abs_error = 3e-7;
+  CHECK(mismatch_kind(c) == "small float difference, ");
+  c.max_abs_error = 1e-3;
+  CHECK(mismatch_kind(c) == "small float difference, ");
+  c.max_abs_error = 0.25;
+  CHECK(mismatch_kind(c) == "large float difference, ");
+  c.max_abs_error = std::numeric_limits<double>::infinity();
+  CHECK(mismatch_kind(c) == "non-finite value, ");
+  c.type = "INT64";
+  CHECK(mismatch_kind(c) == "non-finite value, ");
+  // The kinds survive the signature normaliser: the same difference in other sizes is one
+  // signature, another kind is another.
+  auto sig = [](const std::string& kind, const std::string& problem) {
+    return repro::error_signature("mismatch both: " + kind + problem);
+  };
+  CHECK(sig("small float difference, ", "3 of 60 elements differ") ==
+        sig("small float difference, ", "12 of 1000 elements differ"));
+  CHECK(sig("small float difference, ", "3 of 60 elements differ") !=
+        sig("integer output, ", "3 of 60 elements differ"));
 }
