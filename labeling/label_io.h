@@ -59,7 +59,7 @@ enum class LabelFormat { kCsv, kJsonl, kJson };
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,
                            std::ostream& out, bool raw_csv = false);
 
-// Writes a label set of any source (load_label_set: classifier, consensus, hybrid[:ANNOTATOR])
+// Writes a label set of any source (labelsets::load_label_set: classifier, consensus, hybrid)
 // one record per issue: CSV header repo,number,source,symptom,cause,subtype,stage and, for a
 // hybrid set, symptom_origin,cause_origin,stage_origin ("manual", "automatic" or empty), for a
 // classifier or hybrid set symptom_confidence,cause_confidence,stage_confidence (four decimals,

@@ -1,5 +1,5 @@
 // The issues the web's issue list keeps after its label and verdict filters, found through the
-// owners' readers (labeling's label sets, repro's verdicts) as a set of ids the list then pages
+// owners' readers (labelsets' label sets, repro's verdicts) as a set of ids the list then pages
 // in SQL (core's IssueFilter::ids), with the label set's values for the rows shown.
 #pragma once
 
