@@ -121,8 +121,6 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     if (!args->until.empty()) options.until = args->until;
     if (!args->compare.empty()) options.compare = args->compare;
     if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
-    options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
-    options.histories = repro::runtime_histories(ctx.read_db());
     // --per-issue is a CSV unless a format is asked for.
     std::string format_name = args->json                                   ? "json"
                               : args->per_issue && !format_option->count() ? "csv"
@@ -131,6 +129,7 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     std::string text;
     if (args->per_issue) {
       Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+      options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
       text = reports::render_per_issue(ctx.read_db(), taxonomy, options, format, args->raw_csv);
     } else if (args->campaign > 0) {
       testing::CampaignAnalysisOptions campaign_options;
@@ -140,6 +139,9 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
     } else {
       Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
       if (options.compare) options.trained = trained_sources(ctx.read_db(), options);
+      // Section 7 from repro's readers: reports do not read repro's tables.
+      options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
+      options.histories = repro::runtime_histories(ctx.read_db());
       reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
       text = reports::render_report(data, taxonomy, format, args->raw_csv, args->standalone);
     }

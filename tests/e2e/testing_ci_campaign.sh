@@ -20,6 +20,13 @@ rc=0
 cf test run --source "torchvision:a"$'\e'"[2Jb" >/dev/null 2>"$T/esc.err" || rc=$?
 [ "$rc" = 2 ] || fail "a name with an escape sequence: exit $rc, expected 2"
 grep -q $'\e' "$T/esc.err" && fail "the escape sequence reached the terminal raw"
+# An input side out of range is refused by --help's rule, before anything runs.
+for bad in 5 99999 abc -64; do
+  rc=0
+  cf test run --source torchvision:squeezenet1_1 --image-size "$bad" >/dev/null 2>"$T/size.err" || rc=$?
+  [ "$rc" = 2 ] || fail "--image-size $bad: exit $rc, expected 2"
+  expect_grep "image-size" "$T/size.err"
+done
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM campaign_models")" = 0 ] || fail "a refused run stored models"
 
 cf test run --source synthetic --source "torchvision:$TV" --models 200 --nodes 5-20:5 --seed 11 \
