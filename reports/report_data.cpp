@@ -132,11 +132,11 @@ void add_runtime_history(const std::vector<labeling::IssueLabels>& labels,
     const std::string* symptom = value_of(l, "symptom");
     symptoms[l.issue_id] = symptom ? *symptom : std::string();
   }
-  for (RuntimeHistory h : histories) {
+  for (const RuntimeHistory& h : histories) {
     auto it = symptoms.find(h.issue_id);
     if (h.issue_id == 0 || it == symptoms.end()) continue;  // a group's, or not in this report
-    h.symptom = it->second;
-    out.runtime_history.push_back(std::move(h));
+    out.runtime_history.push_back(h);
+    out.runtime_history.back().symptom = it->second;
   }
 }
 

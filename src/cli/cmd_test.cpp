@@ -43,8 +43,8 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
       ->check(CLI::Range(std::int64_t{16}, std::int64_t{1} << 26));
   cmd->add_option("--image-size", o.image_size,
                   "torchvision: input side in pixels instead of each family's default (224;\n"
-                  "detection resizes to it instead of 800; video 112, optical flow 128); a\n"
-                  "small side (e.g. 64) runs every architecture in minutes")
+                  "detection resizes to it instead of 800; video 112, optical flow 128); 64\n"
+                  "cuts worker time about 2.5x, large models stay bound by their weights")
       ->check(CLI::Range(32, 1024));
   cmd->add_option("--timeout", o.timeout_seconds, "seconds per model and step (wall clock)")
       ->capture_default_str()
