@@ -10,9 +10,12 @@
 #include <filesystem>
 
 #include "bench/figures.h"
+#include "exec/ort_runner.h"
 #include "repro/suite.h"
 
+using namespace convfail;
 using namespace convfail::repro;
+using namespace convfail::exec;
 
 namespace {
 
@@ -22,10 +25,10 @@ struct Figures {
 };
 
 Figures run(bool warm, const std::string& suite, const std::vector<std::string>& cases) {
-  RunnerOptions ro;
+  exec::RunnerOptions ro;
   ro.warm = warm;
   ro.model_roots = {suite};  // as `reproduce --suite`: one sandbox for all cases
-  OrtRunner runner(ro);
+  exec::OrtRunner runner(ro);
   ReproOptions o;
   o.timeout_seconds = 30;
   auto t0 = std::chrono::steady_clock::now();
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::string why;
-  if (!OrtRunner().version(&why)) {
+  if (!exec::OrtRunner().version(&why)) {
     std::printf("bench skipped: the ONNX Runtime runner is unavailable (%s)\n", why.c_str());
     return 0;
   }

@@ -10,8 +10,8 @@
 
 #include "bench/figures.h"
 #include "core/error.h"
+#include "exec/sandbox.h"
 #include "repro/reproduce.h"
-#include "repro/sandbox.h"
 #include "testing/oracle.h"
 #include "testing/plan.h"
 
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   }
   c.oracle.timeout_seconds = 120;
   std::string why;
-  if (!repro::sandbox_available(&why)) {
+  if (!exec::sandbox_available(&why)) {
     std::printf("bench skipped: no sandbox here (%s)\n", why.c_str());
     return 0;
   }

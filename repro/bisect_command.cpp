@@ -10,8 +10,8 @@
 #include "core/issue_ref.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "exec/ort_runner.h"
 #include "repro/fetch.h"
-#include "repro/ort_runner.h"
 #include "repro/repro_command.h"
 #include "repro/scripts/script_extract.h"
 #include "repro/scripts/script_repro.h"
@@ -33,7 +33,7 @@ std::string options_key(const ReproOptions& o, const std::vector<std::string>& i
 
 // One release's verdict over several input sets: the first set that does not pass decides
 // (a crash or not_runnable ends the run, a wrong output is kept unless a later set crashes).
-ModelVerdict run_input_sets(OrtRunner& runner, const std::string& model, ReproOptions options,
+ModelVerdict run_input_sets(exec::OrtRunner& runner, const std::string& model, ReproOptions options,
                             const std::vector<std::string>& input_sets) {
   if (input_sets.empty()) return reproduce_model(runner, model, options);
   ModelVerdict worst;
@@ -275,13 +275,13 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
       if (req.progress && !inst.already)
         err << "  installed onnxruntime-node " << terminal_safe(version) << " ("
             << static_cast<int>(inst.seconds) << " s)\n";
-      RunnerOptions ro;
+      exec::RunnerOptions ro;
       ro.ort_dir = inst.dir;
       ro.limits.memory_bytes = req.memory_mb << 20;
       ro.limits.wall_seconds = options.timeout_seconds;
       ModelVerdict v;
       {
-        OrtRunner runner(ro);
+        exec::OrtRunner runner(ro);
         v = run_input_sets(runner, t.model, options, t.input_sets);
       }
       r.verdict = v.verdict;

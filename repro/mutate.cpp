@@ -101,7 +101,7 @@ std::vector<Mutant> make_mutants(const onnx::ModelProto& model) {
   return out;
 }
 
-MutationSummary run_mutation_test(OrtRunner& runner, const std::string& suite_dir,
+MutationSummary run_mutation_test(exec::OrtRunner& runner, const std::string& suite_dir,
                                   const ReproOptions& options, int limit, const std::string& filter,
                                   bool progress) {
   MutationSummary s;

@@ -43,7 +43,7 @@ struct MutationSummary {
 
 // Runs the suite's cases (test_data_set_0 only), mutates those that pass and re-runs each
 // mutant against the original reference outputs. `limit` bounds the number of cases (0 = all).
-MutationSummary run_mutation_test(OrtRunner& runner, const std::string& suite_dir,
+MutationSummary run_mutation_test(exec::OrtRunner& runner, const std::string& suite_dir,
                                   const ReproOptions& options, int limit, const std::string& filter,
                                   bool progress);
 

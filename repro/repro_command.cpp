@@ -12,8 +12,8 @@
 #include "core/issue_ref.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "exec/sandbox.h"
 #include "repro/runtimes.h"
-#include "repro/sandbox.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
 #include "repro/verdicts.h"
@@ -53,7 +53,7 @@ std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int
   row.duration_ms = v.duration_ms;
   row.message = v.error;
   nlohmann::json details = v.to_json();
-  details["isolation"] = current_isolation();  // which sandbox the run had
+  details["isolation"] = exec::current_isolation();  // which sandbox the run had
   row.details_json = json_text(details);
   return store_repro_run(db, row);
 }
@@ -114,7 +114,7 @@ std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id) {
 }
 
 std::string pinned_runtime_version() {
-  std::ifstream in(fs::path(default_runner_dir()) / "node_modules" / "onnxruntime-node" /
+  std::ifstream in(fs::path(exec::default_runner_dir()) / "node_modules" / "onnxruntime-node" /
                    "package.json");
   json j = json::parse(in, nullptr, false);
   return j.is_object() && j.contains("version") && j["version"].is_string()
@@ -122,8 +122,8 @@ std::string pinned_runtime_version() {
              : std::string();
 }
 
-RunnerOptions runner_options_for(const std::string& ort_version) {
-  RunnerOptions ro;
+exec::RunnerOptions runner_options_for(const std::string& ort_version) {
+  exec::RunnerOptions ro;
   if (ort_version.empty()) return ro;
   if (!valid_runtime_version(ort_version))
     throw UsageError("--ort wants an onnxruntime-node version such as 1.21.0, got '" + ort_version +
@@ -146,12 +146,12 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     throw UsageError("--atol and --rtol must not be negative");
   if (req.options.max_elements < 1 || req.options.max_elements > kMaxMaxElements)
     throw UsageError("--max-elements must be between 1 and " + std::to_string(kMaxMaxElements));
-  RunnerOptions ro = runner_options_for(req.ort_version);
+  exec::RunnerOptions ro = runner_options_for(req.ort_version);
   ro.limits.memory_bytes = req.memory_mb << 20;
   ro.limits.wall_seconds = req.options.timeout_seconds;
   // One warm runner for the whole suite: it may read the suite's folder.
   if (!req.suite.empty()) ro.model_roots = {req.suite};
-  OrtRunner runner(ro);
+  exec::OrtRunner runner(ro);
 
   ResultOutput output(req.format, out);
   std::map<std::string, int> verdicts;  // verdict -> count, for the totals of issue/--model runs

@@ -33,7 +33,7 @@ std::string pinned_runtime_version();
 // The runner options for `ort_version` (empty: the pinned default): the release's folder in the
 // runtime cache, else the pinned default when it is that version. Throws UserError when that
 // release is not installed.
-RunnerOptions runner_options_for(const std::string& ort_version);
+exec::RunnerOptions runner_options_for(const std::string& ort_version);
 
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
 // Throws UserError / UsageError on bad input.

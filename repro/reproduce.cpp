@@ -17,8 +17,8 @@
 
 #include "core/json_util.h"
 #include "core/text.h"
-#include "repro/sandbox.h"
-#include "repro/signature.h"
+#include "exec/sandbox.h"
+#include "exec/signature.h"
 
 namespace convfail::repro {
 
@@ -106,7 +106,7 @@ std::vector<const onnx::ValueInfoProto*> fed_inputs(const onnx::GraphProto& g) {
   return out;
 }
 
-std::optional<Fail> check_structure(OrtRunner& runner, onnx::ModelProto& model,
+std::optional<Fail> check_structure(exec::OrtRunner& runner, onnx::ModelProto& model,
                                     const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Fail{kNotRunnable, "parse", "cannot read model file", ""};
@@ -156,7 +156,7 @@ std::optional<Fail> check_structure(OrtRunner& runner, onnx::ModelProto& model,
     return Fail{kNotRunnable, "checker", "the checker child spoke garbage", ""};
   }
   std::string step = r.last_step == "shape_inference" ? "shape_inference" : "checker";
-  if (r.failure.kind == ExitKind::kSpawnFailed)
+  if (r.failure.kind == exec::ExitKind::kSpawnFailed)
     return Fail{kNotRunnable, step, "cannot start the checker: " + r.failure.error, ""};
   return Fail{kCrashReproduced, step, "", "libonnx " + r.failure.describe()};
 }
@@ -170,7 +170,7 @@ std::string dims_text(const std::vector<std::int64_t>& dims) {
 // The inputs the runner is fed: read from input_N.pb, or declared (the runner generates them).
 // No tensor sized by a declared shape is allocated here.
 std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions& o,
-                                   std::vector<RunnerInput>* inputs) {
+                                   std::vector<exec::RunnerInput>* inputs) {
   auto fed = fed_inputs(g);
   for (size_t i = 0; i < fed.size(); ++i) {
     const auto& vi = *fed[i];
@@ -180,11 +180,12 @@ std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions
           kNotRunnable, "inputs",
           name + " is a " + value_kind(vi.type()) + " (onnxruntime-node feeds tensors only)", ""};
     int elem = vi.type().tensor_type().elem_type();
-    if (ort_type_name(elem).empty())
+    if (exec::ort_type_name(elem).empty())
       return Fail{
           kNotRunnable, "inputs",
-          name + " has type " + onnx_type_name(elem) + " (not supported by onnxruntime-node)", ""};
-    RunnerInput in;
+          name + " has type " + exec::onnx_type_name(elem) + " (not supported by onnxruntime-node)",
+          ""};
+    exec::RunnerInput in;
     in.name = vi.name();
     in.elem_type = elem;
     if (!o.inputs_dir.empty()) {
@@ -192,12 +193,12 @@ std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions
       if (!fs::exists(file))
         return Fail{kNotRunnable, "inputs", "missing " + file.filename().string(), ""};
       try {
-        Tensor t = read_tensor_pb(file.string(), o.max_elements);
+        exec::Tensor t = exec::read_tensor_pb(file.string(), o.max_elements);
         t.name = vi.name();
         if (t.elem_type != elem)
           return Fail{kNotRunnable, "inputs",
-                      file.filename().string() + " has type " + onnx_type_name(t.elem_type) +
-                          ", the graph wants " + onnx_type_name(elem),
+                      file.filename().string() + " has type " + exec::onnx_type_name(t.elem_type) +
+                          ", the graph wants " + exec::onnx_type_name(elem),
                       ""};
         in.dims = t.dims;
         in.data = std::move(t);
@@ -221,7 +222,7 @@ std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions
       if (d < 0)
         return Fail{kNotRunnable, "inputs",
                     name + " declares a negative dimension " + dims_text(in.dims), ""};
-    if (!element_count_within(in.dims, o.max_elements))
+    if (!exec::element_count_within(in.dims, o.max_elements))
       return Fail{kNotRunnable, "inputs",
                   name + " declares shape " + dims_text(in.dims) + ": more than " +
                       std::to_string(o.max_elements) + " elements (--max-elements)",
@@ -233,12 +234,12 @@ std::optional<Fail> prepare_inputs(const onnx::GraphProto& g, const ReproOptions
 }
 
 // Reference outputs output_N.pb in the inputs dir, by graph output order (nullopt: none given).
-std::optional<std::vector<Tensor>> reference_outputs(const onnx::GraphProto& g,
-                                                     const ReproOptions& o,
-                                                     std::optional<Fail>* fail) {
+std::optional<std::vector<exec::Tensor>> reference_outputs(const onnx::GraphProto& g,
+                                                           const ReproOptions& o,
+                                                           std::optional<Fail>* fail) {
   if (o.inputs_dir.empty() || !fs::exists(fs::path(o.inputs_dir) / "output_0.pb"))
     return std::nullopt;
-  std::vector<Tensor> refs;
+  std::vector<exec::Tensor> refs;
   for (int i = 0; i < g.output_size(); ++i) {
     const auto& vi = g.output(i);
     if (vi.type().value_case() != onnx::TypeProto::kTensorType) {
@@ -250,7 +251,7 @@ std::optional<std::vector<Tensor>> reference_outputs(const onnx::GraphProto& g,
     }
     fs::path file = fs::path(o.inputs_dir) / ("output_" + std::to_string(i) + ".pb");
     try {
-      Tensor t = read_tensor_pb(file.string(), o.max_elements);
+      exec::Tensor t = exec::read_tensor_pb(file.string(), o.max_elements);
       t.name = vi.name();
       refs.push_back(std::move(t));
     } catch (const std::exception& e) {
@@ -266,18 +267,20 @@ void apply(ModelVerdict& v, const Fail& f) {
   v.step = f.step;
   v.reason = first_lines(f.reason, 300);
   v.error = first_lines(f.error);
-  if (!f.error.empty()) v.signature = error_signature(f.error);
+  if (!f.error.empty()) v.signature = exec::error_signature(f.error);
 }
 
-void compare_outputs(ModelVerdict& v, const RunnerReply& reply) {
+void compare_outputs(ModelVerdict& v, const exec::RunnerReply& reply) {
   v.checks = reply.checks;
   for (auto& c : v.checks) {
     c.output = first_lines(c.output, 200);
     c.result.problem = first_lines(c.result.problem, 300);
   }
   // The worst failed check: a shape/type/missing problem first, then the largest error.
-  const OutputCheck* worst_check = nullptr;
-  auto rank = [](const CompareResult& r) { return r.mismatches == 0 ? INFINITY : r.max_abs_error; };
+  const exec::OutputCheck* worst_check = nullptr;
+  auto rank = [](const exec::CompareResult& r) {
+    return r.mismatches == 0 ? INFINITY : r.max_abs_error;
+  };
   for (const auto& c : v.checks) {
     v.max_abs_error = std::max(v.max_abs_error, finite(c.result.max_abs_error));
     v.max_rel_error = std::max(v.max_rel_error, finite(c.result.max_rel_error));
@@ -290,7 +293,7 @@ void compare_outputs(ModelVerdict& v, const RunnerReply& reply) {
     v.output_name = worst_check->output;
     v.signature = ("output " + worst_check->output + " vs " + worst_check->against + ": " +
                    worst_check->result.problem)
-                      .substr(0, kMaxSignatureBytes * 2);
+                      .substr(0, exec::kMaxSignatureBytes * 2);
   } else {
     v.verdict = kNotReproduced;
   }
@@ -311,7 +314,7 @@ std::string runtime_lacks_support(const std::string& error) {
   return "";
 }
 
-ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
+ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
                              const ReproOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   ModelVerdict v;
@@ -327,7 +330,7 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     apply(v, *f);
     return done();
   }
-  RunnerRequest request;
+  exec::RunnerRequest request;
   request.model = model_path;
   request.tolerance = options.tolerance;
   request.max_elements = options.max_elements;
@@ -350,7 +353,7 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
     return done();
   }
   v.ort_version = *version;
-  RunnerReply reply = runner.run(request);
+  exec::RunnerReply reply = runner.run(request);
   if (!reply.ok) {
     if (reply.process && reply.level == "harness") {
       // The runner died making the inputs or comparing outputs (memory): not the model's crash.
@@ -362,18 +365,18 @@ ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
       v.verdict = kCrashReproduced;
       v.step = reply.step == "process" ? "session" : reply.step;
       const auto& p = *reply.process;
-      if (p.kind == ExitKind::kTimeout)
+      if (p.kind == exec::ExitKind::kTimeout)
         v.signature = "timeout";
-      else if (p.kind == ExitKind::kMemoryExhausted)
+      else if (p.kind == exec::ExitKind::kMemoryExhausted)
         v.signature = "memory exhausted";
-      else if (p.kind == ExitKind::kSignaled)
-        v.signature = "signal " + signal_name(p.signal);
+      else if (p.kind == exec::ExitKind::kSignaled)
+        v.signature = "signal " + exec::signal_name(p.signal);
       else
         v.signature = "runner " + p.describe();
       v.error = first_lines(
           reply.error + "\n" +
           p.stderr_text.substr(p.stderr_text.size() > 400 ? p.stderr_text.size() - 400 : 0));
-      v.signature = first_lines(v.signature, kMaxSignatureBytes);
+      v.signature = first_lines(v.signature, exec::kMaxSignatureBytes);
     } else if (std::string lacks = runtime_lacks_support(reply.error);
                reply.step == "session" && !lacks.empty()) {
       // A release older than the model (an IR version, opset or operator it predates): it
@@ -403,7 +406,7 @@ bool tensor_inside(const onnx::TensorProto& t, const fs::path& dir) {
   if (location.empty() || location.find('\0') != std::string::npos) return false;
   fs::path rel(location);
   if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) return false;
-  return path_within((dir / rel).string(), dir.string());
+  return exec::path_within((dir / rel).string(), dir.string());
 }
 
 bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth);
@@ -451,9 +454,9 @@ bool external_data_inside(const onnx::ModelProto& model, const std::string& mode
 }
 
 int check_model_main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], kCheckModelCommand) != 0) return -1;
+  if (argc < 2 || std::strcmp(argv[1], exec::kCheckModelCommand) != 0) return -1;
   if (argc != 2) {
-    std::cerr << "usage: " << kCheckModelCommand
+    std::cerr << "usage: " << exec::kCheckModelCommand
               << " (internal: reads {\"model\": PATH} lines on stdin)\n";
     return 2;
   }

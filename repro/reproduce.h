@@ -12,8 +12,8 @@
 #include <onnx/onnx_pb.h>
 #include <nlohmann/json.hpp>
 
-#include "repro/compare.h"
-#include "repro/ort_runner.h"
+#include "exec/compare.h"
+#include "exec/ort_runner.h"
 #include "repro/verdicts.h"
 
 namespace convfail::repro {
@@ -26,7 +26,7 @@ inline constexpr std::int64_t kDefaultMaxElements = std::int64_t{1} << 28;
 inline constexpr std::int64_t kMaxMaxElements = std::int64_t{1} << 40;
 
 struct ReproOptions {
-  Tolerance tolerance;
+  exec::Tolerance tolerance;
   std::int64_t max_elements = kDefaultMaxElements;  // per input tensor (declared or given)
   double timeout_seconds = 60;                      // per model (runner wall clock)
   std::map<std::string, std::int64_t> dims;         // symbolic dimension values (default 1)
@@ -45,12 +45,12 @@ struct ModelVerdict {
   std::string output_name;
   double max_abs_error = 0;
   double max_rel_error = 0;
-  std::vector<OutputCheck> checks;
+  std::vector<exec::OutputCheck> checks;
   double duration_ms = 0;
   std::string ort_version;
   std::string onnx_version;
   // With ReproOptions::save_outputs and a run: each level's outputs ("disabled", "all").
-  std::map<std::string, std::vector<Tensor>> outputs;
+  std::map<std::string, std::vector<exec::Tensor>> outputs;
 
   nlohmann::json to_json() const;
 };
@@ -66,14 +66,15 @@ std::string runtime_lacks_support(const std::string& error);
 // Parses the model, checks it (opsets, external data, libonnx checker and strict shape inference
 // in a sandboxed child: `convfail __check-model`), then runs it in `runner`. Texts from the model
 // or the runtime are cut and made printable before they are stored (reason, error, signature).
-ModelVerdict reproduce_model(OrtRunner& runner, const std::string& model_path,
+ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
                              const ReproOptions& options);
 
 // Whether every tensor with external data (initializers, Constant attributes, subgraphs,
 // functions) names a relative `location` that, with symlinks resolved, lies inside `model_dir`.
 bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir);
 
-// The checker child (OrtRunner::check): when argv[1] is kCheckModelCommand, reads one JSON request
+// The checker child (exec::OrtRunner::check): when argv[1] is exec::kCheckModelCommand, reads one
+// JSON request
 // {"model": PATH} per stdin line, runs the libonnx checker and strict shape inference and answers
 // one line {"ok": true} or {"fail": "checker"|"shape_inference"|"read", "error": TEXT} (step
 // markers on stderr); returns the exit code at end of input. Else returns -1. Every program that

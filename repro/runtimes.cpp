@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "repro/sandbox.h"
+#include "exec/sandbox.h"
 
 namespace convfail::repro {
 
@@ -105,9 +105,9 @@ std::map<std::string, std::string> npm_env() {
   return env;
 }
 
-SandboxResult run_npm(const NpmOptions& o, std::vector<std::string> args, const std::string& cwd,
-                      double timeout) {
-  SandboxSpec spec;
+exec::SandboxResult run_npm(const NpmOptions& o, std::vector<std::string> args,
+                            const std::string& cwd, double timeout) {
+  exec::SandboxSpec spec;
   spec.argv = {o.npm};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = npm_env();
@@ -118,12 +118,12 @@ SandboxResult run_npm(const NpmOptions& o, std::vector<std::string> args, const 
   spec.limits.file_size_bytes = 0;
   spec.limits.max_processes = 0;
   spec.limits.wall_seconds = timeout;
-  return run_trusted(spec);
+  return exec::run_trusted(spec);
 }
 
-std::string failure_line(const SandboxResult& r, const std::string& what) {
-  if (r.kind == ExitKind::kTimeout) return what + ": npm " + r.describe();
-  if (r.kind == ExitKind::kSpawnFailed) return what + ": cannot run npm: " + r.error;
+std::string failure_line(const exec::SandboxResult& r, const std::string& what) {
+  if (r.kind == exec::ExitKind::kTimeout) return what + ": npm " + r.describe();
+  if (r.kind == exec::ExitKind::kSpawnFailed) return what + ": cannot run npm: " + r.error;
   return what + ": " + npm_error_line(r.stderr_text, "npm " + r.describe());
 }
 
@@ -250,7 +250,7 @@ InstallResult RuntimeCache::install(const std::string& version, bool retry_faile
                   {"description", "onnxruntime-node " + version + " for convfail"},
                   {"dependencies", {{kPackage, version}}}};
   write_file(tmp / "package.json", package.dump(2) + "\n");
-  SandboxResult npm = run_npm(
+  exec::SandboxResult npm = run_npm(
       npm_,
       {"install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
        "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"},
@@ -311,8 +311,9 @@ std::vector<InstalledRuntime> RuntimeCache::list() const {
 }
 
 std::vector<std::string> RuntimeCache::available() const {
-  SandboxResult r = run_npm(npm_, {"view", kPackage, "versions", "--json", "--fetch-retries=1"},
-                            "/", npm_.view_timeout_seconds);
+  exec::SandboxResult r =
+      run_npm(npm_, {"view", kPackage, "versions", "--json", "--fetch-retries=1"}, "/",
+              npm_.view_timeout_seconds);
   if (!r.ok()) throw UserError(failure_line(r, "npm view onnxruntime-node"));
   json j = json::parse(r.stdout_text, nullptr, false);
   std::vector<std::string> out;

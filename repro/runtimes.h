@@ -6,7 +6,7 @@
 // integrity for every package, that the installed onnxruntime-node is VERSION and that it ships a
 // native library for this platform (releases that download theirs in an install script, which is
 // not run, fail to install). The sandboxed runner loads a version's package from its folder
-// (RunnerOptions::ort_dir). A failed install leaves VERSION.failed (its one-line reason) so a
+// (exec::RunnerOptions::ort_dir). A failed install leaves VERSION.failed (its one-line reason) so a
 // bisect does not retry it; `runtimes install` retries, `prune` removes it.
 #pragma once
 

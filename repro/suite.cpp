@@ -18,7 +18,7 @@ std::vector<std::string> list_suite_cases(const std::string& dir) {
   return cases;
 }
 
-ModelVerdict reproduce_test_case(OrtRunner& runner, const std::string& case_dir,
+ModelVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& case_dir,
                                  ReproOptions options) {
   std::vector<std::string> sets;
   for (const auto& e : fs::directory_iterator(case_dir))

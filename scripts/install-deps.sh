@@ -39,15 +39,15 @@ fi
 
 # ONNX Runtime for Node.js, without its install script (it downloads GPU files and fails offline).
 # Installed when missing or when the pin in package.json moved.
-ort_pinned() { sed -n 's/.*"onnxruntime-node": *"\([^"]*\)".*/\1/p' repro/runner/package.json; }
+ort_pinned() { sed -n 's/.*"onnxruntime-node": *"\([^"]*\)".*/\1/p' exec/runner/package.json; }
 ort_installed() {
   sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' \
-    repro/runner/node_modules/onnxruntime-node/package.json 2>/dev/null | head -1
+    exec/runner/node_modules/onnxruntime-node/package.json 2>/dev/null | head -1
 }
-if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f repro/runner/package.json ] &&
+if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ] && [ -f exec/runner/package.json ] &&
    [ "$(ort_installed)" != "$(ort_pinned)" ]; then
-  echo "install-deps: npm install (onnxruntime-node $(ort_pinned)) in repro/runner"
-  (cd repro/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+  echo "install-deps: npm install (onnxruntime-node $(ort_pinned)) in exec/runner"
+  (cd exec/runner && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 # GitHub's GraphQL schema and validator for tests/e2e/crawler_graphql_schema.sh.
 if command -v npm >/dev/null 2>&1 && [ -f tests/graphql_schema/package.json ] &&

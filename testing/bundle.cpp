@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "exec/tensor.h"
 #include "repro/repro_command.h"
 #include "repro/reproduce.h"
-#include "repro/tensor.h"
 #include "testing/minimise.h"
 #include "testing/plan.h"
 
@@ -32,15 +32,15 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
   if (want.empty() && versions.is_object() && versions.contains("onnxruntime") &&
       versions["onnxruntime"].is_string())
     want = versions["onnxruntime"].get<std::string>();
-  repro::RunnerOptions ro;
+  exec::RunnerOptions ro;
   try {
     ro = repro::runner_options_for(want);
   } catch (const UserError&) {
     if (!o.ort_version.empty()) throw;  // the campaign ran on it by name: install it again
-    ro = repro::RunnerOptions();        // an older campaign's release that is gone: the pinned
+    ro = exec::RunnerOptions();         // an older campaign's release that is gone: the pinned
   }
   ro.limits.wall_seconds = o.timeout_seconds;
-  repro::OrtRunner runner(ro);
+  exec::OrtRunner runner(ro);
   repro::ReproOptions rop;
   rop.tolerance.atol = o.atol;
   rop.tolerance.rtol = o.rtol;
@@ -57,7 +57,7 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
       if (tensors[i].elem_type == 0) continue;
       std::string rel = folder + "/output_" + std::to_string(i) + ".pb";
       try {
-        repro::write_tensor_pb(tensors[i], (fs::path(dir) / rel).string());
+        exec::write_tensor_pb(tensors[i], (fs::path(dir) / rel).string());
       } catch (const std::exception& e) {
         throw UserError(std::string("bundle: ") + e.what());
       }

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/text.h"
+#include "testing/campaign_lock.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 
@@ -41,8 +43,9 @@ class Progress {
     printed_ = done_;
     double elapsed = std::chrono::duration<double>(now - t0_).count();
     double rate = elapsed > 0 ? done_ / elapsed : 0;
-    std::string outcomes;
-    for (const auto& [k, v] : counts_) outcomes += " " + k + "=" + std::to_string(v);
+    std::string outcomes;  // validated outcome names; made terminal-safe all the same
+    for (const auto& [k, v] : counts_)
+      outcomes += " " + terminal_safe(k.substr(0, 40)) + "=" + std::to_string(v);
     double eta = rate > 0 ? (total_ - done_) / rate : 0;
     std::fprintf(stderr, "%stest: %d/%d models, %.2f models/s,%s, ETA %.0f s%s",
                  o_.progress_tty ? "\r\033[K" : "", done_, total_, rate, outcomes.c_str(), eta,
@@ -79,6 +82,8 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   std::optional<std::int64_t> existing;
   if (!options.new_campaign) existing = find_campaign(db, key);
   s.campaign = existing ? *existing : create_campaign(db, key, versions);
+  // One run per campaign at a time: a second one would do all the work again beside it.
+  CampaignLock lock(options.store_dir, s.campaign);
   std::set<int> done = stored_seqs(db, s.campaign);
   std::vector<const ModelTask*> todo;
   for (const auto& t : plan)

@@ -3,7 +3,10 @@
 #include <filesystem>
 #include <random>
 
+#include <unistd.h>
+
 #include "core/error.h"
+#include "exec/child_files.h"
 #include "repro/fetch.h"
 
 namespace fs = std::filesystem;
@@ -138,19 +141,25 @@ GroupRun group_run(Db& db, std::int64_t group_id, const std::string& store_dir) 
 }
 
 std::string store_model_files(const ModelResult& r, const std::string& store_dir) {
-  fs::path src = r.model_dir;
-  if (!r.has_model || !fs::is_regular_file(src / "model.onnx")) return "";
-  std::string sha = repro::sha256_file((src / "model.onnx").string());
+  if (!r.has_model) return "";
+  // model_dir holds what the oracle took out of the worker's folder; it is read the same one way
+  // (regular files only, no link followed, capped) all the same.
+  std::string why;
+  int fd = exec::open_child_file(r.model_dir, "model.onnx", &why);
+  if (fd < 0) return "";
+  close(fd);
+  std::string sha = repro::sha256_file((fs::path(r.model_dir) / "model.onnx").string());
   fs::path dest = fs::path(store_dir) / sha;
   std::error_code ec;
   if (fs::is_directory(dest, ec)) return sha;
   fs::create_directories(store_dir);
   std::random_device rd;
   fs::path tmp = fs::path(store_dir) / (".tmp-" + sha + "-" + std::to_string(rd()));
-  fs::copy(src, tmp, fs::copy_options::recursive, ec);
-  if (ec) throw UserError("cannot copy the model into " + store_dir + ": " + ec.message());
+  exec::ChildFileLimits limits;
+  if (!exec::copy_child_tree(r.model_dir, "", tmp.string(), limits, nullptr, &why))
+    throw UserError("cannot copy the model into " + store_dir + ": " + why);
   fs::rename(tmp, dest, ec);
-  if (ec) fs::remove_all(tmp, ec);  // another job stored the same model first
+  if (ec) exec::remove_child_tree(tmp.string());  // another job stored the same model first
   return sha;
 }
 

@@ -8,12 +8,16 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "exec/child_files.h"
+#include "exec/scratch_dir.h"
 #include "testing/campaign_store.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace convfail::testing {
+
+constexpr std::uint64_t kMaxProgramBytes = 16 << 20;  // a spec or program of a synthetic model
 
 std::vector<int> ddmin(const std::vector<int>& items,
                        const std::function<bool(const std::vector<int>&)>& fails, int budget,
@@ -56,17 +60,6 @@ bool parse_synthetic_name(const std::string& name, int* nodes, std::int64_t* see
   return true;
 }
 
-namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
-
 MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptions& oracle_opts,
                                 const MinimiseOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
@@ -94,7 +87,7 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
   s.groups = static_cast<int>(groups.size());
   if (groups.empty()) return s;
   Oracle oracle(oracle_opts);
-  repro::ScratchDir work;
+  exec::ScratchDir work("minimise");
   for (const auto& g : groups) {
     if (options.time_budget > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
@@ -109,13 +102,13 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
     }
     ModelResult first = oracle.run(task);
     if (first.outcome != g.outcome || first.signature != g.signature ||
-        !fs::is_regular_file(fs::path(first.model_dir) / "spec.json")) {
+        !exec::is_child_file(first.model_dir, "spec.json")) {
       ++s.skipped;  // does not fail the same way again (flaky): nothing to keep
       continue;
     }
     fs::path spec = fs::path(work.path()) / ("spec_" + std::to_string(g.id) + ".json");
-    fs::copy_file(fs::path(first.model_dir) / "spec.json", spec,
-                  fs::copy_options::overwrite_existing);
+    std::ofstream(spec, std::ios::binary)
+        << exec::read_child_file(first.model_dir, "spec.json", kMaxProgramBytes).value_or("");
     std::vector<int> all;
     for (int i = 0; i < task.nodes; ++i) all.push_back(i);
     std::map<std::vector<int>, bool> cache;
@@ -147,7 +140,8 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
       continue;
     }
     std::string sha = store_model_files(r, options.store_dir);
-    std::string program = read_text(fs::path(r.model_dir) / "program.py");
+    std::string program =
+        exec::read_child_file(r.model_dir, "program.py", kMaxProgramBytes).value_or("");
     {
       Transaction tx(db);
       auto up = db.prepare(

@@ -8,9 +8,16 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
+#include "exec/child_files.h"
+#include "exec/compare.h"
+#include "exec/ort_runner.h"
+#include "exec/persistent_child.h"
+#include "exec/python_child.h"
+#include "exec/scratch_dir.h"
+#include "exec/signature.h"
 #include "repro/repro_command.h"
 #include "repro/reproduce.h"
-#include "repro/signature.h"
+#include "testing/worker_reply.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -35,75 +42,109 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string describe_death(const repro::SandboxResult& f) {
-  if (f.kind == repro::ExitKind::kTimeout) return "timeout";
-  if (f.kind == repro::ExitKind::kMemoryExhausted) return "memory exhausted";
-  if (f.kind == repro::ExitKind::kSignaled) return "signal " + repro::signal_name(f.signal);
+std::string describe_death(const exec::SandboxResult& f) {
+  if (f.kind == exec::ExitKind::kTimeout) return "timeout";
+  if (f.kind == exec::ExitKind::kMemoryExhausted) return "memory exhausted";
+  if (f.kind == exec::ExitKind::kSignaled) return "signal " + exec::signal_name(f.signal);
   return f.describe();
 }
 
 }  // namespace
 
-const std::vector<std::string>& outcome_classes() {
-  static const std::vector<std::string> k = {kConversionFailure, kOrtFailure, kMismatch, kSuccess,
-                                             kInvalid};
-  return k;
-}
-
 std::string default_campaign_worker() {
   return resource_path("CONVFAIL_CAMPAIGN_WORKER", "testing_harness/campaign_worker.py");
 }
 
-Oracle::Oracle(OracleOptions options) : options_(std::move(options)) {
-  repro::RunnerOptions ro = repro::runner_options_for(options_.ort_version);
-  ro.warm = options_.warm;
-  ro.model_roots = {scratch_.path()};
-  ro.limits.wall_seconds = options_.timeout_seconds;
-  ort_ = std::make_unique<repro::OrtRunner>(ro);
-}
+// The worker and its three folders: `scratch` the worker's only writable folder (a fresh one for
+// each worker, so nothing a worker left survives it), `inbox` what convfail hands it (scripts,
+// specs; read-only inside, written before the request), `held` the files taken out of `scratch`
+// through exec/child_files (no child ever sees it; ONNX Runtime and the store read them there).
+struct Oracle::Impl {
+  OracleOptions options;
+  exec::ScratchDir inbox{"campaign-in"}, held{"campaign-held"};
+  std::unique_ptr<exec::ScratchDir> scratch;
+  std::unique_ptr<exec::PersistentChild> worker;
+  std::unique_ptr<exec::OrtRunner> ort;
+  int worker_starts = 0;
+  int runs = 0;
+  std::string last_held;  // the previous model's folder in `held`, removed by the next run
+
+  explicit Impl(OracleOptions o) : options(std::move(o)) {
+    exec::RunnerOptions ro = repro::runner_options_for(options.ort_version);
+    ro.warm = options.warm;
+    ro.model_roots = {held.path()};
+    ro.limits.wall_seconds = options.timeout_seconds;
+    ort = std::make_unique<exec::OrtRunner>(ro);
+  }
+
+  void stop_worker() {
+    worker.reset();   // kills it (and everything it started: its PID namespace)
+    scratch.reset();  // and its folder goes with it
+  }
+
+  void start_worker() {
+    std::string program = default_campaign_worker();
+    if (!fs::is_regular_file(program))
+      throw UserError("campaign worker not found: " + program + " (set CONVFAIL_CAMPAIGN_WORKER)");
+    scratch = std::make_unique<exec::ScratchDir>("campaign");
+    exec::SandboxSpec spec = exec::python_worker_spec(program, {}, scratch->path(), {inbox.path()});
+    spec.limits.memory_bytes = options.memory_mb << 20;
+    spec.limits.cpu_seconds = 0;  // a warm worker lives long; the wall timeout is per request
+    spec.limits.wall_seconds = options.timeout_seconds;
+    // torchvision's largest architectures export 0.8-2 GB of weights (protobuf's own cap is 2 GB).
+    spec.limits.file_size_bytes = kMaxModelFileBytes;
+    worker = std::make_unique<exec::PersistentChild>(spec);
+  }
+
+  std::optional<std::string> ask(const json& request, double timeout, exec::SandboxResult* failure,
+                                 std::string* last_stage) {
+    if (!worker) start_worker();
+    int before = worker->starts();
+    auto reply = worker->request(request.dump(), timeout);
+    worker_starts += worker->starts() - before;
+    if (reply.line) return reply.line;
+    *failure = reply.failure;
+    *last_stage = stage_from(worker->stderr_tail() + reply.failure.stderr_text);
+    stop_worker();  // a fresh one (and a fresh folder) for the next request
+    return std::nullopt;
+  }
+
+  // A file convfail hands the worker: copied into the inbox under a fresh name.
+  std::string hand_in(const std::string& host_file, const std::string& name) {
+    fs::path copy = fs::path(inbox.path()) / name;
+    std::error_code ec;
+    fs::copy_file(host_file, copy, ec);
+    if (ec) throw UserError("cannot read " + host_file + ": " + ec.message());
+    fs::permissions(copy,
+                    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                        fs::perms::others_read,
+                    ec);
+    return copy.string();
+  }
+
+  json model_request(const ModelTask& task, const std::string& out);
+  void take_out(const std::string& rel, ModelResult& r);
+  void ort_stage(ModelResult& r);
+};
+
+Oracle::Oracle(OracleOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 Oracle::~Oracle() = default;
 
-std::optional<std::string> Oracle::ask(const json& request, double timeout,
-                                       repro::SandboxResult* failure, std::string* last_stage) {
-  if (!worker_) {
-    std::string worker = default_campaign_worker();
-    if (!fs::is_regular_file(worker))
-      throw UserError("campaign worker not found: " + worker + " (set CONVFAIL_CAMPAIGN_WORKER)");
-    std::string dir = fs::path(worker).parent_path().string();
-    repro::SandboxSpec spec;
-    spec.argv = {"/usr/bin/python3", worker};
-    fs::create_directories(fs::path(scratch_.path()) / "tmp");
-    spec.env = repro::python_child_env(scratch_.path(), scratch_.path() + "/tmp",
-                                       scratch_.path() + "/torch");
-    spec.cwd = scratch_.path();
-    // The worker imports tensor_tree from the torch harness's folder (repro/torch_harness).
-    std::string tree = fs::path(default_torch_harness()).parent_path().string();
-    spec.env["PYTHONPATH"] = tree;
-    spec.read_only_paths = {dir, tree};
-    spec.limits.writable_dir = scratch_.path();
-    spec.limits.memory_bytes = options_.memory_mb << 20;
-    spec.limits.cpu_seconds = 0;  // a warm worker lives long; the wall timeout is per request
-    spec.limits.wall_seconds = options_.timeout_seconds;
-    // torchvision's largest architectures export 0.8-2 GB of weights (protobuf's own cap is 2 GB).
-    spec.limits.file_size_bytes = kMaxModelFileBytes;
-    worker_ = std::make_unique<repro::PersistentChild>(spec);
-  }
-  int before = worker_->starts();
-  auto reply = worker_->request(request.dump(), timeout);
-  worker_starts_ += worker_->starts() - before;
-  if (reply.line) return reply.line;
-  *failure = reply.failure;
-  *last_stage = stage_from(worker_->stderr_tail() + reply.failure.stderr_text);
-  worker_->stop();  // restarted by the next request
-  return std::nullopt;
+int Oracle::worker_starts() const {
+  return impl_->worker_starts;
+}
+
+int Oracle::runner_starts() const {
+  return impl_->ort->process_starts();
 }
 
 json Oracle::versions() {
-  repro::SandboxResult failure;
+  exec::SandboxResult failure;
   std::string stage;
   // The first start imports torch: give it time on a loaded machine.
-  auto line = ask({{"op", "hello"}}, std::max(120.0, options_.timeout_seconds), &failure, &stage);
+  auto line = impl_->ask({{"op", "hello"}}, std::max(120.0, impl_->options.timeout_seconds),
+                         &failure, &stage);
   if (!line)
     throw UserError("the torch worker does not start: " + failure.describe() + ": " +
                     terminal_safe(failure.stderr_text.substr(
@@ -112,118 +153,163 @@ json Oracle::versions() {
   if (!j.is_object() || !j.value("ok", false))
     throw UserError("the torch worker failed: " + terminal_safe(line->substr(0, 300)));
   std::string why;
-  auto ort = ort_->version(&why);
+  auto ort = impl_->ort->version(&why);
   if (!ort) throw UserError(why);
-  return {{"torch", j.value("torch", "")},
-          {"onnx", j.value("onnx", "")},
-          {"torchvision", j["torchvision"]},
+  auto text = [&](const char* key) {
+    return j.contains(key) && j[key].is_string()
+               ? json(truncate_utf8(j[key].get<std::string>(), 60))
+               : json();
+  };
+  return {{"torch", text("torch")},
+          {"onnx", text("onnx")},
+          {"torchvision", text("torchvision")},
           {"onnxruntime", *ort},
           {"onnx_checker", repro::onnx_library_version()}};
 }
 
 json Oracle::torchvision_models() {
-  repro::SandboxResult failure;
+  exec::SandboxResult failure;
   std::string stage;
-  auto line = ask({{"op", "torchvision_models"}}, 120, &failure, &stage);
+  auto line = impl_->ask({{"op", "torchvision_models"}}, 120, &failure, &stage);
   if (!line) throw UserError("the torch worker died listing torchvision: " + failure.describe());
   json j = json::parse(*line, nullptr, false);
-  if (!j.is_object() || !j.value("ok", false) || !j.contains("models"))
+  if (!j.is_object() || !j.value("ok", false) || !j.contains("models") || !j["models"].is_array())
     throw UserError("torchvision is not available to the torch worker");
-  return j["models"];
+  json out = json::array();
+  for (const auto& m : j["models"])
+    if (m.is_object() && m.contains("name") && m["name"].is_string() && m.contains("family") &&
+        m["family"].is_string())
+      out.push_back({{"name", truncate_utf8(m["name"].get<std::string>(), 100)},
+                     {"family", truncate_utf8(m["family"].get<std::string>(), 40)}});
+  return out;
 }
 
-ModelResult Oracle::run(const ModelTask& task) {
-  ModelResult r;
-  r.nodes = task.nodes;
-  std::error_code ec;
-  fs::path out = fs::path(scratch_.path()) / "m";
-  fs::remove_all(out, ec);
+json Oracle::Impl::model_request(const ModelTask& task, const std::string& out) {
   json req = {{"op", "model"},
-              {"out", out.string()},
+              {"out", out},
               {"source", task.source},
               {"seed", task.seed},
               {"nodes", task.nodes},
-              {"max_elements", options_.max_elements},
-              {"dtypes", options_.dtypes},
-              {"inputs", options_.inputs},
-              {"opset", options_.opset}};
+              {"max_elements", options.max_elements},
+              {"dtypes", options.dtypes},
+              {"inputs", options.inputs},
+              {"opset", options.opset}};
   if (task.perturb) req["perturb"] = true;
   if (task.source == "torchvision") {
     req["name"] = task.arch;
     req["family"] = task.family;
-    if (options_.image_size > 0) req["image"] = options_.image_size;
+    if (options.image_size > 0) req["image"] = options.image_size;
   }
-  if (task.source == "script") {
-    // A copy inside the scratch folder: the worker reads it as uid 65534.
-    fs::path copy = fs::path(scratch_.path()) / "script.py";
-    fs::copy_file(task.script, copy, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw UserError("cannot read " + task.script + ": " + ec.message());
-    req["file"] = copy.string();
-  }
+  const std::string n = std::to_string(runs);
+  if (task.source == "script") req["file"] = hand_in(task.script, "script-" + n + ".py");
   if (!task.spec_path.empty()) {
-    fs::path copy = fs::path(scratch_.path()) / "spec_in.json";
-    fs::copy_file(task.spec_path, copy, fs::copy_options::overwrite_existing, ec);
-    req["spec"] = copy.string();
+    req["spec"] = hand_in(task.spec_path, "spec-" + n + ".json");
     if (task.keep) req["keep"] = *task.keep;
   }
+  return req;
+}
+
+// Takes the worker's folder `rel` out of its scratch folder (regular files only, capped) into
+// `held`, then removes it from the scratch folder.
+void Oracle::Impl::take_out(const std::string& rel, ModelResult& r) {
+  fs::path dest = fs::path(held.path()) / rel;
+  exec::ChildFileLimits limits;
+  limits.max_file_bytes = kMaxModelFileBytes;
+  limits.max_total_bytes = 2 * kMaxModelFileBytes;
+  exec::CopiedTree copied;
+  std::string why;
+  r.model_dir = dest.string();
+  last_held = dest.string();
+  if (!scratch ||
+      !exec::copy_child_tree(scratch->path(), rel, dest.string(), limits, &copied, &why)) {
+    fs::create_directories(dest);
+    r.take_problem = "the worker's files were not taken: " + (scratch ? why : "worker gone");
+  } else {
+    for (const auto& s : copied.skipped)
+      if (s.rfind("model.onnx ", 0) == 0 || s.rfind("set_", 0) == 0)
+        r.take_problem = "the worker left " + s;
+  }
+  if (scratch) exec::remove_child_tree((fs::path(scratch->path()) / rel).string());
+  r.has_model = exec::is_child_file(dest.string(), "model.onnx");
+}
+
+ModelResult Oracle::run(const ModelTask& task) {
+  Impl& m = *impl_;
+  ModelResult r;
+  r.nodes = task.nodes;
+  if (!m.last_held.empty()) exec::remove_child_tree(m.last_held);
+  m.last_held.clear();
+  const std::string rel = "m-" + std::to_string(++m.runs);
   // A torchvision architecture leaves the worker's heap fragmented by up to gigabytes: the next
   // large one then fails to allocate under the address-space limit. One fresh worker per
-  // architecture costs ~2 s against minutes of export.
-  if ((!options_.warm || task.source == "torchvision") && worker_) worker_->stop();
+  // architecture costs ~2 s against minutes of export. A script is untrusted code: a fresh worker
+  // before and after it, so that no state crosses from one program to the next.
+  bool fresh = !m.options.warm || task.source == "torchvision" || task.source == "script";
+  if (fresh) m.stop_worker();
+  if (!m.worker) m.start_worker();
+  json req = m.model_request(task, (fs::path(m.scratch->path()) / rel).string());
   auto t0 = std::chrono::steady_clock::now();
-  repro::SandboxResult failure;
+  exec::SandboxResult failure;
   std::string stage;
-  auto line = ask(req, options_.timeout_seconds, &failure, &stage);
+  auto line = m.ask(req, m.options.timeout_seconds, &failure, &stage);
   r.durations["worker"] = seconds_since(t0);
-  r.model_dir = out.string();
+  m.take_out(rel, r);
+  if (task.source == "script") m.stop_worker();
   if (!line) {
     // The worker died: that is this model's outcome (in export: the converter's). A timeout
     // decides nothing (a loaded machine, a large model): invalid, said as such.
     std::string death = describe_death(failure);
     r.stage = stage;
     bool converter =
-        (stage == "export" || stage == "inputs") && failure.kind != repro::ExitKind::kTimeout;
+        (stage == "export" || stage == "inputs") && failure.kind != exec::ExitKind::kTimeout;
     r.outcome = converter ? kConversionFailure : kInvalid;
     r.message = terminal_safe("torch worker " + death + " in " + stage);
-    r.signature = repro::error_signature("torch worker " + death + " in " + stage);
+    r.signature = exec::error_signature("torch worker " + death + " in " + stage);
     return r;
   }
-  json j = json::parse(*line, nullptr, false);
-  if (!j.is_object() || !j.value("ok", false)) {
+  std::string why;
+  auto reply = parse_worker_reply(*line, &why);
+  if (!reply || !reply->ok) {
     r.outcome = kInvalid;
     r.stage = "protocol";
-    std::string err = j.is_object() && j.contains("error") && j["error"].is_string()
-                          ? j["error"].get<std::string>()
-                          : line->substr(0, 300);
+    std::string err = reply ? reply->raw_error : "worker reply refused: " + why;
     r.message = truncate_utf8(terminal_safe(err), kMaxMessage);
-    r.signature = repro::error_signature("worker: " + err);
+    r.signature = exec::error_signature(reply ? "worker: " + err : "worker reply refused");
     return r;
   }
-  if (j.contains("durations") && j["durations"].is_object())
-    for (auto& [k, v] : j["durations"].items()) r.durations[k] = v;
-  if (j.contains("nodes") && j["nodes"].is_number_integer()) r.nodes = j["nodes"].get<int>();
-  if (j.contains("ops") && j["ops"].is_array()) r.ops = j["ops"];
-  if (j.contains("edges") && j["edges"].is_array()) r.edges = j["edges"];
-  r.has_model = fs::is_regular_file(out / "model.onnx");
-  if (j.contains("outcome") && j["outcome"].is_string()) {
-    r.outcome = j["outcome"].get<std::string>();
-    r.stage = j.value("stage", "");
-    std::string err = j.value("error", "");
-    if (j.value("error_type", "") == "out_of_memory") {
+  for (auto& [k, v] : reply->durations.items()) r.durations[k] = v;
+  if (reply->nodes >= 0) r.nodes = reply->nodes;
+  r.ops = reply->ops;
+  r.edges = reply->edges;
+  if (!reply->exported) {
+    r.outcome = reply->outcome;
+    r.stage = reply->stage;
+    std::string err = reply->raw_error;
+    if (reply->error_type == "out_of_memory") {
       // Our limit, not the converter's defect: said with the limit that ran out.
       r.outcome = kInvalid;
-      err = "out of memory under --memory-mb " + std::to_string(options_.memory_mb) + " in " +
+      err = "out of memory under --memory-mb " + std::to_string(m.options.memory_mb) + " in " +
             r.stage + ": " + err;
     }
     r.message = truncate_utf8(terminal_safe(err), kMaxMessage);
-    r.signature = repro::error_signature(err);
+    r.signature = exec::error_signature(err);
     return r;
   }
-  ort_stage(task, r);
+  if (!r.has_model || !r.take_problem.empty()) {
+    // It says it exported, but what it left is not a model file (a link, a FIFO, too large).
+    r.outcome = kInvalid;
+    r.stage = "protocol";
+    r.message = truncate_utf8(
+        terminal_safe(r.take_problem.empty() ? "the worker left no model.onnx" : r.take_problem),
+        kMaxMessage);
+    r.signature = exec::error_signature("worker output refused");
+    return r;
+  }
+  m.ort_stage(r);
   return r;
 }
 
-std::string mismatch_kind(const repro::CompareResult& c) {
+std::string mismatch_kind(const exec::CompareResult& c) {
   if (c.mismatches == 0) return "";
   if (!(c.max_abs_error < 1e300)) return "non-finite value, ";
   static const std::set<std::string> integers = {"INT8",   "UINT8", "INT16",  "UINT16", "INT32",
@@ -232,24 +318,23 @@ std::string mismatch_kind(const repro::CompareResult& c) {
   return c.max_abs_error <= 1e-3 ? "small float difference, " : "large float difference, ";
 }
 
-void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
-  (void)task;
+void Oracle::Impl::ort_stage(ModelResult& r) {
   auto t0 = std::chrono::steady_clock::now();
   fs::path out = r.model_dir;
   bool unopt = false, opt = false, between = false;
   std::string problem;
-  for (int k = 0; k < options_.inputs; ++k) {
+  for (int k = 0; k < options.inputs; ++k) {
     fs::path set = out / ("set_" + std::to_string(k));
     if (!fs::is_directory(set)) break;
     repro::ReproOptions ro;
-    ro.tolerance.atol = options_.atol;
-    ro.tolerance.rtol = options_.rtol;
-    ro.timeout_seconds = options_.timeout_seconds;
+    ro.tolerance.atol = options.atol;
+    ro.tolerance.rtol = options.rtol;
+    ro.timeout_seconds = options.timeout_seconds;
     ro.inputs_dir = set.string();
     // --max-elements bounds what the generator builds; a real architecture's output (a
     // segmentation map of 21x520x520) is bounded only by this runner-side cap.
-    ro.max_elements = std::max<std::int64_t>(options_.max_elements, kMaxOutputElements);
-    repro::ModelVerdict v = repro::reproduce_model(*ort_, (out / "model.onnx").string(), ro);
+    ro.max_elements = std::max<std::int64_t>(options.max_elements, kMaxOutputElements);
+    repro::ModelVerdict v = repro::reproduce_model(*ort, (out / "model.onnx").string(), ro);
     r.max_abs_diff = std::max(r.max_abs_diff, v.max_abs_error);
     r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error);
     if (v.verdict == repro::kCrashReproduced) {
@@ -258,7 +343,7 @@ void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
       r.outcome = structure ? kConversionFailure : kOrtFailure;
       r.stage = v.step;
       r.message = truncate_utf8(v.error.empty() ? v.signature : v.error, kMaxMessage);
-      r.signature = v.signature.empty() ? repro::error_signature(v.error) : v.signature;
+      r.signature = v.signature.empty() ? exec::error_signature(v.error) : v.signature;
       r.durations["ort"] = seconds_since(t0);
       return;
     }
@@ -266,7 +351,7 @@ void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
       r.outcome = kInvalid;
       r.stage = v.step;
       r.message = truncate_utf8("not runnable: " + v.reason, kMaxMessage);
-      r.signature = repro::error_signature("not runnable: " + v.reason);
+      r.signature = exec::error_signature("not runnable: " + v.reason);
       r.durations["ort"] = seconds_since(t0);
       return;
     }
@@ -288,7 +373,7 @@ void Oracle::ort_stage(const ModelTask& task, ModelResult& r) {
   r.mismatch_mode = unopt && opt ? "both" : unopt ? "unoptimised" : "optimised";
   r.message =
       truncate_utf8(terminal_safe("mismatch (" + r.mismatch_mode + "): " + problem), kMaxMessage);
-  r.signature = repro::error_signature("mismatch " + r.mismatch_mode + ": " + problem);
+  r.signature = exec::error_signature("mismatch " + r.mismatch_mode + ": " + problem);
 }
 
 }  // namespace convfail::testing

@@ -13,20 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "repro/compare.h"
-#include "repro/ort_runner.h"
-#include "repro/sandbox.h"
-#include "repro/scripts/script_runner.h"
+#include "testing/outcomes.h"
+
+namespace convfail::exec {
+struct CompareResult;
+}  // namespace convfail::exec
 
 namespace convfail::testing {
-
-// Outcome classes (campaign_models.outcome).
-inline constexpr const char* kConversionFailure = "conversion_failure";
-inline constexpr const char* kOrtFailure = "ort_failure";
-inline constexpr const char* kMismatch = "mismatch";
-inline constexpr const char* kSuccess = "success";
-inline constexpr const char* kInvalid = "invalid";
-const std::vector<std::string>& outcome_classes();
 
 struct OracleOptions {
   int opset = 16;
@@ -64,7 +57,7 @@ struct ModelTask {
 // side only, a float difference of at most 1e-3 (what reordered float32 arithmetic gives on values
 // of order one) or a larger one. "" for a match, a shape, type or missing output (the problem says
 // what it is).
-std::string mismatch_kind(const repro::CompareResult& c);
+std::string mismatch_kind(const exec::CompareResult& c);
 
 struct ModelResult {
   std::string outcome;
@@ -77,8 +70,10 @@ struct ModelResult {
   nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
   nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]
   nlohmann::json durations = nlohmann::json::object();
-  std::string model_dir;  // the worker's output (model.onnx, spec.json, program.py, set_k/)
+  std::string model_dir;  // the worker's output (model.onnx, spec.json, program.py, set_k/),
+                          // taken out of its folder into one no child can write to
   bool has_model = false;
+  std::string take_problem;  // what of the worker's output was refused (a link, a FIFO, ...)
   nlohmann::json graph_json() const { return {{"ops", ops}, {"edges", edges}}; }
 };
 
@@ -93,21 +88,15 @@ class Oracle {
   nlohmann::json versions();
   // torchvision architectures that the worker lists: [{"name","family"}], sorted.
   nlohmann::json torchvision_models();
-  // Runs the model; the files stay in model_dir until the next run.
+  // Runs the model. Its files, taken out of the worker's folder the one safe way
+  // (exec/child_files), stay in model_dir (a folder no child can write to) until the next run.
   ModelResult run(const ModelTask& task);
-  int worker_starts() const { return worker_starts_; }
-  int runner_starts() const { return ort_->process_starts(); }
+  int worker_starts() const;
+  int runner_starts() const;
 
  private:
-  std::optional<std::string> ask(const nlohmann::json& request, double timeout,
-                                 repro::SandboxResult* failure, std::string* last_stage);
-  void ort_stage(const ModelTask& task, ModelResult& r);
-
-  OracleOptions options_;
-  repro::ScratchDir scratch_;
-  std::unique_ptr<repro::PersistentChild> worker_;
-  std::unique_ptr<repro::OrtRunner> ort_;
-  int worker_starts_ = 0;
+  struct Impl;  // the worker, its folders and the ONNX Runtime runner (exec/)
+  std::unique_ptr<Impl> impl_;
 };
 
 // $CONVFAIL_CAMPAIGN_WORKER, else share/convfail/testing_harness/campaign_worker.py.

@@ -55,10 +55,10 @@ void print_result(const std::string& what, const ScriptReproResult& r, ResultOut
 
 int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
                         std::ostream& err) {
-  RunnerOptions ro;
+  exec::RunnerOptions ro;
   ro.limits.memory_bytes = args.runner_memory_mb << 20;
   ro.limits.wall_seconds = args.repro.timeout_seconds;
-  OrtRunner runner(ro);  // started on the first exported model, warm afterwards
+  exec::OrtRunner runner(ro);  // started on the first exported model, warm afterwards
   return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), out, err);
 }
 

@@ -4,7 +4,7 @@
 
 namespace convfail::repro {
 
-ModelEvaluator make_ort_evaluator(OrtRunner& runner, const ReproOptions& options) {
+ModelEvaluator make_ort_evaluator(exec::OrtRunner& runner, const ReproOptions& options) {
   return [&runner, options](const HarnessExport& x) {
     ReproOptions o = options;
     // The harness writes input_N.pb only when they match the graph inputs, and output_N.pb only

@@ -9,6 +9,6 @@
 namespace convfail::repro {
 
 // The evaluator keeps references to `runner`: both must outlive its use.
-ModelEvaluator make_ort_evaluator(OrtRunner& runner, const ReproOptions& options);
+ModelEvaluator make_ort_evaluator(exec::OrtRunner& runner, const ReproOptions& options);
 
 }  // namespace convfail::repro

@@ -17,6 +17,8 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
+#include "exec/child_files.h"
+#include "exec/python_child.h"
 #include "repro/verdict_store.h"
 
 namespace fs = std::filesystem;
@@ -24,39 +26,13 @@ namespace fs = std::filesystem;
 namespace convfail::repro {
 namespace {
 
-// A regular file the sandbox wrote, read without following a symbolic link (the script may have
-// replaced result.json by a link to a host file that convfail, not the sandbox, could read).
-std::string read_file(const fs::path& p, std::size_t max_bytes = 64 << 20) {
-  int fd = open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return "";
-  struct stat st {};
-  std::string s;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    s.resize(std::min<std::size_t>(max_bytes, static_cast<std::size_t>(st.st_size)));
-    std::size_t done = 0;
-    while (done < s.size()) {
-      ssize_t n = read(fd, s.data() + done, s.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    s.resize(done);
-  }
-  close(fd);
-  return s;
-}
-
 // `rel` (from result.json) as a path under `outdir` when it names a regular file there: relative,
-// without "..", no symbolic link on the way. Otherwise "" (the file is not used).
+// without "..", no symbolic link on the way (exec/child_files). Otherwise "" (the file is not
+// used).
 std::string file_inside(const std::string& outdir, const std::string& rel) {
   fs::path r = fs::path(rel).lexically_normal();
   if (rel.empty() || r.is_absolute() || r.empty() || *r.begin() == "..") return "";
-  fs::path at = outdir;
-  std::error_code ec;
-  for (const auto& part : r) {
-    at /= part;
-    if (fs::is_symlink(fs::symlink_status(at, ec))) return "";
-  }
-  return fs::is_regular_file(fs::symlink_status(at, ec)) ? at.string() : "";
+  return exec::is_child_file(outdir, r.string()) ? (fs::path(outdir) / r).string() : "";
 }
 
 std::string raw_str(const nlohmann::json& j, const char* key) {
@@ -116,19 +92,6 @@ std::string stored_text(const std::string& text, std::size_t max_bytes, bool kee
          (cut_off ? "..." : "");
 }
 
-ScratchDir::ScratchDir() {
-  std::random_device rd;
-  fs::path p = fs::temp_directory_path() /
-               ("convfail-script-" + std::to_string(rd()) + "-" + std::to_string(rd()));
-  fs::create_directories(p);
-  path_ = p.string();
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 std::string default_harness_path() {
   return convfail::default_torch_harness();
 }
@@ -175,40 +138,50 @@ ScriptRun run_script(const std::string& code, const ScriptRunOptions& options) {
     throw UserError("PyTorch harness not found: " + harness + " (set CONVFAIL_HARNESS)");
 
   ScriptRun run;
-  run.scratch = std::make_shared<ScratchDir>();
-  const fs::path root = run.scratch->path();
-  const fs::path work = root / "work", out = root / "out", tmp = root / "work" / ".tmp";
-  fs::create_directories(tmp);
+  // The script goes into a folder the child sees read-only, written before it starts; the
+  // child's own scratch folder is the only writable place and is gone when this returns.
+  exec::ScratchDir inbox("script-in"), child("script");
+  const fs::path script = fs::path(inbox.path()) / "script.py";
+  std::ofstream(script, std::ios::binary) << code;
+  const fs::path root = child.path();
+  const fs::path work = root / "work", out = root / "out";
+  fs::create_directories(work);
   fs::create_directories(out);
-  std::ofstream(root / "script.py", std::ios::binary) << code;
 
-  harness = fs::absolute(harness).string();
-  SandboxSpec spec;
-  spec.argv = {options.python, harness,     (root / "script.py").string(),
-               out.string(),   "--workdir", work.string()};
+  exec::SandboxSpec spec =
+      exec::python_worker_spec(harness, {script.string(), out.string(), "--workdir", work.string()},
+                               root.string(), {inbox.path()});
   if (!options.guard) spec.argv.push_back("--no-guard");
   std::string stubs;
   for (const auto& m : options.stub_modules) stubs += (stubs.empty() ? "" : ",") + m;
   if (!stubs.empty()) spec.argv.insert(spec.argv.end(), {"--stub-modules", stubs});
-  spec.env = python_child_env(work.string(), tmp.string(), (work / ".torch").string());
+  spec.argv[0] = options.python;
   spec.cwd = work.string();
   spec.limits.memory_bytes = options.memory_bytes;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(options.timeout_seconds * 2 + 10);
   spec.limits.file_size_bytes = options.file_size_bytes;
   spec.limits.wall_seconds = options.timeout_seconds;
-  // The sandbox sees the system directories (Python and torch under /usr), the harness and the
-  // scratch directory (the only writable place); the harness's audit hook is a second line.
-  spec.limits.writable_dir = root.string();
-  spec.read_only_paths = {fs::path(harness).parent_path().string()};  // with tensor_tree.py
 
-  run.sandbox = run_sandboxed(spec);
+  run.sandbox = exec::run_sandboxed(spec);
   run.isolation = run.sandbox.isolation;
-  run.network_isolated = run.filesystem_isolated = run.isolation == kIsolationSandbox;
-  run.phase = stored_text(read_file(out / "phase", 64), 64);
-  std::string text = read_file(out / "result.json");
-  if (!text.empty()) {
+  run.network_isolated = run.filesystem_isolated = run.isolation == exec::kIsolationSandbox;
+  // What the harness left, taken out of the child's folder the one safe way (regular files only,
+  // never through a link, capped) into a folder no child ever saw; everything is read there.
+  run.scratch = std::make_shared<exec::ScratchDir>("script-out");
+  const std::string held = (fs::path(run.scratch->path()) / "out").string();
+  exec::ChildFileLimits limits;
+  limits.max_file_bytes = options.file_size_bytes;
+  exec::CopiedTree copied;
+  std::string why;
+  if (!exec::copy_child_tree(root.string(), "out", held, limits, &copied, &why)) {
+    run.phase = stored_text("output not taken: " + why, 200);
+    return run;
+  }
+  run.phase = stored_text(exec::read_child_file(held, "phase", 64).value_or(""), 64);
+  auto text = exec::read_child_file(held, "result.json", 64 << 20);
+  if (text && !text->empty()) {
     try {
-      parse_harness_result(nlohmann::json::parse(text), out.string(), &run);
+      parse_harness_result(nlohmann::json::parse(*text), held, &run);
     } catch (const nlohmann::json::exception&) {
       run.have_result = false;  // truncated by a kill or the file size limit
     }
@@ -226,7 +199,7 @@ std::vector<std::string> missing_modules(const std::vector<std::string>& modules
   for (const auto& m : modules)
     if (!known.count(m)) ask.push_back(m);
   if (!ask.empty()) {
-    SandboxSpec spec;
+    exec::SandboxSpec spec;
     spec.argv = {python, "-c",
                  "import importlib.util, sys\n"
                  "for n in sys.argv[1:]:\n"
@@ -239,7 +212,7 @@ std::vector<std::string> missing_modules(const std::vector<std::string>& modules
     spec.env = {
         {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"PYTHONNOUSERSITE", "1"}, {"LANG", "C.UTF-8"}};
     spec.limits.wall_seconds = 60;
-    SandboxResult r = run_sandboxed(spec);
+    exec::SandboxResult r = exec::run_sandboxed(spec);
     if (!r.ok())
       throw UserError("cannot query Python modules with " + python + ": " + r.describe());
     std::istringstream in(r.stdout_text);

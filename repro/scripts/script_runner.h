@@ -14,7 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "repro/sandbox.h"
+#include "exec/sandbox.h"
+#include "exec/scratch_dir.h"
 
 namespace convfail::repro {
 
@@ -58,21 +59,8 @@ struct HarnessExport {
   }
 };
 
-// A scratch directory removed (with everything in it) on destruction.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 struct ScriptRun {
-  SandboxResult sandbox;
+  exec::SandboxResult sandbox;
   std::string phase;  // where the harness was when it stopped: script | export | eager | done
   bool have_result = false;
   nlohmann::json result;  // result.json as written by the harness
@@ -82,10 +70,10 @@ struct ScriptRun {
   std::vector<std::string> blocked;
   std::vector<std::string> shims;
   std::string torch_version, onnx_version;
-  std::string isolation;                // SandboxResult::isolation: bwrap+seccomp | none (...)
-  bool network_isolated = false;        // no network (the sandbox applied)
-  bool filesystem_isolated = false;     // nothing of the host writable but the scratch directory
-  std::shared_ptr<ScratchDir> scratch;  // holds the exported files until the run is dropped
+  std::string isolation;             // exec::SandboxResult::isolation: bwrap+seccomp | none (...)
+  bool network_isolated = false;     // no network (the sandbox applied)
+  bool filesystem_isolated = false;  // nothing of the host writable but the scratch directory
+  std::shared_ptr<exec::ScratchDir> scratch;  // holds the exported files until the run is dropped
 };
 
 // Writes `code` to a fresh scratch directory and runs the harness on it under the sandbox.

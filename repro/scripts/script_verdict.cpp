@@ -5,8 +5,8 @@
 
 #include <re2/re2.h>
 
+#include "exec/signature.h"
 #include "repro/scripts/script_extract.h"
-#include "repro/signature.h"
 #include "repro/verdict_store.h"
 #include "repro/verdicts.h"
 
@@ -115,29 +115,30 @@ std::optional<ScriptVerdict> static_check(
 
 ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& evaluate) {
   ScriptVerdict v = [&]() -> ScriptVerdict {
-    const SandboxResult& sb = run.sandbox;
-    if (sb.kind == ExitKind::kSpawnFailed)
+    const exec::SandboxResult& sb = run.sandbox;
+    if (sb.kind == exec::ExitKind::kSpawnFailed)
       return not_runnable("harness", "could not start the harness: " + sb.error);
-    if (sb.kind != ExitKind::kExited || !run.have_result) {
+    if (sb.kind != exec::ExitKind::kExited || !run.have_result) {
       // Killed, crashed or died without a report: the phase file says where it was.
-      std::string what = sb.kind == ExitKind::kExited ? "harness failed (" + sb.describe() +
-                                                            "): " + last_line(sb.stderr_text)
-                                                      : sb.describe();
+      std::string what = sb.kind == exec::ExitKind::kExited ? "harness failed (" + sb.describe() +
+                                                                  "): " + last_line(sb.stderr_text)
+                                                            : sb.describe();
       // Its last words on stderr (Python's "Fatal Python error: ..." and stack, a MemoryError).
       std::string last_words =
-          sb.kind == ExitKind::kTimeout
+          sb.kind == exec::ExitKind::kTimeout
               ? ""
               : stored_text(last_lines(sb.stderr_text, 12), kMaxMessageBytes, true);
-      if (run.phase == "export" && sb.kind != ExitKind::kExited) {
+      if (run.phase == "export" && sb.kind != exec::ExitKind::kExited) {
         ScriptVerdict c;
         c.verdict = kCrashReproduced;
         c.step = "export";
-        c.signature = sb.kind == ExitKind::kTimeout ? "timeout" : sb.describe();
+        c.signature = sb.kind == exec::ExitKind::kTimeout ? "timeout" : sb.describe();
         c.message = last_words;
         return c;
       }
       std::string where = run.phase == "eager" ? "eager" : "script";
-      if (sb.kind == ExitKind::kTimeout) return not_runnable("timeout", "timeout in " + where);
+      if (sb.kind == exec::ExitKind::kTimeout)
+        return not_runnable("timeout", "timeout in " + where);
       ScriptVerdict nr = not_runnable(where, what);
       nr.message = last_words;
       return nr;
@@ -155,7 +156,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         ScriptVerdict c;
         c.verdict = kCrashReproduced;
         c.step = "export";
-        c.signature = exception_signature(e.type, e.message);
+        c.signature = exec::exception_signature(e.type, e.message);
         return with_exception(c, e);
       }
       if (e.frame == "before_export") {
@@ -171,7 +172,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         if (is_network_error(e))
           return with_exception(not_runnable("script", "needs network: " + e.type), e);
         auto nr = not_runnable("script", "script failed before export: " + e.type);
-        nr.signature = exception_signature(e.type, e.message);
+        nr.signature = exec::exception_signature(e.type, e.message);
         return with_exception(nr, e);
       }
       // after_export: the script's own follow-up failed; the exported models decide.
@@ -182,7 +183,7 @@ ScriptVerdict decide_script_verdict(const ScriptRun& run, const ModelEvaluator& 
         ScriptVerdict c;
         c.verdict = kCrashReproduced;
         c.step = "export";
-        c.signature = exception_signature(x.error->type, x.error->message);
+        c.signature = exec::exception_signature(x.error->type, x.error->message);
         return with_exception(c, *x.error);
       }
     if (run.export_calls == 0) return not_runnable("script", "no export call");

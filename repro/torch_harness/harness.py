@@ -29,7 +29,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tensor_tree import flatten as _flatten  # noqa: E402
+from child_tensors import flatten as _flatten  # noqa: E402  (exec/python, on PYTHONPATH)
+from child_tensors import save_tensors as _save_tensors  # noqa: E402
 
 HARNESS_VERSION = 2  # 2: exceptions carry "traceback"
 MAX_EXPORTS = 8
@@ -179,23 +180,6 @@ def _ordered_kwargs(model, kwargs):
         return [kwargs[n] for n in names if n in kwargs]
     except (TypeError, ValueError):
         return list(kwargs.values())
-
-
-def _save_tensors(tensors, names, folder, prefix):
-    from onnx import numpy_helper
-
-    files = []
-    for i, t in enumerate(tensors):
-        try:
-            arr = t.detach().cpu().resolve_conj().numpy()
-        except Exception as e:  # bfloat16, sparse, quantized...: not representable
-            return files, "tensor %d not convertible: %s" % (i, e)
-        proto = numpy_helper.from_array(arr, names[i] if i < len(names) else "%s_%d" % (prefix, i))
-        name = "%s_%d.pb" % (prefix, i)
-        with open(os.path.join(folder, name), "wb") as f:
-            f.write(proto.SerializeToString())
-        files.append(name)
-    return files, None
 
 
 def _graph_io(path):

@@ -45,9 +45,9 @@ void add_mutate_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--json", args->json, "print the summary (and survivors) as JSON");
   cmd->callback([args] {
     apply_sandbox_choice(args->unsafe_no_sandbox);
-    repro::RunnerOptions ro;
+    exec::RunnerOptions ro;
     ro.model_roots = {args->suite};  // one warm runner for all cases (mutants: one more folder)
-    repro::OrtRunner runner(ro);
+    exec::OrtRunner runner(ro);
     std::string why;
     if (!runner.version(&why)) throw UserError(why);
     auto s = repro::run_mutation_test(runner, args->suite, args->options, args->limit, args->filter,

@@ -14,7 +14,7 @@ namespace convfail::cli {
 void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
   cmd->require_subcommand(1);
   cmd->footer(
-      "onnxruntime-node releases besides the pinned one (repro/runner/package.json), for\n"
+      "onnxruntime-node releases besides the pinned one (exec/runner/package.json), for\n"
       "`reproduce --ort VERSION` and `bisect`. Each version is installed once into\n"
       "$XDG_CACHE_HOME/convfail/ort/VERSION (else ~/.cache/convfail/ort; $CONVFAIL_ORT_CACHE\n"
       "overrides) by `npm install --ignore-scripts` with a package-lock.json of its own; npm\n"

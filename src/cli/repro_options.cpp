@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "core/error.h"
-#include "repro/sandbox.h"
+#include "exec/sandbox.h"
 
 namespace convfail::cli {
 
@@ -31,13 +31,13 @@ void add_sandbox_option(CLI::App* cmd, bool* unsafe) {
 }
 
 void apply_sandbox_choice(bool unsafe) {
-  repro::set_unsandboxed(unsafe);
+  exec::set_unsandboxed(unsafe);
   if (unsafe) {
     std::cerr << "warning: --unsafe-no-sandbox: untrusted code runs without isolation (rlimits "
                  "only)\n";
     return;
   }
-  if (!repro::sandbox_available()) throw UserError(repro::sandbox_refusal());
+  if (!exec::sandbox_available()) throw UserError(exec::sandbox_refusal());
 }
 
 }  // namespace convfail::cli

@@ -27,7 +27,8 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import synth  # noqa: E402
-from tensor_tree import flatten as _flatten_tree  # noqa: E402  (repro/torch_harness, PYTHONPATH)
+from child_tensors import flatten as _flatten_tree  # noqa: E402  (exec/python, on PYTHONPATH)
+from child_tensors import graph_of, save_tensors  # noqa: E402
 
 MAX_TEXT = 2000
 
@@ -68,31 +69,6 @@ def flatten(obj, out):
     """The tensors of obj in torch.onnx's output order (dict values in insertion order: a
     detection model's boxes, scores, labels are graph outputs 0, 1, 2)."""
     return _flatten_tree(obj, out)
-
-
-def graph_of(model):
-    """ONNX op types in node order and edges a->b (an output of node a is an input of b)."""
-    producer = {}
-    ops, edges = [], set()
-    for i, n in enumerate(model.graph.node):
-        ops.append(n.op_type)
-        for o in n.output:
-            producer[o] = i
-    for i, n in enumerate(model.graph.node):
-        for x in n.input:
-            if x in producer and producer[x] != i:
-                edges.add((producer[x], i))
-    return ops, sorted([a, b] for a, b in edges)
-
-
-def save(tensors, names, folder, prefix):
-    from onnx import numpy_helper
-    os.makedirs(folder, exist_ok=True)
-    for i, t in enumerate(tensors):
-        arr = t.detach().cpu().numpy()
-        proto = numpy_helper.from_array(arr, names[i] if i < len(names) else "%s_%d" % (prefix, i))
-        with open(os.path.join(folder, "%s_%d.pb" % (prefix, i)), "wb") as f:
-            f.write(proto.SerializeToString())
 
 
 def bad_values(tensors):
@@ -292,8 +268,11 @@ def handle_model(req):
         ins = flatten(list(args), [])
         fed = [ins[in_names.index(n)] for n in graph_in]
         folder = os.path.join(out, "set_%d" % k)
-        save(fed, graph_in, folder, "input")
-        save(refs[k], graph_out, folder, "output")
+        for tensors, names, prefix in ((fed, graph_in, "input"), (refs[k], graph_out, "output")):
+            _, why = save_tensors(tensors, names, folder, prefix)
+            if why:
+                return dict(reply, outcome="invalid", stage="inputs", error=safe(why),
+                            error_type="invalid")
     reply["sets"] = len(built.input_sets)
     reply["stage"] = "exported"
     return reply

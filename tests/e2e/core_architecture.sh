@@ -36,7 +36,7 @@ put src/cli/main.cpp '#include "classifier/engine.h"' '#include "repro/sandbox.h
 put tests/unit/t.cpp '#include "tests/fake_github/fake_github.h"' '#include "cli/context.h"'
 put bench/b.cpp '#include "tests/unit/test_helpers.h"'
 put build/gen/embedded.cpp '#include "repro/whatever.h"'  # build trees are not looked at
-put repro/runner/node_modules/x/y.h '#include "tests/z.h"'  # nor node_modules
+put exec/runner/node_modules/x/y.h '#include "tests/z.h"'  # nor node_modules
 expect_exit 0 bash "$check" "$tree"
 expect_grep "follow the include rule" "$T/out"
 

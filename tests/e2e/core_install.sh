@@ -33,7 +33,7 @@ done
 [ ! -L "$share/data" ] || fail "the data folder was installed as a link"
 [ ! -e "$P/bin/fake-github" ] || fail "fake-github (test-only) was installed"
 have_ort=0
-if [ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ]; then
+if [ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ]; then
   have_ort=1
   [ -d "$share/runner/node_modules/onnxruntime-node" ] || fail "node_modules not installed"
 fi

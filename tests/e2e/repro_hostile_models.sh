@@ -162,7 +162,7 @@ PY
   # External data inside the folder is allowed and, with the runner installed, runs.
   cfr inside --model "$dir/models/inside.onnx" --json
   [ "$rc" = 0 ] || fail "$as: inside exit $rc"
-  if command -v node >/dev/null && [ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ]; then
+  if command -v node >/dev/null && [ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ]; then
     python3 - "$dir/inside.out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]

@@ -8,7 +8,7 @@ tmp=$T DB=$T/c.db  # the names used below
 case_dir=/usr/share/libonnx-testdata/data/node/test_sub
 [ -d "$case_dir" ] || skip "libonnx-testdata missing"
 command -v node >/dev/null || skip "node missing"
-[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
+[ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
 server_pid=
 on_exit '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null'
 

@@ -8,7 +8,7 @@ build=$BUILD tmp=$T  # the names used below
 suite=/usr/share/libonnx-testdata/data/node
 [ -d "$suite" ] || skip "$suite missing"
 command -v node >/dev/null || skip "node missing"
-[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
+[ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing"
 
 "$build/convfail" --db "$tmp/c.db" mutate --suite "$suite" --timeout 10 --min-rate 0.95 --json > "$tmp/m.json"
 python3 - "$tmp/m.json" <<'PY'

@@ -8,7 +8,7 @@ PY=/usr/bin/python3
 CF=$BUILD/convfail
 SCRIPTS=$SRC/tests/data/torch_scripts
 $PY -c 'import torch, onnx' 2>/dev/null || skip "no torch/onnx for $PY"
-command -v node >/dev/null && [ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] ||
+command -v node >/dev/null && [ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ] ||
   skip "onnxruntime-node not installed (scripts/install-deps.sh)"
 
 PY_HAS_ORT=$($PY -c 'import onnxruntime' 2>/dev/null && echo True || echo False)

@@ -8,7 +8,7 @@ build=$BUILD tmp=$T  # the names used below
 suite=/usr/share/libonnx-testdata/data/node
 [ -d "$suite" ] || skip "$suite missing (apt install libonnx-testdata)"
 command -v node >/dev/null || skip "node missing"
-[ -d "$SRC/repro/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing (scripts/install-deps.sh)"
+[ -d "$SRC/exec/runner/node_modules/onnxruntime-node" ] || skip "onnxruntime-node missing (scripts/install-deps.sh)"
 
 "$build/convfail" --db "$tmp/c.db" reproduce --suite "$suite" --json --timeout 30 > "$tmp/out.json"
 cases=$(find "$suite" -mindepth 2 -maxdepth 2 -name model.onnx | wc -l)

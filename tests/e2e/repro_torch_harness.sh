@@ -8,16 +8,27 @@ HARNESS=$SRC/repro/torch_harness/harness.py
 SCRIPTS=$SRC/tests/data/torch_scripts
 $PY -c 'import torch, onnx' 2>/dev/null || skip "no torch/onnx for $PY"
 
-# tensor_tree.flatten, shared with the campaign worker: dict values in insertion order for both,
-# the order torch.onnx.export gives the graph's outputs (the worker's sorted keys had compared a
-# detection model's labels with its scores).
-PYTHONPATH=$SRC/repro/torch_harness:$SRC/testing/harness $PY -c '
-import torch, tensor_tree, campaign_worker
+# The shared helpers of every Python child (exec/python, on PYTHONPATH as python_worker_spec puts
+# it): flatten keeps dict values in insertion order for harness and worker alike, the order
+# torch.onnx.export gives the graph's outputs (the worker's sorted keys had compared a detection
+# model's labels with its scores); graph_of names operators as C++'s op_graph does (DOMAIN:TYPE
+# off the default domain); the worker and the harness save tensors through the one saver.
+export PYTHONPATH=$SRC/exec/python
+PYTHONPATH=$SRC/exec/python:$SRC/testing/harness $PY -c '
+import torch, child_tensors, campaign_worker
+from onnx import helper
 a, b = torch.zeros(1), torch.ones(2)
 o = ({"z": a, "b": [b]}, a)
-assert [t.numel() for t in tensor_tree.flatten(o, [])] == [1, 2, 1]
+assert [t.numel() for t in child_tensors.flatten(o, [])] == [1, 2, 1]
 assert [t.numel() for t in campaign_worker.flatten(o, [])] == [1, 2, 1]
-' || { echo "FAIL: tensor_tree.flatten orders" >&2; exit 1; }
+g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"]),
+                       helper.make_node("Gelu", ["y"], ["z"], domain="com.microsoft"),
+                       helper.make_node("Relu", ["z"], ["w"], domain="ai.onnx")], "g", [], [])
+ops, edges = campaign_worker.graph_of(helper.make_model(g))
+assert ops == ["Add", "com.microsoft:Gelu", "Relu"], ops
+assert edges == [[0, 1], [1, 2]], edges
+assert campaign_worker.save_tensors is child_tensors.save_tensors
+' || { echo "FAIL: shared Python helpers (flatten order, graph_of names, one saver)" >&2; exit 1; }
 
 export TMPDIR=$T
 fail=0

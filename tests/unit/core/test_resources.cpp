@@ -78,7 +78,9 @@ TEST_CASE("resources: the build tree links share/convfail to the source folders"
   CHECK(fs::equivalent(fs::path(default_data_dir()) / "taxonomy.json",
                        fs::path(test::data_dir()) / "taxonomy.json"));
   CHECK(fs::equivalent(fs::path(default_runner_dir()) / "runner.js",
-                       fs::path(test::source_dir()) / "repro" / "runner" / "runner.js"));
+                       fs::path(test::source_dir()) / "exec" / "runner" / "runner.js"));
+  CHECK(fs::equivalent(bundled_path(executable_dir(), "python_helpers/child_tensors.py"),
+                       fs::path(test::source_dir()) / "exec" / "python" / "child_tensors.py"));
   CHECK(fs::equivalent(default_torch_harness(),
                        fs::path(test::source_dir()) / "repro" / "torch_harness" / "harness.py"));
 }

@@ -22,6 +22,7 @@
 #include "test_helpers.h"
 
 using namespace convfail::repro;
+
 namespace fs = std::filesystem;
 
 namespace {

@@ -11,6 +11,7 @@
 #include "repro/runtimes.h"
 
 using namespace convfail::repro;
+using namespace convfail::exec;
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include "test_helpers.h"
 
 using namespace convfail::repro;
+using namespace convfail::exec;
 namespace fs = std::filesystem;
 
 namespace {
@@ -75,43 +76,43 @@ TEST_CASE("element_count_within: the cap, overflow, negative and empty shapes") 
   onnx::TensorProto t;
   t.set_data_type(onnx::TensorProto::FLOAT);
   t.add_dims(std::int64_t{1} << 40);
-  CHECK_THROWS_WITH_AS(tensor_from_proto(t, kCap), doctest::Contains("--max-elements"),
+  CHECK_THROWS_WITH_AS(exec::tensor_from_proto(t, kCap), doctest::Contains("--max-elements"),
                        std::runtime_error);
 }
 
 TEST_CASE("tensor files: the runner's raw outputs read back by shape and written as .pb") {
   test::TempDir dir;
-  Tensor t;
+  exec::Tensor t;
   t.name = "out";
   t.elem_type = onnx::TensorProto::FLOAT;
   t.dims = {2, 3};
   for (float f : {1.f, -2.f, 3.5f, 0.f, 1e-7f, 6.f})
     t.bytes.append(reinterpret_cast<const char*>(&f), sizeof f);
-  write_tensor_file(t, dir.file("raw.bin"));
-  Tensor back = read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 3}, 100);
+  exec::write_tensor_file(t, dir.file("raw.bin"));
+  exec::Tensor back = read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 3}, 100);
   CHECK(back.bytes == t.bytes);
   // The shape must account for every byte, and the cap holds.
   CHECK_THROWS_AS(read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 2}, 100),
                   std::runtime_error);
   CHECK_THROWS_AS(read_tensor_file(dir.file("raw.bin"), onnx::TensorProto::FLOAT, {2, 3}, 5),
                   std::runtime_error);
-  write_tensor_pb(t, dir.file("out.pb"));
-  Tensor pb = read_tensor_pb(dir.file("out.pb"), 100);
+  exec::write_tensor_pb(t, dir.file("out.pb"));
+  exec::Tensor pb = exec::read_tensor_pb(dir.file("out.pb"), 100);
   CHECK(pb.name == "out");
   CHECK(pb.dims == t.dims);
   CHECK(pb.bytes == t.bytes);
-  Tensor s;
+  exec::Tensor s;
   s.name = "s";
   s.elem_type = onnx::TensorProto::STRING;
   s.dims = {2};
   s.strings = {"a", "b\"c"};
-  write_tensor_file(s, dir.file("s.json"));
+  exec::write_tensor_file(s, dir.file("s.json"));
   CHECK(read_tensor_file(dir.file("s.json"), onnx::TensorProto::STRING, {2}, 100).strings ==
         s.strings);
   CHECK_THROWS_AS(read_tensor_file(dir.file("s.json"), onnx::TensorProto::STRING, {3}, 100),
                   std::runtime_error);
-  write_tensor_pb(s, dir.file("s.pb"));
-  CHECK(read_tensor_pb(dir.file("s.pb"), 100).strings == s.strings);
+  exec::write_tensor_pb(s, dir.file("s.pb"));
+  CHECK(exec::read_tensor_pb(dir.file("s.pb"), 100).strings == s.strings);
 }
 
 TEST_CASE("external_data_inside: relative locations inside the model's folder only") {
@@ -161,7 +162,7 @@ TEST_CASE("external_data_inside: relative locations inside the model's folder on
 
 TEST_CASE("reproduce: a huge declared shape or outside external data is not_runnable, at once") {
   convfail::test::TempDir dir;
-  OrtRunner runner;  // never started: both are refused before the checker and the runner
+  exec::OrtRunner runner;  // never started: both are refused before the checker and the runner
   ReproOptions o;
   auto t0 = std::chrono::steady_clock::now();
   auto huge = reproduce_model(runner, save(dir, "huge.onnx", add_model({1 << 20, 1 << 20}, "")), o);
@@ -191,15 +192,15 @@ TEST_CASE("OrtRunner: the children see the model's folder read-only and a privat
   convfail::test::TempDir dir;
   fs::create_directories(dir.path() / "a");
   fs::create_directories(dir.path() / "b");
-  RunnerOptions ro;
+  exec::RunnerOptions ro;
   ro.model_roots = {(dir.path() / "a").string()};
-  OrtRunner runner(ro);
+  exec::OrtRunner runner(ro);
   std::string why;
   if (!runner.version(&why)) {
     MESSAGE("ONNX Runtime runner unavailable: " << why);
     return;
   }
-  auto has = [](const SandboxSpec& s, const fs::path& p) {
+  auto has = [](const exec::SandboxSpec& s, const fs::path& p) {
     return std::find(s.read_only_paths.begin(), s.read_only_paths.end(),
                      fs::canonical(p).string()) != s.read_only_paths.end();
   };
@@ -228,7 +229,7 @@ TEST_CASE("OrtRunner: the children see the model's folder read-only and a privat
   // The scratch folder goes with its runner.
   std::string gone;
   {
-    OrtRunner other;
+    exec::OrtRunner other;
     gone = other.runner_spec().limits.writable_dir;
     CHECK(fs::is_directory(gone));
   }
@@ -243,12 +244,12 @@ TEST_CASE("OrtRunner: a runner reply with wrong types is a failed run, not an ex
             "require('readline').createInterface({input: process.stdin}).on('line', () =>\n"
             "  process.stdout.write(JSON.stringify({ok: 'yes', levels: 3, step: 7}) + '\\n'));\n");
   std::filesystem::create_directories(dir.path() / "node_modules" / "onnxruntime-node");
-  RunnerOptions ro;
+  exec::RunnerOptions ro;
   ro.runner_dir = dir.path().string();
-  OrtRunner runner(ro);
-  RunnerRequest rq;
+  exec::OrtRunner runner(ro);
+  exec::RunnerRequest rq;
   rq.model = dir.write("m.onnx", "x");
-  RunnerReply r;
+  exec::RunnerReply r;
   CHECK_NOTHROW(r = runner.run(rq));
   if (r.process) {
     MESSAGE("node unavailable: " << r.process->describe());

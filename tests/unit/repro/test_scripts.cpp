@@ -13,6 +13,7 @@
 namespace fs = std::filesystem;
 
 using namespace convfail::repro;
+using namespace convfail::exec;
 
 TEST_CASE("scripts: fenced blocks with language, tildes and an unclosed fence") {
   std::string md =
@@ -110,7 +111,7 @@ namespace {
 
 ScriptRun finished_run() {
   ScriptRun run;
-  run.sandbox.kind = ExitKind::kExited;
+  run.sandbox.kind = exec::ExitKind::kExited;
   run.sandbox.exit_code = 0;
   run.have_result = true;
   run.phase = "done";
@@ -226,7 +227,7 @@ TEST_CASE("scripts: scripts that cannot get to a model are not runnable, with th
 
   ScriptRun hung = finished_run();
   hung.have_result = false;
-  hung.sandbox.kind = ExitKind::kTimeout;
+  hung.sandbox.kind = exec::ExitKind::kTimeout;
   hung.phase = "script";
   auto t = decide_script_verdict(hung, fixed("x"));
   CHECK(t.verdict == "not_runnable");
@@ -372,7 +373,7 @@ TEST_CASE("scripts: the exception's own words and traceback reach the verdict, c
 
   // The harness died: its last words on stderr are the message.
   ScriptRun died;
-  died.sandbox.kind = ExitKind::kSignaled;
+  died.sandbox.kind = exec::ExitKind::kSignaled;
   died.sandbox.signal = 11;
   died.sandbox.stderr_text = "noise\nFatal Python error: Segmentation fault\n\nCurrent thread:\n";
   died.phase = "script";

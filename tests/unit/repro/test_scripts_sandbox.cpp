@@ -13,6 +13,7 @@
 #include "test_helpers.h"
 
 using namespace convfail::repro;
+using namespace convfail::exec;
 namespace fs = std::filesystem;
 
 namespace {
@@ -20,11 +21,11 @@ namespace {
 bool have_torch() {
   static int have = -1;
   if (have < 0) {
-    SandboxSpec spec;
+    exec::SandboxSpec spec;
     spec.argv = {"/usr/bin/python3", "-c", "import torch, onnx"};
     spec.limits.memory_bytes = 8ull << 30;
     spec.limits.wall_seconds = 120;
-    have = fs::exists("/usr/bin/python3") && run_sandboxed(spec).ok() ? 1 : 0;
+    have = fs::exists("/usr/bin/python3") && exec::run_sandboxed(spec).ok() ? 1 : 0;
   }
   return have == 1;
 }
@@ -76,7 +77,7 @@ TEST_CASE("scripts sandbox: without the harness's guard the sandbox alone keeps 
     MESSAGE("skipped: /usr/bin/python3 has no torch");
     return;
   }
-  REQUIRE(sandbox_available());
+  REQUIRE(exec::sandbox_available());
   // A listener on the host's loopback: the script's connection must never arrive.
   int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   REQUIRE(listener >= 0);
@@ -105,7 +106,7 @@ TEST_CASE("scripts sandbox: without the harness's guard the sandbox alone keeps 
   CHECK(accepted < 0);  // nothing arrived at the host's listener
   if (accepted >= 0) close(accepted);
   REQUIRE(run.have_result);
-  CHECK(run.isolation == kIsolationSandbox);
+  CHECK(run.isolation == exec::kIsolationSandbox);
   CHECK(run.network_isolated);
   CHECK(run.filesystem_isolated);
   CHECK(run.blocked.empty());

@@ -19,6 +19,7 @@
 
 using namespace convfail;
 using namespace convfail::repro;
+using namespace convfail::exec;
 
 namespace {
 

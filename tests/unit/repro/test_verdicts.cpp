@@ -7,12 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "repro/compare.h"
+#include "exec/compare.h"
+#include "exec/signature.h"
 #include "repro/reproduce.h"
-#include "repro/signature.h"
 #include "test_helpers.h"
 
 using namespace convfail::repro;
+using namespace convfail::exec;
 
 namespace {
 
@@ -64,7 +65,7 @@ onnx::TensorProto proto(const std::string& name, std::vector<float> v) {
   return t;
 }
 
-bool runner_ready(OrtRunner& r) {
+bool runner_ready(exec::OrtRunner& r) {
   std::string why;
   if (r.version(&why)) return true;
   MESSAGE("ONNX Runtime runner unavailable, runtime checks skipped: " << why);
@@ -93,7 +94,7 @@ onnx::ModelProto identity_model(int n) {
 }
 
 TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
-  OrtRunner runner;
+  exec::OrtRunner runner;
   if (!runner_ready(runner)) return;
   convfail::test::TempDir dir;
   std::filesystem::create_directories(dir.path() / "data");
@@ -131,22 +132,23 @@ TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
 }
 
 TEST_CASE("signature: paths, numbers, names and case normalised") {
-  std::string a = error_signature(
+  std::string a = exec::error_signature(
       "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Add(14) "
       "node with name 'add_12' in /tmp/convfail-repro-1/m.onnx\nsecond line");
-  std::string b = error_signature(
+  std::string b = exec::error_signature(
       "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Add(7) "
       "node with name \"n0\" in /home/x/other.onnx");
   CHECK(a == b);
   CHECK(a ==
         "[onnxruntimeerror] : n : not_implemented : could not find an implementation for "
         "add(n) node with name '<name>' in <path>");
-  CHECK(error_signature("segfault at 0x7ffe12 in ort::Foo") == "segfault at <addr> in ort::foo");
+  CHECK(exec::error_signature("segfault at 0x7ffe12 in ort::Foo") ==
+        "segfault at <addr> in ort::foo");
 }
 
 TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
   convfail::test::TempDir dir;
-  OrtRunner runner;
+  exec::OrtRunner runner;
   ReproOptions o;
   std::string good = save(dir, "good.onnx", binary_model("Sub"));
   // Truncated file: parse.
@@ -182,7 +184,7 @@ TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
 }
 
 TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, inputs)") {
-  OrtRunner runner;
+  exec::OrtRunner runner;
   if (!runner_ready(runner)) return;
   convfail::test::TempDir dir;
   ReproOptions o;
@@ -227,7 +229,7 @@ TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, 
 }
 
 TEST_CASE("runner protocol: hello, bad request, crash and restart, timeout") {
-  OrtRunner runner;
+  exec::OrtRunner runner;
   if (!runner_ready(runner)) return;
   auto hello = runner.raw_request(R"({"op":"hello"})");
   REQUIRE(hello.line);
@@ -240,7 +242,7 @@ TEST_CASE("runner protocol: hello, bad request, crash and restart, timeout") {
   int starts = runner.process_starts();
   auto crash = runner.raw_request(R"({"op":"crash"})");
   CHECK_FALSE(crash.line);
-  CHECK(crash.failure.kind == ExitKind::kSignaled);
+  CHECK(crash.failure.kind == exec::ExitKind::kSignaled);
   CHECK(crash.failure.signal == SIGSEGV);
   auto again = runner.raw_request(R"({"op":"hello"})");
   REQUIRE(again.line);
@@ -248,9 +250,9 @@ TEST_CASE("runner protocol: hello, bad request, crash and restart, timeout") {
 }
 
 TEST_CASE("reproduce: a model that floods memory is a crash verdict; the runner carries on") {
-  RunnerOptions ro;
+  exec::RunnerOptions ro;
   ro.limits.memory_bytes = 2ull << 30;
-  OrtRunner runner(ro);
+  exec::OrtRunner runner(ro);
   if (!runner_ready(runner)) return;
   convfail::test::TempDir dir;
   // y = ConstantOfShape(shape) with shape = [40000, 40000]: 6.4 GB of float zeros.

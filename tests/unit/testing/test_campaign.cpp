@@ -11,7 +11,8 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
-#include "repro/signature.h"
+#include "exec/compare.h"
+#include "exec/signature.h"
 #include "test_helpers.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
@@ -276,7 +277,7 @@ TEST_CASE("testing: a group runs again with every stored input set and the campa
 }
 
 TEST_CASE("testing: a mismatch's signature names its kind, so one group holds one kind") {
-  repro::CompareResult c;
+  exec::CompareResult c;
   CHECK(mismatch_kind(c).empty());  // a match
   c.match = false;
   c.problem = "shape [2] vs expected [3]";
@@ -302,7 +303,7 @@ TEST_CASE("testing: a mismatch's signature names its kind, so one group holds on
   // The kinds survive the signature normaliser: the same difference in other sizes is one
   // signature, another kind is another.
   auto sig = [](const std::string& kind, const std::string& problem) {
-    return repro::error_signature("mismatch both: " + kind + problem);
+    return exec::error_signature("mismatch both: " + kind + problem);
   };
   CHECK(sig("small float difference, ", "3 of 60 elements differ") ==
         sig("small float difference, ", "12 of 1000 elements differ"));

@@ -1,10 +1,10 @@
-#include "repro/signature.h"
+#include "exec/signature.h"
 
 #include <re2/re2.h>
 
 #include "core/text.h"
 
-namespace convfail::repro {
+namespace convfail::exec {
 namespace {
 
 // A qualified operator name ('aten::fft_fft', 'onnx::Gather_N') is kept in a signature; any other
@@ -73,4 +73,4 @@ std::string exception_signature(const std::string& type, const std::string& mess
   return error_signature(type.empty() ? message : type + ": " + message);
 }
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

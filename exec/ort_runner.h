@@ -13,11 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "repro/compare.h"
-#include "repro/sandbox.h"
-#include "repro/tensor.h"
+#include "exec/compare.h"
+#include "exec/persistent_child.h"
+#include "exec/sandbox.h"
+#include "exec/tensor.h"
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 struct RunnerOptions {
   std::string runner_dir;  // holds runner.js and node_modules/; default_runner_dir() when empty
@@ -141,4 +142,4 @@ class OrtRunner {
   std::optional<std::string> version_;
 };
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

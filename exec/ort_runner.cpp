@@ -1,4 +1,4 @@
-#include "repro/ort_runner.h"
+#include "exec/ort_runner.h"
 
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include "core/json_util.h"
 #include "core/resources.h"
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -63,7 +63,7 @@ std::string node_install_dir(const std::string& node, const std::string& path_en
 SandboxSpec make_runner_spec(RunnerOptions& o) {
   if (o.runner_dir.empty()) o.runner_dir = default_runner_dir();
   // Paths with symlinks resolved: the sandbox shows the bound folders at their real paths (in the
-  // build tree, share/convfail/runner is a link to repro/runner).
+  // build tree, share/convfail/runner is a link to exec/runner).
   std::error_code ec;
   std::string runner_dir = fs::weakly_canonical(fs::absolute(o.runner_dir), ec).string();
   SandboxSpec s;
@@ -374,4 +374,4 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   return out;
 }
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 struct Tolerance {
   double atol = 1e-5;
@@ -31,4 +31,4 @@ struct OutputCheck {
   CompareResult result;
 };
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

@@ -1,4 +1,4 @@
-#include "repro/tensor.h"
+#include "exec/tensor.h"
 
 #include <filesystem>
 #include <fstream>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 using TP = onnx::TensorProto;
 
@@ -254,4 +254,4 @@ void write_tensor_pb(const Tensor& t, const std::string& path) {
   if (!out || !proto.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + path);
 }
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

@@ -10,7 +10,7 @@
 
 #include <onnx/onnx_pb.h>
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 struct Tensor {
   std::string name;
@@ -52,4 +52,4 @@ Tensor read_tensor_file(const std::string& path, int elem_type, std::vector<std:
 // Writes `t` as a TensorProto (.pb, raw_data or string_data), the format of input_N.pb.
 void write_tensor_pb(const Tensor& t, const std::string& path);
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-namespace convfail::repro {
+namespace convfail::exec {
 
 // The longest signature, in bytes (cut on a UTF-8 character boundary).
 constexpr std::size_t kMaxSignatureBytes = 240;
@@ -22,4 +22,4 @@ std::string error_signature(const std::string& error_text);
 // A Python exception's signature: error_signature("Type: message"), the traceback's last line.
 std::string exception_signature(const std::string& type, const std::string& message);
 
-}  // namespace convfail::repro
+}  // namespace convfail::exec

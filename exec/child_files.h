@@ -1,0 +1,69 @@
+// The one way to take files out of a folder a sandboxed child could write to. What a child leaves
+// is hostile: a symbolic link to a host file or folder (convfail, often root, would read the host
+// file and publish it), a FIFO (an open that never returns), a socket or device, a hard link, a
+// huge or endless file, a tree millions of entries wide or deep, a file swapped while it is read.
+// So every path is resolved beneath the folder without following any symbolic link
+// (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV where
+// the kernel has it, else openat with O_NOFOLLOW on every component), every file is opened with
+// O_NOFOLLOW | O_NONBLOCK and taken only when fstat says it is a regular file with one link, and
+// sizes, counts and depth are capped. Nothing here ever writes into the child's folder; copies go
+// to a destination the child cannot reach. Removal (remove_child_tree) never follows a link.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace convfail::exec {
+
+struct ChildFileLimits {
+  std::uint64_t max_file_bytes = 4ull << 30;   // one file (a model with its weights)
+  std::uint64_t max_total_bytes = 8ull << 30;  // a whole tree
+  std::size_t max_files = 4096;                // entries of a tree (files and folders)
+  int max_depth = 8;                           // folders below the tree's top
+};
+
+// Opens `rel` (relative, no "..", no empty or "." component) beneath the folder `root` as a
+// regular file for reading: a descriptor (close it) or -1 with *why ("symbolic link",
+// "not a regular file (FIFO)", "outside the folder", ...). `root` itself is convfail's own path
+// (a scratch folder it created; the child cannot replace it) and is opened without following a
+// link either.
+int open_child_file(const std::string& root, const std::string& rel, std::string* why = nullptr);
+
+// The bytes of the regular file `rel` beneath `root`, at most `max_bytes` (a longer file is an
+// error, not a silent cut); nullopt with *why.
+std::optional<std::string> read_child_file(const std::string& root, const std::string& rel,
+                                           std::uint64_t max_bytes, std::string* why = nullptr);
+
+// Whether `rel` beneath `root` is a regular file that open_child_file would take.
+bool is_child_file(const std::string& root, const std::string& rel);
+
+// The names of the regular files directly in the folder `rel` beneath `root` ("" = root), sorted;
+// anything else (links, FIFOs, folders) is left out. At most `max_entries` are looked at.
+std::vector<std::string> child_files_in(const std::string& root, const std::string& rel,
+                                        std::size_t max_entries = 4096);
+
+struct CopiedTree {
+  std::vector<std::string> files;    // copied, relative to the tree's top, sorted
+  std::vector<std::string> skipped;  // not copied and why ("a -> symbolic link"), sorted
+  std::uint64_t bytes = 0;
+};
+
+// Copies the folder `rel` beneath `root` ("" = root) to `dest` (created; must not exist; its
+// parent must), regular files and folders only, everything else skipped and listed. Over a limit
+// (a file's size, the total, the count, the depth) the copy fails: false with *why, and `dest` is
+// removed. Files are created with O_EXCL | O_NOFOLLOW and mode 0644, folders 0755.
+bool copy_child_tree(const std::string& root, const std::string& rel, const std::string& dest,
+                     const ChildFileLimits& limits, CopiedTree* out, std::string* why);
+
+// Removes `path` and everything below it without following any symbolic link (unlinkat on each
+// entry of folders opened with O_NOFOLLOW). Bounded: a child still writing into it cannot keep
+// it busy forever; what is left after `max_entries` removals stays. Never throws.
+void remove_child_tree(const std::string& path, std::size_t max_entries = 1000000);
+
+// Tests only: false makes every resolution take the per-component fallback (kernels before 5.6
+// have no openat2); true goes back to openat2 where the kernel has it.
+void use_openat2(bool enabled);
+
+}  // namespace convfail::exec

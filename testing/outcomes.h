@@ -1,0 +1,29 @@
+// The study's outcome classes of one model (campaign_models.outcome), defined once: every file of
+// testing/ names them through these constants, in this order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace convfail::testing {
+
+inline constexpr const char* kConversionFailure = "conversion_failure";
+inline constexpr const char* kOrtFailure = "ort_failure";
+inline constexpr const char* kMismatch = "mismatch";
+inline constexpr const char* kSuccess = "success";
+inline constexpr const char* kInvalid = "invalid";
+
+// The five, in the order tables show them.
+inline const std::vector<std::string>& outcome_classes() {
+  static const std::vector<std::string> k = {kConversionFailure, kOrtFailure, kMismatch, kSuccess,
+                                             kInvalid};
+  return k;
+}
+
+inline bool is_outcome(const std::string& s) {
+  for (const auto& o : outcome_classes())
+    if (o == s) return true;
+  return false;
+}
+
+}  // namespace convfail::testing
