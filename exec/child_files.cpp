@@ -260,14 +260,14 @@ struct TreeCopy {
       say(why, rel + " is larger than " + std::to_string(limits.max_file_bytes) + " bytes");
       return false;
     }
-    Fd dst(openat(dest_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0644));
+    Fd dst(
+        openat(dest_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (dst.fd < 0) {
       say(why, "cannot create " + rel + ": " + std::strerror(errno));
       return false;
     }
-    std::uint64_t left = limits.max_total_bytes > out->bytes ? limits.max_total_bytes - out->bytes
-                                                             : 0;
+    std::uint64_t left =
+        limits.max_total_bytes > out->bytes ? limits.max_total_bytes - out->bytes : 0;
     std::uint64_t copied = 0;
     if (!copy_bytes(in.fd, dst.fd, std::min(limits.max_file_bytes, left), &copied, &reason)) {
       say(why, rel + ": " + reason);

@@ -17,8 +17,8 @@ namespace convfail::exec {
 ScratchDir::ScratchDir(const std::string& prefix) {
   std::random_device rd;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    fs::path p = fs::temp_directory_path() / ("convfail-" + prefix + "-" + std::to_string(rd()) +
-                                              "-" + std::to_string(rd()));
+    fs::path p = fs::temp_directory_path() /
+                 ("convfail-" + prefix + "-" + std::to_string(rd()) + "-" + std::to_string(rd()));
     // mkdir, not create_directories: a name someone else made first is never taken over.
     if (mkdir(p.c_str(), 0755) == 0) {
       chmod(p.c_str(), 0755);  // whatever the umask: a sandboxed child (uid 65534) reads it

@@ -155,7 +155,6 @@ bool add_rule(scmp_filter_ctx ctx, const char* name, int error, unsigned count,
 
 }  // namespace
 
-
 // The filter as BPF (seccomp_export_bpf), or "" with *error.
 std::string build_seccomp_bpf(std::string* error) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);

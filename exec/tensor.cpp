@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/child_files.h"
+
 namespace convfail::exec {
 
 using TP = onnx::TensorProto;
@@ -180,16 +182,30 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, std::int64_t max_elemen
   return t;
 }
 
+namespace {
+
+// The bytes of a tensor file, which a child may have written: read the one safe way
+// (child_files: a regular file, no link followed, no FIFO opened), at most `limit` bytes.
+std::string tensor_file_bytes(const std::string& path, std::uint64_t limit, const char* what) {
+  std::filesystem::path p(path);
+  std::string why;
+  auto data = read_child_file(p.parent_path().string(), p.filename().string(), limit, &why);
+  if (!data) {
+    if (why.rfind("larger than", 0) == 0)
+      throw std::runtime_error(p.filename().string() + " is larger than " + what);
+    throw std::runtime_error("cannot read " + path + ": " + why);
+  }
+  return *data;
+}
+
+}  // namespace
+
 Tensor read_tensor_pb(const std::string& path, std::int64_t max_elements) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size / 16 > static_cast<std::uint64_t>(max_elements) + (1u << 16))
-    throw std::runtime_error(std::filesystem::path(path).filename().string() + " is larger than " +
-                             std::to_string(max_elements) + " elements allow (--max-elements)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  std::string what = std::to_string(max_elements) + " elements allow (--max-elements)";
+  std::string data = tensor_file_bytes(
+      path, 16 * (static_cast<std::uint64_t>(max_elements) + (1u << 16)), what.c_str());
   onnx::TensorProto proto;
-  if (!proto.ParseFromIstream(&in)) throw std::runtime_error(path + " is not a TensorProto");
+  if (!proto.ParseFromString(data)) throw std::runtime_error(path + " is not a TensorProto");
   return tensor_from_proto(proto, max_elements);
 }
 
@@ -210,22 +226,17 @@ Tensor read_tensor_file(const std::string& path, int elem_type, std::vector<std:
   auto count = element_count_within(t.dims, max_elements);
   if (!count)
     throw std::runtime_error("tensor has more than " + std::to_string(max_elements) + " elements");
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw std::runtime_error("cannot read " + path);
   std::size_t each = elem_type == TP::STRING ? 0 : elem_size(elem_type);
   if (elem_type != TP::STRING && each == 0)
     throw std::runtime_error("unsupported tensor type " + onnx_type_name(elem_type));
   // Strings: JSON of at most 6 bytes per character plus quoting; bounded like the .pb reader.
   std::uint64_t limit = each ? static_cast<std::uint64_t>(*count) * each
                              : 16 * static_cast<std::uint64_t>(max_elements) + (1u << 20);
-  if (each ? size != limit : size > limit)
+  std::string data = tensor_file_bytes(path, limit, "its shape holds");
+  if (each && data.size() != limit)
     throw std::runtime_error("tensor file " + std::filesystem::path(path).filename().string() +
-                             " has " + std::to_string(size) + " bytes, not what its shape holds");
-  std::ifstream in(path, std::ios::binary);
-  std::string data(size, '\0');
-  if (!in.read(data.data(), static_cast<std::streamsize>(size)))
-    throw std::runtime_error("cannot read " + path);
+                             " has " + std::to_string(data.size()) +
+                             " bytes, not what its shape holds");
   if (each) {
     t.bytes = std::move(data);
     return t;

@@ -24,8 +24,7 @@ CampaignLock::CampaignLock(const std::string& store_dir, std::int64_t campaign) 
   fs::path file = dir / ("campaign-" + std::to_string(campaign) + ".lock");
   fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw UserError("cannot open the campaign lock " + file.string() + ": " +
-                    std::strerror(errno));
+    throw UserError("cannot open the campaign lock " + file.string() + ": " + std::strerror(errno));
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char buf[256] = {0};
     ssize_t got = pread(fd_, buf, sizeof buf - 1, 0);

@@ -49,8 +49,7 @@ bool read_graph(const json& j, WorkerReply& r, std::string* why) {
     if (!j["edges"].is_array() || j["edges"].size() > 16 * kMaxOps)
       return fail(why, "edges is not a list");
     for (const auto& e : j["edges"]) {
-      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() ||
-          !e[1].is_number_integer())
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number_integer())
         return fail(why, "an edge is not a pair of node indices");
       auto a = e[0].get<std::int64_t>(), b = e[1].get<std::int64_t>();
       if (a < 0 || b < 0 || a >= n || b >= n)

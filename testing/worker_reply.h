@@ -21,9 +21,9 @@ struct WorkerReply {
   std::string error;      // as the worker said it, cut to 2,000 bytes, terminal-safe
   std::string raw_error;  // the same, not escaped (for the signature, which normalises it)
   std::string error_type;
-  int nodes = -1;                                     // -1: not said
-  nlohmann::json ops = nlohmann::json::array();       // strings, at most kMaxOps
-  nlohmann::json edges = nlohmann::json::array();     // [[a, b], ...], 0 <= a, b < ops.size()
+  int nodes = -1;                                       // -1: not said
+  nlohmann::json ops = nlohmann::json::array();         // strings, at most kMaxOps
+  nlohmann::json edges = nlohmann::json::array();       // [[a, b], ...], 0 <= a, b < ops.size()
   nlohmann::json durations = nlohmann::json::object();  // finite, >= 0 seconds
 };
 

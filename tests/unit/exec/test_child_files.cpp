@@ -63,8 +63,8 @@ void refuses_what_a_child_leaves() {
   CHECK(why == "symbolic link");
   CHECK_FALSE(read_child_file(c.string(), "hostdir/secret", 1 << 20, &why));  // a link on the way
   CHECK_FALSE(read_child_file(c.string(), "m/set_1/secret", 1 << 20, &why));
-  CHECK_FALSE(read_child_file(c.string(), "../" + host.path().filename().string() + "/secret", 99,
-                              &why));
+  CHECK_FALSE(
+      read_child_file(c.string(), "../" + host.path().filename().string() + "/secret", 99, &why));
   CHECK_FALSE(read_child_file(c.string(), host.path().string() + "/secret", 99, &why));
   CHECK_FALSE(read_child_file(c.string(), "m/./model.onnx", 99, &why));
   // A FIFO does not block: refused at once, by its kind.
@@ -85,8 +85,11 @@ void refuses_what_a_child_leaves() {
 }
 }  // namespace
 
-TEST_CASE("child files: regular files are read; links, FIFOs, sockets, hard links and escapes not") {
-  SUBCASE("openat2 (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)") { refuses_what_a_child_leaves(); }
+TEST_CASE(
+    "child files: regular files are read; links, FIFOs, sockets, hard links and escapes not") {
+  SUBCASE("openat2 (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)") {
+    refuses_what_a_child_leaves();
+  }
   SUBCASE("O_NOFOLLOW on every component (kernels without openat2)") {
     use_openat2(false);
     refuses_what_a_child_leaves();
@@ -127,21 +130,21 @@ TEST_CASE("child files: a tree is copied without links, FIFOs or host bytes, wit
   fs::path deep = c / "deep";
   for (int i = 0; i < 12; ++i) deep /= "d";
   write(deep / "f", "x");
-  CHECK_FALSE(copy_child_tree(c.string(), "deep", (out.path() / "deep").string(),
-                              ChildFileLimits(), nullptr, &why));
+  CHECK_FALSE(copy_child_tree(c.string(), "deep", (out.path() / "deep").string(), ChildFileLimits(),
+                              nullptr, &why));
   CHECK(why.find("deeper than 8") != std::string::npos);
   ChildFileLimits small;
   small.max_file_bytes = 3;
-  CHECK_FALSE(copy_child_tree(c.string(), "m", (out.path() / "small").string(), small, nullptr,
-                              &why));
+  CHECK_FALSE(
+      copy_child_tree(c.string(), "m", (out.path() / "small").string(), small, nullptr, &why));
   CHECK(why.find("larger than 3") != std::string::npos);
   ChildFileLimits total;
   total.max_total_bytes = 6;
-  CHECK_FALSE(copy_child_tree(c.string(), "m", (out.path() / "total").string(), total, nullptr,
-                              &why));
+  CHECK_FALSE(
+      copy_child_tree(c.string(), "m", (out.path() / "total").string(), total, nullptr, &why));
   // A destination that exists is never written into.
-  CHECK_FALSE(copy_child_tree(c.string(), "m", out.path().string(), ChildFileLimits(), nullptr,
-                              &why));
+  CHECK_FALSE(
+      copy_child_tree(c.string(), "m", out.path().string(), ChildFileLimits(), nullptr, &why));
 }
 
 TEST_CASE("child files: removal never follows a link out of the folder") {

@@ -57,7 +57,8 @@ TEST_CASE("worker reply: forged outcomes, out-of-range edges and bad numbers are
     CHECK(why.find('\x1b') == std::string::npos);
   }
   // Deeply nested: refused before any recursive walk.
-  std::string deep = R"({"ok":true,"ops":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::string deep =
+      R"({"ok":true,"ops":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
   CHECK_FALSE(parse_worker_reply(deep, &why));
   CHECK(why.find("deeper") != std::string::npos);
   auto forged = parse_worker_reply(R"({"ok":true,"outcome":"pwned\u001b]52;c;eA==\u0007"})", &why);
