@@ -19,9 +19,12 @@ struct Route {
 };
 
 struct RouteMatch {
-  const Route* route = nullptr;  // the route to run; nullptr with status 404 or 405
-  int status = 200;  // 404: no route has this path; 405: some do, none with this method
-  std::string allow;  // with 405: the methods the path has, for the Allow header ("GET, HEAD")
+  // The route to run; nullptr when no route answers (status 404 or 405).
+  const Route* route = nullptr;
+  // 404: no route has this path; 405: some do, none with this method.
+  int status = 200;
+  // With 405: the methods the path has, for the Allow header ("GET, HEAD").
+  std::string allow;
 };
 
 // The first route of `routes` whose path matches `path` and whose method is `method` (HEAD
