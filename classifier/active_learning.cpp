@@ -190,15 +190,12 @@ std::vector<SimulationSplit> fold_splits(const std::vector<int>& cv_group,
   return out;
 }
 
-SimulationResult simulate_annotation(const TrainingData& data,
-                                     const std::vector<SimulationSplit>& splits,
-                                     const SimulationOptions& options) {
-  if (options.batch < 1) throw UsageError("--batch must be at least 1");
-  if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
-  SimulationResult r;
-  r.batch = options.batch;
-  r.seeds = options.seeds;
-  r.measure = options.measure;
+namespace {
+
+// The dimensions simulated: those asked for, then any other with gold labels; only those with at
+// least one gold label.
+std::vector<std::string> simulated_dimensions(const TrainingData& data,
+                                              const SimulationOptions& options) {
   std::vector<std::string> dims;
   std::vector<std::string> wanted = options.dimensions;
   for (const auto& [d, gold] : data.labels)
@@ -209,7 +206,13 @@ SimulationResult simulate_annotation(const TrainingData& data,
                                                [](const std::string& g) { return !g.empty(); }))
       dims.push_back(d);
   }
-  r.dimensions = dims;
+  return dims;
+}
+
+// Checks the splits (UserError for an empty or overlapping one), fills r.pool and r.held_out and
+// returns the number of batches of the largest pool.
+std::size_t check_splits(const std::vector<SimulationSplit>& splits,
+                         const SimulationOptions& options, SimulationResult& r) {
   std::size_t batches = 0;
   for (const SimulationSplit& s : splits) {
     if (s.pool.empty() || s.held_out.empty())
@@ -222,6 +225,91 @@ SimulationResult simulate_annotation(const TrainingData& data,
     batches = std::max(batches, (s.pool.size() + options.batch - 1) / options.batch);
   }
   if (splits.empty()) throw UserError("simulation: no split");
+  return batches;
+}
+
+// One seed on one split: after each batch, the held-out predictions of the model fitted on the
+// labels given so far, in uncertain order (`uncertain[b]`) and in random order (`random[b]`).
+// The whole pool gives `final_pairs`, the same for both orders.
+void simulate_split(const TrainingData& data, const SimulationSplit& s,
+                    const std::vector<std::string>& dims, const SimulationOptions& options,
+                    int seed, const DimPairs& final_pairs, std::vector<DimPairs>& uncertain,
+                    std::vector<DimPairs>& random) {
+  const std::size_t batches = uncertain.size();
+  std::mt19937_64 rng(options.seed + static_cast<std::uint64_t>(seed));
+  std::vector<std::size_t> order = s.pool;
+  for (std::size_t i = order.size(); i > 1; --i)
+    std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);  // portable draw
+  std::vector<std::size_t> labeled(order.begin(),
+                                   order.begin() + std::min(options.batch, order.size()));
+  std::vector<std::size_t> rest(order.begin() + static_cast<long>(labeled.size()), order.end());
+  TrainedModel current;  // fitted on `labeled` (uncertain order) after the last batch
+  for (std::size_t b = 0; b < batches; ++b) {
+    std::size_t n = std::min((b + 1) * options.batch, order.size());
+    if (n == order.size()) {  // the whole pool: the final model
+      for (const auto& [d, pairs] : final_pairs) {
+        uncertain[b][d].insert(uncertain[b][d].end(), pairs.begin(), pairs.end());
+        random[b][d].insert(random[b][d].end(), pairs.begin(), pairs.end());
+      }
+      continue;
+    }
+    std::vector<std::size_t> random_set(order.begin(), order.begin() + static_cast<long>(n));
+    predict_held_out(fit_on(data, random_set, options.fit), data, s.held_out, dims, random[b]);
+    if (b > 0) {
+      std::vector<std::set<std::string>> candidates;
+      for (std::size_t i : rest) candidates.push_back(data.examples[i]);
+      std::vector<std::size_t> ranked = rank_by_uncertainty(current, candidates, options.measure);
+      std::vector<std::size_t> keep;
+      std::size_t want = n - labeled.size();
+      std::vector<bool> taken(rest.size(), false);
+      for (std::size_t j = 0; j < ranked.size() && j < want; ++j) taken[ranked[j]] = true;
+      for (std::size_t j = 0; j < rest.size(); ++j) (taken[j] ? labeled : keep).push_back(rest[j]);
+      rest = std::move(keep);
+    }
+    current = fit_on(data, labeled, options.fit);
+    predict_held_out(current, data, s.held_out, dims, uncertain[b]);
+  }
+}
+
+// The learning curves (kappa summed over the seeds, averaged here) and the number of labels at
+// which each order first reaches the final kappa.
+void add_curves(const std::vector<std::map<std::string, double>>& sum_u,
+                const std::vector<std::map<std::string, double>>& sum_r,
+                const SimulationOptions& options, SimulationResult& r) {
+  for (std::size_t b = 0; b < sum_u.size(); ++b) {
+    CurvePoint p;
+    p.labels =
+        static_cast<long>(std::min((b + 1) * options.batch, static_cast<std::size_t>(r.pool)));
+    for (const std::string& d : r.dimensions) {
+      p.uncertain[d] = sum_u[b].at(d) / options.seeds;
+      p.random[d] = sum_r[b].at(d) / options.seeds;
+    }
+    r.curve.push_back(std::move(p));
+  }
+  for (const std::string& d : r.dimensions) {
+    for (const CurvePoint& p : r.curve) {
+      if (!r.uncertain_reaches.count(d) && p.uncertain.at(d) >= r.final_kappa[d] - 1e-9)
+        r.uncertain_reaches[d] = p.labels;
+      if (!r.random_reaches.count(d) && p.random.at(d) >= r.final_kappa[d] - 1e-9)
+        r.random_reaches[d] = p.labels;
+    }
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate_annotation(const TrainingData& data,
+                                     const std::vector<SimulationSplit>& splits,
+                                     const SimulationOptions& options) {
+  if (options.batch < 1) throw UsageError("--batch must be at least 1");
+  if (options.seeds < 1) throw UsageError("--seeds must be at least 1");
+  SimulationResult r;
+  r.batch = options.batch;
+  r.seeds = options.seeds;
+  r.measure = options.measure;
+  const std::vector<std::string> dims = simulated_dimensions(data, options);
+  r.dimensions = dims;
+  const std::size_t batches = check_splits(splits, options, r);
 
   // Every pool label given: the same model for both orders and every seed.
   std::vector<DimPairs> final_by_split(splits.size());
@@ -237,68 +325,15 @@ SimulationResult simulate_annotation(const TrainingData& data,
   std::vector<std::map<std::string, double>> sum_u(batches), sum_r(batches);
   for (int seed = 0; seed < options.seeds; ++seed) {
     std::vector<DimPairs> pu(batches), pr(batches);
-    for (std::size_t k = 0; k < splits.size(); ++k) {
-      const SimulationSplit& s = splits[k];
-      std::mt19937_64 rng(options.seed + static_cast<std::uint64_t>(seed));
-      std::vector<std::size_t> order = s.pool;
-      for (std::size_t i = order.size(); i > 1; --i)
-        std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);  // portable draw
-      std::vector<std::size_t> labeled(order.begin(),
-                                       order.begin() + std::min(options.batch, order.size()));
-      std::vector<std::size_t> rest(order.begin() + static_cast<long>(labeled.size()), order.end());
-      TrainedModel current;  // fitted on `labeled` (uncertain order) after the last batch
-      for (std::size_t b = 0; b < batches; ++b) {
-        std::size_t n = std::min((b + 1) * options.batch, order.size());
-        if (n == order.size()) {  // the whole pool: the final model
-          for (const auto& [d, pairs] : final_by_split[k]) {
-            pu[b][d].insert(pu[b][d].end(), pairs.begin(), pairs.end());
-            pr[b][d].insert(pr[b][d].end(), pairs.begin(), pairs.end());
-          }
-          continue;
-        }
-        std::vector<std::size_t> random_set(order.begin(), order.begin() + static_cast<long>(n));
-        predict_held_out(fit_on(data, random_set, options.fit), data, s.held_out, dims, pr[b]);
-        if (b > 0) {
-          std::vector<std::set<std::string>> candidates;
-          for (std::size_t i : rest) candidates.push_back(data.examples[i]);
-          std::vector<std::size_t> ranked =
-              rank_by_uncertainty(current, candidates, options.measure);
-          std::vector<std::size_t> keep;
-          std::size_t want = n - labeled.size();
-          std::vector<bool> taken(rest.size(), false);
-          for (std::size_t j = 0; j < ranked.size() && j < want; ++j) taken[ranked[j]] = true;
-          for (std::size_t j = 0; j < rest.size(); ++j)
-            (taken[j] ? labeled : keep).push_back(rest[j]);
-          rest = std::move(keep);
-        }
-        current = fit_on(data, labeled, options.fit);
-        predict_held_out(current, data, s.held_out, dims, pu[b]);
-      }
-    }
+    for (std::size_t k = 0; k < splits.size(); ++k)
+      simulate_split(data, splits[k], dims, options, seed, final_by_split[k], pu, pr);
     for (std::size_t b = 0; b < batches; ++b)
       for (const std::string& d : dims) {
         sum_u[b][d] += kappa_of(pu[b][d]);
         sum_r[b][d] += kappa_of(pr[b][d]);
       }
   }
-  for (std::size_t b = 0; b < batches; ++b) {
-    CurvePoint p;
-    p.labels =
-        static_cast<long>(std::min((b + 1) * options.batch, static_cast<std::size_t>(r.pool)));
-    for (const std::string& d : dims) {
-      p.uncertain[d] = sum_u[b][d] / options.seeds;
-      p.random[d] = sum_r[b][d] / options.seeds;
-    }
-    r.curve.push_back(std::move(p));
-  }
-  for (const std::string& d : dims) {
-    for (const CurvePoint& p : r.curve) {
-      if (!r.uncertain_reaches.count(d) && p.uncertain.at(d) >= r.final_kappa[d] - 1e-9)
-        r.uncertain_reaches[d] = p.labels;
-      if (!r.random_reaches.count(d) && p.random.at(d) >= r.final_kappa[d] - 1e-9)
-        r.random_reaches[d] = p.labels;
-    }
-  }
+  add_curves(sum_u, sum_r, options, r);
   return r;
 }
 

@@ -325,13 +325,9 @@ void choose(const TrainingData& data, const std::string& dimension,
   dm.blend_calibration = calibrate_out_of_fold(blend_samples, kCalibrationTarget, 0.3);
 }
 
-}  // namespace
-
-TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
-  TrainedModel model;
-  model.rule_scale = options.rule_scale;
-  // Vocabulary: every rule feature seen, text features in >= min_doc_freq examples, the most
-  // frequent first up to the cap (ties by name), stored sorted by name.
+// Vocabulary: every rule feature seen, text features in >= min_doc_freq examples, the most
+// frequent first up to the cap (ties by name), stored sorted by name.
+void choose_vocabulary(const TrainingData& data, const FitOptions& options, TrainedModel& model) {
   std::map<std::string, int> df;
   for (const auto& ex : data.examples)
     for (const std::string& f : ex) ++df[f];
@@ -343,6 +339,128 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
   for (const auto& r : ranked) model.features.push_back(r.second);
   std::sort(model.features.begin(), model.features.end());
   for (std::size_t i = 0; i < model.features.size(); ++i) model.index[model.features[i]] = i;
+}
+
+// Cross-validation groups of the rows: the gold folds when there are at least two, else 4 by
+// position. `groups` gets the distinct groups.
+std::vector<int> cv_groups(const TrainingData& data, const std::vector<std::size_t>& rows,
+                           std::set<int>& groups) {
+  std::vector<int> group(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) groups.insert(data.cv_group[rows[r]]);
+  bool use_folds = groups.size() >= 2 && !groups.count(-1);
+  groups.clear();
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    group[r] = use_folds ? data.cv_group[rows[r]] : static_cast<int>(r % 4);
+    groups.insert(group[r]);
+  }
+  return group;
+}
+
+// The regularisation by cross-validation: each lambda's pooled out-of-fold kappa in
+// dm.cv_kappa, the best (strongest of equals) in dm.lambda with its accuracy; returns its
+// out-of-fold probabilities per row (empty when there was nothing to choose).
+std::vector<std::vector<double>> pick_lambda(const std::vector<std::size_t>& rows,
+                                             const std::vector<int>& group,
+                                             const std::set<int>& groups,
+                                             const std::vector<std::size_t>& y,
+                                             const std::vector<std::string>& gold,
+                                             const std::vector<Sparse>& xs, std::size_t dims,
+                                             const FitOptions& options, DimensionModel& dm) {
+  auto same = [&xs](int, std::size_t i) -> const Sparse& { return xs[i]; };
+  double best_kappa = -2;
+  double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
+  std::vector<double> lambdas = options.lambdas;
+  std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
+  // One candidate: nothing to choose, no cross-validation (cv_kappa stays empty).
+  if (lambdas.size() == 1 || groups.size() < 2) lambdas.clear();
+  std::vector<std::vector<double>> best_oof;  // per row: out-of-fold probabilities
+  for (double lambda : lambdas) {
+    std::vector<std::vector<double>> oof =
+        out_of_fold(rows, group, groups, y, dm.labels.size(), dims, lambda, options, same);
+    labeling::LabelPairs pairs;
+    long correct = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::string& predicted = dm.labels[argmax(oof[r])];
+      pairs.push_back({gold[rows[r]], predicted});
+      correct += predicted == gold[rows[r]];
+    }
+    double kappa = pairs.empty() ? 0 : labeling::cohen_kappa(pairs).kappa;
+    dm.cv_kappa[lambda] = kappa;
+    if (kappa > best_kappa + 1e-9) {
+      best_kappa = kappa;
+      best_lambda = lambda;
+      dm.cv_accuracy = pairs.empty() ? 0 : static_cast<double>(correct) / pairs.size();
+      best_oof = std::move(oof);
+    }
+  }
+  dm.lambda = best_lambda;
+  return best_oof;
+}
+
+// The rules' own kappa and accuracy against the gold rows of the dimension.
+void add_rules_figures(const TrainingData& data, const std::string& dimension,
+                       const std::vector<std::size_t>& rows, const std::vector<std::string>& gold,
+                       DimensionModel& dm) {
+  auto rl = data.rules_labels.find(dimension);
+  if (rl == data.rules_labels.end()) return;
+  labeling::LabelPairs pairs;
+  long correct = 0;
+  for (std::size_t i : rows) {
+    pairs.push_back({gold[i], rl->second[i]});
+    correct += rl->second[i] == gold[i];
+  }
+  dm.rules_kappa = labeling::cohen_kappa(pairs).kappa;
+  dm.rules_accuracy = static_cast<double>(correct) / pairs.size();
+}
+
+// One dimension's model: labels, cross-validated lambda, the predictor choice, the final fit on
+// every gold row, the rules' figures. nullopt when no example has a gold label.
+std::optional<DimensionModel> fit_dimension(const TrainingData& data, const std::string& dimension,
+                                            const std::vector<std::string>& gold,
+                                            const std::vector<Sparse>& xs,
+                                            const std::map<int, std::vector<Sparse>>& xs_without,
+                                            std::size_t dims, const FitOptions& options) {
+  DimensionModel dm;
+  dm.dimension = dimension;
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < gold.size(); ++i)
+    if (!gold[i].empty()) rows.push_back(i);
+  if (rows.empty()) return std::nullopt;
+  std::set<std::string> label_set;
+  for (std::size_t i : rows) label_set.insert(gold[i]);
+  dm.labels.assign(label_set.begin(), label_set.end());
+  std::map<std::string, std::size_t> label_index;
+  for (std::size_t k = 0; k < dm.labels.size(); ++k) label_index[dm.labels[k]] = k;
+  dm.n = static_cast<long>(rows.size());
+
+  std::set<int> groups;
+  const std::vector<int> group = cv_groups(data, rows, groups);
+  std::vector<std::size_t> y(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) y[r] = label_index[gold[rows[r]]];
+  std::vector<std::vector<double>> best_oof =
+      pick_lambda(rows, group, groups, y, gold, xs, dims, options, dm);
+  if (!best_oof.empty())
+    choose(data, dimension, rows, group, groups, y, dims, options, best_oof, xs_without, dm);
+  std::vector<const Sparse*> tx;
+  std::vector<std::size_t> ty;
+  for (std::size_t i : rows) {
+    tx.push_back(&xs[i]);
+    ty.push_back(label_index[gold[i]]);
+  }
+  Fit f =
+      fit_softmax(tx, ty, dm.labels.size(), dims, dm.lambda, options.iterations, options.balanced);
+  dm.weights = std::move(f.w);
+  dm.bias = std::move(f.b);
+  add_rules_figures(data, dimension, rows, gold, dm);
+  return dm;
+}
+
+}  // namespace
+
+TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
+  TrainedModel model;
+  model.rule_scale = options.rule_scale;
+  choose_vocabulary(data, options, model);
   std::vector<Sparse> xs;
   for (const auto& ex : data.examples) xs.push_back(vectorize(model.index, ex, options.rule_scale));
   const std::size_t dims = model.features.size();
@@ -352,87 +470,9 @@ TrainedModel fit_model(const TrainingData& data, const FitOptions& options) {
     for (const auto& ex : view.examples)
       xs_without[g].push_back(vectorize(model.index, ex, options.rule_scale));
 
-  for (const auto& [dimension, gold] : data.labels) {
-    DimensionModel dm;
-    dm.dimension = dimension;
-    std::vector<std::size_t> rows;
-    for (std::size_t i = 0; i < gold.size(); ++i)
-      if (!gold[i].empty()) rows.push_back(i);
-    if (rows.empty()) continue;
-    std::set<std::string> label_set;
-    for (std::size_t i : rows) label_set.insert(gold[i]);
-    dm.labels.assign(label_set.begin(), label_set.end());
-    std::map<std::string, std::size_t> label_index;
-    for (std::size_t k = 0; k < dm.labels.size(); ++k) label_index[dm.labels[k]] = k;
-    dm.n = static_cast<long>(rows.size());
-
-    // Cross-validation groups: the gold folds when there are at least two, else 4 by position.
-    std::vector<int> group(rows.size());
-    std::set<int> groups;
-    for (std::size_t r = 0; r < rows.size(); ++r) groups.insert(data.cv_group[rows[r]]);
-    bool use_folds = groups.size() >= 2 && !groups.count(-1);
-    groups.clear();
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      group[r] = use_folds ? data.cv_group[rows[r]] : static_cast<int>(r % 4);
-      groups.insert(group[r]);
-    }
-
-    std::vector<std::size_t> y(rows.size());
-    for (std::size_t r = 0; r < rows.size(); ++r) y[r] = label_index[gold[rows[r]]];
-    auto same = [&xs](int, std::size_t i) -> const Sparse& { return xs[i]; };
-    double best_kappa = -2;
-    double best_lambda = options.lambdas.empty() ? 0.1 : options.lambdas.front();
-    std::vector<double> lambdas = options.lambdas;
-    std::sort(lambdas.rbegin(), lambdas.rend());  // strongest first: ties keep the stronger
-    // One candidate: nothing to choose, no cross-validation (cv_kappa stays empty).
-    if (lambdas.size() == 1 || groups.size() < 2) lambdas.clear();
-    std::vector<std::vector<double>> best_oof;  // per row: out-of-fold probabilities
-    for (double lambda : lambdas) {
-      std::vector<std::vector<double>> oof =
-          out_of_fold(rows, group, groups, y, dm.labels.size(), dims, lambda, options, same);
-      labeling::LabelPairs pairs;
-      long correct = 0;
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const std::string& predicted = dm.labels[argmax(oof[r])];
-        pairs.push_back({gold[rows[r]], predicted});
-        correct += predicted == gold[rows[r]];
-      }
-      double kappa = pairs.empty() ? 0 : labeling::cohen_kappa(pairs).kappa;
-      dm.cv_kappa[lambda] = kappa;
-      if (kappa > best_kappa + 1e-9) {
-        best_kappa = kappa;
-        best_lambda = lambda;
-        dm.cv_accuracy = pairs.empty() ? 0 : static_cast<double>(correct) / pairs.size();
-        best_oof = std::move(oof);
-      }
-    }
-    dm.lambda = best_lambda;
-    if (!best_oof.empty())
-      choose(data, dimension, rows, group, groups, y, dims, options, best_oof, xs_without, dm);
-    std::vector<const Sparse*> tx;
-    std::vector<std::size_t> ty;
-    for (std::size_t i : rows) {
-      tx.push_back(&xs[i]);
-      ty.push_back(label_index[gold[i]]);
-    }
-    Fit f = fit_softmax(tx, ty, dm.labels.size(), dims, dm.lambda, options.iterations,
-                        options.balanced);
-    dm.weights = std::move(f.w);
-    dm.bias = std::move(f.b);
-
-    auto rl = data.rules_labels.find(dimension);
-    if (rl != data.rules_labels.end()) {
-      labeling::LabelPairs pairs;
-      long correct = 0;
-      for (std::size_t i : rows) {
-        pairs.push_back({gold[i], rl->second[i]});
-        correct += rl->second[i] == gold[i];
-      }
-      dm.rules_kappa = labeling::cohen_kappa(pairs).kappa;
-      dm.rules_accuracy = static_cast<double>(correct) / pairs.size();
-    }
-    model.dimensions.push_back(std::move(dm));
-  }
+  for (const auto& [dimension, gold] : data.labels)
+    if (auto dm = fit_dimension(data, dimension, gold, xs, xs_without, dims, options))
+      model.dimensions.push_back(std::move(*dm));
   return model;
 }
 

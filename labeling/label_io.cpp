@@ -67,6 +67,142 @@ void put_record(LabelFormat format, nlohmann::json j, std::ostream& out, nlohman
     array.push_back(std::move(j));
 }
 
+// Errors of one import, named "ORIGIN:LINE: what".
+struct ImportPlace {
+  std::string origin;
+  UserError at(std::int64_t line, const std::string& what) const {
+    return UserError(terminal_safe(origin) + ":" + std::to_string(line) + ": " + what);
+  }
+};
+
+// Cells exported with a formula guard (`'=...`, core/csv.h) read back as written; nothing that
+// cannot be printed back (invalid UTF-8, NUL, control characters) is stored.
+void check_cells(std::vector<CsvRecord>& records, const ImportPlace& place) {
+  for (CsvRecord& rec : records) {
+    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
+      rec.fields[i] = csv_unneutralise(rec.fields[i]);
+      const CsvRecord& head = records.front();
+      std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
+      bool note =
+          name == "note" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_note") == 0);
+      std::string problem = cell_problem(rec.fields[i], note);
+      if (!problem.empty()) {
+        throw place.at(rec.line,
+                       "column " + std::to_string(i + 1) +
+                           (name.empty() || &rec == &head ? "" : " (" + terminal_safe(name) + ")") +
+                           ": " + problem);
+      }
+    }
+  }
+}
+
+// Where each column of a label CSV is (-1: absent).
+struct LabelColumns {
+  int repo = -1, number = -1, symptom = -1, cause = -1, subtype = -1, stage = -1, note = -1;
+  int annotator = -1, kind = -1;
+  std::map<std::string, int> dim_note;  // symptom_note, cause_note, ...: one dimension's note
+};
+
+LabelColumns read_header(const CsvRecord& header, const ImportPlace& place,
+                         const LabelImportOptions& options) {
+  std::map<std::string, int> col;
+  for (int i = 0; i < static_cast<int>(header.fields.size()); ++i) {
+    std::string name = lower(trim(header.fields[i], " \t"));
+    if (col.count(name)) throw place.at(header.line, "duplicate column \"" + name + "\"");
+    col[name] = i;
+  }
+  auto column = [&](const std::string& name) { return col.count(name) ? col[name] : -1; };
+  LabelColumns c;
+  c.repo = column("repo");
+  c.number = column("number");
+  if (c.repo < 0 || c.number < 0)
+    throw place.at(header.line, "the header needs columns \"repo\" and \"number\"");
+  c.symptom = column("symptom");
+  c.cause = column("cause");
+  c.subtype = column("subtype");
+  c.stage = column("stage");
+  c.note = column("note");
+  if (c.symptom < 0 && c.cause < 0 && c.subtype < 0 && c.stage < 0)
+    throw place.at(header.line, "no label column (symptom, cause, subtype or stage)");
+  if (column("rater") >= 0 && column("annotator") >= 0)
+    throw place.at(header.line, "both \"rater\" and \"annotator\" columns; keep one");
+  c.annotator = column("rater") >= 0 ? column("rater") : column("annotator");
+  c.kind = column("kind");
+  if (c.annotator < 0 && !options.annotator)
+    throw UsageError(place.origin + ": no rater/annotator column: give --annotator NAME");
+  for (const std::string& dim : manual_dimensions())
+    if (column(dim + "_note") >= 0) c.dim_note[dim] = column(dim + "_note");
+  return c;
+}
+
+// One data row, checked: the issue, who labeled it and how, and the labels (values checked
+// against the taxonomy before the issue is looked up, so a bad value is an error even for
+// unknown issues).
+struct LabelRow {
+  std::string repo;
+  std::int64_t number = 0;
+  std::string annotator, kind;
+  LabelChoice choice;
+  std::map<std::string, std::string> dim_notes;
+};
+
+LabelRow read_row(const CsvRecord& rec, const CsvRecord& header, const LabelColumns& c,
+                  const Taxonomy& tax, const LabelImportOptions& options,
+                  const ImportPlace& place) {
+  if (rec.fields.size() != header.fields.size())
+    throw place.at(rec.line, std::to_string(rec.fields.size()) + " field(s), the header has " +
+                                 std::to_string(header.fields.size()));
+  LabelRow row;
+  auto repo = cell(rec, c.repo);
+  auto number_text = cell(rec, c.number);
+  if (!repo || !valid_repo_name(*repo))
+    throw place.at(rec.line, "repo " + quoted_excerpt(repo.value_or("")) + " must be OWNER/NAME");
+  row.repo = *repo;
+  try {
+    std::size_t used = 0;
+    row.number = number_text ? std::stoll(*number_text, &used) : 0;
+    if (!number_text || used != number_text->size() || row.number <= 0 ||
+        row.number > kMaxIssueNumber)
+      throw std::exception();
+  } catch (const std::exception&) {
+    throw place.at(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
+                                 " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
+  }
+  // One rule: --annotator names the annotator of every row; a row that names another one is a
+  // conflict, refused (never silently re-attributed either way).
+  std::optional<std::string> annotator = cell(rec, c.annotator);
+  if (annotator && options.annotator && *annotator != *options.annotator)
+    throw place.at(rec.line, "the " + header.fields[c.annotator] + " column says " +
+                                 quoted_excerpt(*annotator) + " but --annotator says " +
+                                 quoted_excerpt(*options.annotator) + " (to import the rows as " +
+                                 quoted_excerpt(*options.annotator) +
+                                 ", drop or edit that column)");
+  if (!annotator) annotator = options.annotator;
+  if (!annotator) throw place.at(rec.line, "no annotator (empty rater cell and no --annotator)");
+  row.annotator = *annotator;
+
+  row.kind = cell(rec, c.kind).value_or("label");
+  if (row.kind != "label" && row.kind != "adjudication")
+    throw place.at(
+        rec.line, "kind " + quoted_excerpt(row.kind) + " must be label or adjudication (or empty)");
+  row.choice = LabelChoice{cell(rec, c.symptom), cell(rec, c.cause), cell(rec, c.subtype),
+                           cell(rec, c.stage), cell(rec, c.note)};
+  for (const auto& [dim, col] : c.dim_note)
+    if (auto n = cell(rec, col)) row.dim_notes[dim] = *n;
+  const LabelChoice& choice = row.choice;
+  try {
+    if (choice.symptom) checked_label(tax, "symptom", *choice.symptom);
+    if (choice.stage) checked_label(tax, "stage", *choice.stage);
+    if (choice.cause) {
+      std::string cause = checked_label(tax, "cause", *choice.cause);
+      if (choice.subtype) checked_subtype(tax, cause, *choice.subtype);
+    }
+  } catch (const UserError& e) {
+    throw place.at(rec.line, e.what());
+  }
+  return row;
+}
+
 }  // namespace
 
 LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::string& path,
@@ -87,52 +223,11 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   } catch (const UserError& e) {
     throw UserError(terminal_safe(origin) + ":" + e.what());
   }
-  auto fail = [&](std::int64_t line, const std::string& what) -> UserError {
-    return UserError(terminal_safe(origin) + ":" + std::to_string(line) + ": " + what);
-  };
-  if (records.empty()) throw fail(1, "empty file (expected a header with repo and number)");
-  // Cells exported with a formula guard (`'=...`, core/csv.h) read back as written; nothing that
-  // cannot be printed back (invalid UTF-8, NUL, control characters) is stored.
-  for (CsvRecord& rec : records) {
-    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
-      rec.fields[i] = csv_unneutralise(rec.fields[i]);
-      const CsvRecord& head = records.front();
-      std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
-      bool note =
-          name == "note" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_note") == 0);
-      std::string problem = cell_problem(rec.fields[i], note);
-      if (!problem.empty()) {
-        throw fail(rec.line,
-                   "column " + std::to_string(i + 1) +
-                       (name.empty() || &rec == &head ? "" : " (" + terminal_safe(name) + ")") +
-                       ": " + problem);
-      }
-    }
-  }
-
-  std::map<std::string, int> col;
+  const ImportPlace place{origin};
+  if (records.empty()) throw place.at(1, "empty file (expected a header with repo and number)");
+  check_cells(records, place);
   const CsvRecord& header = records.front();
-  for (int i = 0; i < static_cast<int>(header.fields.size()); ++i) {
-    std::string name = lower(trim(header.fields[i], " \t"));
-    if (col.count(name)) throw fail(header.line, "duplicate column \"" + name + "\"");
-    col[name] = i;
-  }
-  auto column = [&](const std::string& name) { return col.count(name) ? col[name] : -1; };
-  if (column("repo") < 0 || column("number") < 0)
-    throw fail(header.line, "the header needs columns \"repo\" and \"number\"");
-  int c_symptom = column("symptom"), c_cause = column("cause"), c_subtype = column("subtype"),
-      c_stage = column("stage"), c_note = column("note");
-  if (c_symptom < 0 && c_cause < 0 && c_subtype < 0 && c_stage < 0)
-    throw fail(header.line, "no label column (symptom, cause, subtype or stage)");
-  if (column("rater") >= 0 && column("annotator") >= 0)
-    throw fail(header.line, "both \"rater\" and \"annotator\" columns; keep one");
-  int c_annotator = column("rater") >= 0 ? column("rater") : column("annotator");
-  int c_kind = column("kind");
-  if (c_annotator < 0 && !options.annotator)
-    throw UsageError(origin + ": no rater/annotator column: give --annotator NAME");
-  std::map<std::string, int> c_dim_note;  // symptom_note, cause_note, ...: one dimension's note
-  for (const std::string& dim : manual_dimensions())
-    if (column(dim + "_note") >= 0) c_dim_note[dim] = column(dim + "_note");
+  const LabelColumns columns = read_header(header, place, options);
 
   LabelImportResult result;
   std::set<std::string> annotators;
@@ -142,80 +237,33 @@ LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::
   ManualLabels store(db);
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& rec = records[r];
-    if (rec.fields.size() != header.fields.size())
-      throw fail(rec.line, std::to_string(rec.fields.size()) + " field(s), the header has " +
-                               std::to_string(header.fields.size()));
     ++result.rows;
-    auto repo = cell(rec, column("repo"));
-    auto number_text = cell(rec, column("number"));
-    if (!repo || !valid_repo_name(*repo))
-      throw fail(rec.line, "repo " + quoted_excerpt(repo.value_or("")) + " must be OWNER/NAME");
-    std::int64_t number = 0;
-    try {
-      std::size_t used = 0;
-      number = number_text ? std::stoll(*number_text, &used) : 0;
-      if (!number_text || used != number_text->size() || number <= 0 || number > kMaxIssueNumber)
-        throw std::exception();
-    } catch (const std::exception&) {
-      throw fail(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
-                               " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
-    }
-    // One rule: --annotator names the annotator of every row; a row that names another one is a
-    // conflict, refused (never silently re-attributed either way).
-    std::optional<std::string> annotator = cell(rec, c_annotator);
-    if (annotator && options.annotator && *annotator != *options.annotator)
-      throw fail(rec.line, "the " + header.fields[c_annotator] + " column says " +
-                               quoted_excerpt(*annotator) + " but --annotator says " +
-                               quoted_excerpt(*options.annotator) + " (to import the rows as " +
-                               quoted_excerpt(*options.annotator) + ", drop or edit that column)");
-    if (!annotator) annotator = options.annotator;
-    if (!annotator) throw fail(rec.line, "no annotator (empty rater cell and no --annotator)");
-
-    std::string kind = cell(rec, c_kind).value_or("label");
-    if (kind != "label" && kind != "adjudication")
-      throw fail(rec.line,
-                 "kind " + quoted_excerpt(kind) + " must be label or adjudication (or empty)");
-    LabelChoice choice{cell(rec, c_symptom), cell(rec, c_cause), cell(rec, c_subtype),
-                       cell(rec, c_stage), cell(rec, c_note)};
-    std::map<std::string, std::string> dim_notes;
-    for (const auto& [dim, c] : c_dim_note)
-      if (auto n = cell(rec, c)) dim_notes[dim] = *n;
-    // Check values before looking the issue up, so a bad value is an error even for unknown
-    // issues.
-    try {
-      if (choice.symptom) checked_label(tax, "symptom", *choice.symptom);
-      if (choice.stage) checked_label(tax, "stage", *choice.stage);
-      if (choice.cause) {
-        std::string cause = checked_label(tax, "cause", *choice.cause);
-        if (choice.subtype) checked_subtype(tax, cause, *choice.subtype);
-      }
-    } catch (const UserError& e) {
-      throw fail(rec.line, e.what());
-    }
-    auto issue_id = issues.find_issue(*repo, number);
+    LabelRow row = read_row(rec, header, columns, tax, options, place);
+    auto issue_id = issues.find_issue(row.repo, row.number);
     if (!issue_id && options.create_missing) {
       std::int64_t id = 0;
-      issues.upsert_issue(*repo, Json{{"number", number}}, &id);
+      issues.upsert_issue(row.repo, Json{{"number", row.number}}, &id);
       issue_id = id;
       ++result.created_issues;
     }
     if (!issue_id) {
       ++result.skipped_unknown;
-      std::string ref = *repo + "#" + std::to_string(number);
+      std::string ref = row.repo + "#" + std::to_string(row.number);
       if (std::find(result.unknown_issues.begin(), result.unknown_issues.end(), ref) ==
           result.unknown_issues.end())
         result.unknown_issues.push_back(ref);
       continue;
     }
+    const LabelChoice& choice = row.choice;
     if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) continue;
     try {
-      LabelOutcome o =
-          append_choice(store, tax, *issue_id, *annotator, choice, source, kind, dim_notes);
+      LabelOutcome o = append_choice(store, tax, *issue_id, row.annotator, choice, source, row.kind,
+                                     row.dim_notes);
       result.written += o.written;
       result.unchanged += o.unchanged;
-      if (o.written) annotators.insert(*annotator);
+      if (o.written) annotators.insert(row.annotator);
     } catch (const UserError& e) {
-      throw fail(rec.line, e.what());
+      throw place.at(rec.line, e.what());
     }
   }
   tx.commit();

@@ -95,6 +95,15 @@ std::optional<std::string> ManualLabels::value_before(std::int64_t issue_id,
   return out;
 }
 
+std::optional<std::int64_t> ManualLabels::undo(std::int64_t issue_id, const std::string& annotator,
+                                               std::int64_t row_id, const std::string& source) {
+  std::optional<ManualLabelRow> undone = row(row_id);
+  if (!undone || undone->issue_id != issue_id || undone->annotator != annotator)
+    return std::nullopt;
+  auto previous = value_before(issue_id, annotator, undone->dimension, row_id);
+  return append(issue_id, annotator, undone->dimension, previous, "undo", std::nullopt, source);
+}
+
 std::vector<ManualLabelRow> ManualLabels::history(std::int64_t issue_id,
                                                   const std::optional<std::string>& annotator) {
   Stmt st(db_, std::string(kRowColumns) +

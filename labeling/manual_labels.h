@@ -51,6 +51,12 @@ class ManualLabels {
   // The current value as it was just before row `row_id` was written.
   std::optional<std::string> value_before(std::int64_t issue_id, const std::string& annotator,
                                           const std::string& dimension, std::int64_t row_id);
+  // Undoes row `row_id` of `annotator` on `issue_id`: appends an "undo" row on its dimension that
+  // restores the value the dimension had just before it (the one undo of the terminal session
+  // and the web). Returns the new row's id; nullopt, writing nothing, when there is no such row
+  // or it is another annotator's or another issue's.
+  std::optional<std::int64_t> undo(std::int64_t issue_id, const std::string& annotator,
+                                   std::int64_t row_id, const std::string& source);
   // Every row of an issue (of one annotator when given), oldest first.
   std::vector<ManualLabelRow> history(std::int64_t issue_id,
                                       const std::optional<std::string>& annotator = {});

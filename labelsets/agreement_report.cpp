@@ -32,69 +32,101 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
-AgreementReport compute_agreement(Db& db, const std::vector<std::string>& annotators,
+LabelsByIssue labels_by_issue(const std::vector<IssueLabels>& labels) {
+  LabelsByIssue out;
+  for (const IssueLabels& l : labels) {
+    auto& values = out[l.issue_id];
+    for (const auto& [dim, value] : l.values)
+      if (!value.empty()) values[dim] = value;
+  }
+  return out;
+}
+
+PairAgreement pair_agreement(const std::string& a, const LabelsByIssue& a_labels,
+                             const std::string& b, const LabelsByIssue& b_labels,
+                             const std::string& dimension) {
+  LabelPairs pairs;
+  for (const auto& [issue, values] : a_labels) {
+    auto x = values.find(dimension);
+    if (x == values.end()) continue;
+    auto other = b_labels.find(issue);
+    if (other == b_labels.end()) continue;
+    auto y = other->second.find(dimension);
+    if (y != other->second.end()) pairs.emplace_back(x->second, y->second);
+  }
+  return {a, b, cohen_kappa(pairs), confusion(pairs)};
+}
+
+namespace {
+
+// One source's labels; an annotator without any row is named with the annotators there are.
+LabelsByIssue load_source(Db& db, const std::string& name, const std::vector<std::string>& known) {
+  LabelSource source = LabelSource::parse(name);
+  if (!source.manual()) return labels_by_issue(load_label_set(db, source));
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw UserError("annotator \"" + name +
+                    "\" has no labels; annotators: " + (list.empty() ? "none" : list));
+  }
+  return labels_by_issue(load_annotator_labels(db, name));
+}
+
+// The labels every source gave to each issue all of them labeled in `dim`.
+std::vector<std::vector<std::string>> common_ratings(const std::vector<LabelsByIssue>& sets,
+                                                     const std::string& dim) {
+  std::vector<std::vector<std::string>> ratings;
+  for (const auto& [issue, values] : sets[0]) {
+    std::vector<std::string> item;
+    for (const auto& m : sets) {
+      auto it = m.find(issue);
+      if (it == m.end() || !it->second.count(dim)) break;
+      item.push_back(it->second.at(dim));
+    }
+    if (item.size() == sets.size()) ratings.push_back(std::move(item));
+  }
+  return ratings;
+}
+
+}  // namespace
+
+AgreementReport compute_agreement(Db& db, const std::vector<std::string>& sources,
                                   const std::optional<std::string>& dimension) {
-  if (annotators.size() < 2) throw UsageError("--annotators needs at least two names (A,B)");
+  if (sources.size() < 2) throw UsageError("--annotators needs at least two names (A,B)");
   const auto& all_dims = manual_dimensions();
   if (dimension && std::find(all_dims.begin(), all_dims.end(), *dimension) == all_dims.end())
     throw UsageError("--dimension must be one of symptom, cause, subtype, stage");
-
-  // labels[annotator][issue_id][dimension]
-  std::vector<std::map<std::int64_t, std::map<std::string, std::string>>> labels;
   auto known = manual_annotators(db);
-  for (const auto& name : annotators) {
-    if (LabelSource::parse(name).hybrid()) {  // a label source, not a person
-      auto& m = labels.emplace_back();
-      for (const IssueLabels& l : load_label_set(db, name)) m[l.issue_id] = l.values;
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UserError("annotator \"" + name +
-                      "\" has no labels; annotators: " + (list.empty() ? "none" : list));
-    }
-    auto& m = labels.emplace_back();
-    for (const IssueLabels& l : load_annotator_labels(db, name)) m[l.issue_id] = l.values;
-  }
+  std::vector<LabelsByIssue> sets;
+  for (const auto& name : sources) sets.push_back(load_source(db, name, known));
+  return agreement_of(sources, sets, dimension);
+}
 
+AgreementReport agreement_of(const std::vector<std::string>& names,
+                             const std::vector<LabelsByIssue>& sets,
+                             const std::optional<std::string>& dimension) {
+  if (names.size() < 2 || names.size() != sets.size())
+    throw UsageError("--annotators needs at least two names (A,B)");
   AgreementReport report;
-  report.annotators = annotators;
-  for (const auto& dim : all_dims) {
+  report.annotators = names;
+  for (const auto& dim : manual_dimensions()) {
     if (dimension && dim != *dimension) continue;
     DimensionAgreement d;
     d.dimension = dim;
-    std::vector<std::vector<std::string>> ratings;  // issues every annotator labeled
-    for (const auto& [issue, values] : labels[0]) {
-      std::vector<std::string> item;
-      for (const auto& m : labels) {
-        auto it = m.find(issue);
-        if (it == m.end() || !it->second.count(dim)) break;
-        item.push_back(it->second.at(dim));
-      }
-      if (item.size() == annotators.size()) ratings.push_back(std::move(item));
-    }
+    std::vector<std::vector<std::string>> ratings = common_ratings(sets, dim);
     d.n = static_cast<long>(ratings.size());
     long all_same = 0;
     for (const auto& item : ratings)
       all_same += std::all_of(item.begin(), item.end(),
                               [&](const std::string& x) { return x == item.front(); });
     d.agreement = d.n ? static_cast<double>(all_same) / d.n : 0;
-    for (std::size_t a = 0; a < annotators.size(); ++a) {
-      for (std::size_t b = a + 1; b < annotators.size(); ++b) {
-        LabelPairs pairs;
-        for (const auto& [issue, values] : labels[a]) {
-          auto other = labels[b].find(issue);
-          if (!values.count(dim) || other == labels[b].end() || !other->second.count(dim)) continue;
-          pairs.emplace_back(values.at(dim), other->second.at(dim));
-        }
-        d.pairs.push_back({annotators[a], annotators[b], cohen_kappa(pairs), confusion(pairs)});
-      }
-    }
-    if (annotators.size() >= 3 && d.n > 0) d.fleiss_kappa = fleiss_kappa(ratings);
+    for (std::size_t a = 0; a < names.size(); ++a)
+      for (std::size_t b = a + 1; b < names.size(); ++b)
+        d.pairs.push_back(pair_agreement(names[a], sets[a], names[b], sets[b], dim));
+    if (names.size() >= 3 && d.n > 0) d.fleiss_kappa = fleiss_kappa(ratings);
     if (d.n > 0 || dimension) report.dimensions.push_back(std::move(d));
   }
-  if (report.dimensions.empty()) throw UserError("the annotators have labeled no issue in common");
+  if (report.dimensions.empty()) throw UserError("the sources have labeled no issue in common");
   return report;
 }
 

@@ -1,7 +1,11 @@
-// `convfail agreement`: agreement between annotators (or any label sources: hybrid[:A]) per
-// dimension, built on labeling/agreement.h (Cohen's kappa with CI, Fleiss' kappa, confusion).
+// Agreement between label sources (annotators, the consensus, a classifier run, the hybrid) per
+// dimension, built on labeling/agreement.h (Cohen's kappa with CI, Fleiss' kappa, confusion): the
+// one implementation behind `convfail agreement`, the report's agreement section and the web's
+// comparison.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +14,7 @@
 
 #include "core/db.h"
 #include "labeling/agreement.h"
+#include "labeling/label_sets.h"
 
 namespace convfail::labelsets {
 
@@ -22,24 +27,40 @@ struct PairAgreement {
   ConfusionMatrix matrix;  // rows a, columns b
 };
 
+// One source's labels: issue id -> dimension -> label. An empty value counts as no label.
+using LabelsByIssue = std::map<std::int64_t, std::map<std::string, std::string>>;
+LabelsByIssue labels_by_issue(const std::vector<labeling::IssueLabels>& labels);
+
+// Agreement of two label sets on one dimension: Cohen's kappa and the confusion table on the
+// issues both label in it (n = 0 when none). `a` and `b` name the sources.
+PairAgreement pair_agreement(const std::string& a, const LabelsByIssue& a_labels,
+                             const std::string& b, const LabelsByIssue& b_labels,
+                             const std::string& dimension);
+
 struct DimensionAgreement {
   std::string dimension;
-  long n = 0;                          // issues every annotator labeled in this dimension
-  double agreement = 0;                // share of those where all annotators gave the same label
-  std::vector<PairAgreement> pairs;    // every pair of annotators (one pair for two)
-  std::optional<double> fleiss_kappa;  // three or more annotators, n > 0
+  long n = 0;                          // issues every source labeled in this dimension
+  double agreement = 0;                // share of those where all sources gave the same label
+  std::vector<PairAgreement> pairs;    // every pair of sources (one pair for two)
+  std::optional<double> fleiss_kappa;  // three or more sources, n > 0
 };
 
 struct AgreementReport {
-  std::vector<std::string> annotators;
+  std::vector<std::string> annotators;  // the sources, as given
   std::vector<DimensionAgreement> dimensions;
 };
 
-// Throws UsageError for fewer than two annotators or an unknown dimension, UserError for an
-// annotator without labels or when the annotators share no labeled issue. Without `dimension`,
-// dimensions nobody labeled in common are left out.
-AgreementReport compute_agreement(Db& db, const std::vector<std::string>& annotators,
+// Agreement of two or more label sources: annotators, or any source load_label_set reads
+// (`classifier[:RUN]`, `consensus`, `hybrid[:ANNOTATOR]`). Throws UsageError for fewer than two
+// sources, a malformed source or an unknown dimension, UserError for an annotator (or source)
+// without labels or when the sources share no labeled issue. Without `dimension`, dimensions
+// nobody labeled in common are left out.
+AgreementReport compute_agreement(Db& db, const std::vector<std::string>& sources,
                                   const std::optional<std::string>& dimension = {});
+// The same over label sets already loaded (names[i] labels sets[i]); no database.
+AgreementReport agreement_of(const std::vector<std::string>& names,
+                             const std::vector<LabelsByIssue>& sets,
+                             const std::optional<std::string>& dimension = {});
 
 // Human-readable report: per dimension n, raw agreement, kappa with its 95% CI, and the
 // confusion table.

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
-#include "labeling/agreement.h"
+#include "labelsets/agreement_report.h"
 #include "labelsets/source_labels.h"
 #include "repro/verdicts.h"
 
@@ -56,29 +56,26 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::Issu
   auto other = labelsets::load_label_set(db, *out.compare_source, min_confidence);
   std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
+  const labelsets::LabelsByIssue mine = labelsets::labels_by_issue(labels);
+  const labelsets::LabelsByIssue theirs = labelsets::labels_by_issue(other);
   for (const auto& dim : tax.dimensions()) {
+    labelsets::PairAgreement p =
+        labelsets::pair_agreement(out.source, mine, *out.compare_source, theirs, dim.id);
     SourceAgreement a;
     a.dimension = dim.id;
-    labeling::LabelPairs pairs;
-    std::map<std::pair<std::string, std::string>, long> diff;
-    for (const auto& l : labels) {
-      auto it = by_id.find(l.issue_id);
-      if (it == by_id.end()) continue;
-      const std::string* x = value_of(l, dim.id);
-      const std::string* y = value_of(*it->second, dim.id);
-      if (!x || !y) continue;
-      pairs.emplace_back(*x, *y);
-      if (*x != *y) ++diff[{*x, *y}];
+    a.n = p.kappa.n;
+    if (a.n > 0) {
+      a.observed = p.kappa.observed;
+      a.kappa = p.kappa.kappa;
+      a.ci_low = p.kappa.ci_low;
+      a.ci_high = p.kappa.ci_high;
     }
-    a.n = static_cast<long>(pairs.size());
-    if (!pairs.empty()) {
-      labeling::KappaResult k = labeling::cohen_kappa(pairs);
-      a.observed = k.observed;
-      a.kappa = k.kappa;
-      a.ci_low = k.ci_low;
-      a.ci_high = k.ci_high;
-    }
-    for (const auto& [key, n] : diff) a.differences.emplace_back(key.first, key.second, n);
+    // The disagreements: the confusion table off its diagonal.
+    const labeling::ConfusionMatrix& m = p.matrix;
+    for (std::size_t i = 0; i < m.labels.size(); ++i)
+      for (std::size_t j = 0; j < m.labels.size(); ++j)
+        if (i != j && m.counts[i][j] > 0)
+          a.differences.emplace_back(m.labels[i], m.labels[j], m.counts[i][j]);
     std::stable_sort(a.differences.begin(), a.differences.end(),
                      [](const auto& p, const auto& q) { return std::get<2>(p) > std::get<2>(q); });
     out.agreement.push_back(std::move(a));

@@ -11,7 +11,6 @@
 #include "core/issue_ref.h"
 #include "core/json_util.h"
 #include "core/text.h"
-#include "labeling/agreement.h"
 #include "labeling/annotation_queue.h"
 #include "labeling/label_sets.h"
 #include "labeling/label_source.h"
@@ -155,9 +154,8 @@ json session_json(Db& db, const Taxonomy& tax, const std::string& annotator, boo
     dims.push_back({{"id", d.id}, {"title", d.title}, {"labels", labels}});
   }
   json repos = json::array();
-  Stmt r(db, "SELECT full_name FROM repositories ORDER BY full_name");
-  while (r.step())
-    repos.push_back({{"repo", r.text(0)}, {"converter", tax.converter_for_repo(r.text(0))}});
+  for (const std::string& name : stored_repositories(db))
+    repos.push_back({{"repo", name}, {"converter", tax.converter_for_repo(name)}});
   return {{"annotator", annotator.empty() ? json() : json(annotator)},
           {"readonly", readonly},
           {"sources", labelsets::label_sources(db)},
@@ -203,13 +201,10 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
   f.state = state;
   if (converter) {  // the repositories of that converter (among `repo` when given)
     std::vector<std::string> of_converter;
-    Stmt r(db, "SELECT full_name FROM repositories ORDER BY full_name");
-    while (r.step()) {
-      std::string name = r.text(0);
-      bool listed = repos.empty() || std::any_of(repos.begin(), repos.end(),
-                                                 [&](const auto& x) { return iequals(x, name); });
-      if (listed && iequals(*converter, tax.converter_for_repo(name))) of_converter.push_back(name);
-    }
+    for (const std::string& name : tax.repositories_of(*converter, stored_repositories(db)))
+      if (repos.empty() ||
+          std::any_of(repos.begin(), repos.end(), [&](const auto& x) { return iequals(x, name); }))
+        of_converter.push_back(name);
     if (of_converter.empty())
       return {{"issues", json::array()}, {"total", 0}, {"page", page}, {"per_page", per_page}};
     f.repos = of_converter;
@@ -328,13 +323,9 @@ json append_label(Db& db, const Taxonomy& tax, const std::string& annotator, con
   if (kind == "undo") {
     auto row_id = opt_int(body, "row_id");
     if (!row_id) throw HttpError(400, "undo: \"row_id\" (integer) needed");
-    std::optional<labeling::ManualLabelRow> row = store.row(*row_id);
-    if (!row || row->issue_id != id || row->annotator != annotator)
+    if (!store.undo(id, annotator, *row_id, source))
       throw HttpError(400, "undo: row " + std::to_string(*row_id) + " is not a row of " +
                                annotator + " on " + to_string(ref));
-    std::string dim = row->dimension;
-    auto previous = store.value_before(id, annotator, dim, *row_id);
-    store.append(id, annotator, dim, previous, "undo", std::nullopt, source);
   } else if (kind == "skip") {
     auto dim = body_string(body, "dimension");
     const auto& dims = labeling::manual_dimensions();
@@ -428,42 +419,9 @@ json agreement_json(Db& db, const Params& p) {
   const auto& dims = labeling::manual_dimensions();
   if (dimension && std::find(dims.begin(), dims.end(), *dimension) == dims.end())
     throw HttpError(400, "dimension: symptom, cause, subtype or stage");
-  auto annotators = labeling::manual_annotators(db);
-  auto is_annotator = [&](const std::string& s) {
-    return std::find(annotators.begin(), annotators.end(), s) != annotators.end() ||
-           labeling::LabelSource::parse(s).hybrid();
-  };
-  if (is_annotator(*a) && is_annotator(*b)) {  // the same figures as `convfail agreement`
-    return labelsets::agreement_json(labelsets::compute_agreement(db, {*a, *b}, dimension));
-  }
-  // Any two label sources (e.g. classifier vs an annotator): Cohen's kappa per dimension on the
-  // issues both label.
-  std::map<std::int64_t, labeling::IssueLabels> left;
-  for (auto& l : labelsets::load_label_set(db, *a)) left[l.issue_id] = std::move(l);
-  auto right = labelsets::load_label_set(db, *b);
-  json out = json::object();
-  for (const std::string& dim : dims) {
-    if (dimension && dim != *dimension) continue;
-    labeling::LabelPairs pairs;
-    for (const auto& r : right) {
-      auto l = left.find(r.issue_id);
-      if (l == left.end()) continue;
-      const auto& lv = l->second.values;
-      auto x = lv.find(dim);
-      auto y = r.values.find(dim);
-      if (x != lv.end() && y != r.values.end()) pairs.emplace_back(x->second, y->second);
-    }
-    if (pairs.empty()) continue;
-    labeling::KappaResult k = labeling::cohen_kappa(pairs);
-    labeling::ConfusionMatrix m = labeling::confusion(pairs);
-    out[dim] = {{"n", k.n},
-                {"agreement", k.observed},
-                {"kappa", k.kappa},
-                {"ci95", {k.ci_low, k.ci_high}},
-                {"confusion", {{"labels", m.labels}, {"counts", m.counts}}}};
-  }
-  if (out.empty()) throw HttpError(400, *a + " and " + *b + " share no labeled issue");
-  return {{"annotators", {*a, *b}}, {"dimensions", out}};
+  // Any two label sources (annotators, the classifier, the hybrid...): the figures of
+  // `convfail agreement --json`.
+  return labelsets::agreement_json(labelsets::compute_agreement(db, {*a, *b}, dimension));
 }
 
 ReportText report_text(Db& db, const Taxonomy& tax, const Params& p) {

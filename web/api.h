@@ -70,8 +70,8 @@ nlohmann::json append_label(Db& db, const Taxonomy& tax, const std::string& anno
 nlohmann::json queue_json(Db& db, const Taxonomy& tax, const std::string& rules_dir,
                           const std::string& annotator, const Params& params);
 
-// GET /api/agreement?a=&b=[&dimension=]: between two annotators `agreement --json`; between any
-// other two label sources the same keys (kappa with ci95, confusion) per dimension.
+// GET /api/agreement?a=&b=[&dimension=]: `agreement --json` between any two label sources
+// (annotators, consensus, classifier[:RUN], hybrid[:ANNOTATOR]; labelsets::compute_agreement).
 nlohmann::json agreement_json(Db& db, const Params& params);
 
 // GET /api/report: source, compare, by, repo, since, until, min_confidence, format

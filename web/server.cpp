@@ -20,6 +20,7 @@
 #include "web/campaign_api.h"
 #include "web/http_server.h"
 #include "web/issue_page.h"
+#include "web/routes.h"
 
 namespace convfail {
 extern const EmbeddedFile kWebAssets[];
@@ -353,6 +354,165 @@ struct Server::Impl {
     return false;
   }
 
+  // The handlers of the route table, one per route.
+  void page(const HttpRequest&, HttpReply& res) { serve_asset("index.html", res); }
+
+  void asset(const HttpRequest& req, HttpReply& res) { serve_asset(req.path.substr(8), res); }
+
+  void session(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      Db& db = open_db();
+      std::string name = annotator_of(req);
+      if (!name.empty()) name = checked_annotator(name);
+      send_json(res, session_json(db, taxonomy, name, options.readonly));
+    });
+  }
+
+  void login(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      check_same_origin(req);
+      Json body = parse_body(req);
+      auto name = opt_string(body, "annotator");
+      if (!name) throw HttpError(400, "body: \"annotator\" (string) needed");
+      std::string annotator = checked_annotator(trim(*name));
+      res.set_header("Set-Cookie",
+                     "convfail_annotator=" + annotator + "; Path=/; HttpOnly; SameSite=Strict");
+      send_json(res, {{"annotator", annotator}});
+    });
+  }
+
+  void logout(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      check_same_origin(req);
+      res.set_header("Set-Cookie", "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
+      send_json(res, {{"annotator", nullptr}});
+    });
+  }
+
+  void issues(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      send_json(res, issues_json(db, taxonomy, req.params));
+    });
+  }
+
+  // /api/issues/OWNER/REPO/NUMBER
+  void issue(const HttpRequest& req, HttpReply& res) {
+    std::vector<std::string> parts;
+    std::string rest = req.path.substr(12);
+    for (std::size_t at = 0, slash; parts.size() < 4; at = slash + 1) {
+      slash = rest.find('/', at);
+      parts.push_back(rest.substr(at, slash == std::string::npos ? slash : slash - at));
+      if (slash == std::string::npos) break;
+    }
+    if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty())
+      return send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER");
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      auto blind = req.params.find("blind");
+      if (blind != req.params.end() && blind->second != "0" && blind->second != "1")
+        throw HttpError(400, "blind: 0 or 1");
+      Json issue = issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
+                              blind == req.params.end() || blind->second != "0");
+      add_issue_page_fields(db, issue);
+      send_json(res, issue);
+    });
+  }
+
+  void label_history(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      Db& db = open_db();
+      send_json(res, label_history_json(db, req.params));
+    });
+  }
+
+  void post_labels(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      check_write(req);
+      std::string annotator = required_annotator(req);
+      Json body = parse_body(req);
+      Db& db = open_db();
+      send_json(res, post_label_batched(db, annotator, body), 201);
+    });
+  }
+
+  void queue_items(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      std::string annotator = required_annotator(req);
+      Db& db = open_db();
+      send_json(res, queue_json(db, taxonomy, options.rules_dir, annotator, req.params));
+    });
+  }
+
+  void agreement(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      Db& db = open_db();
+      send_json(res, agreement_json(db, req.params));
+    });
+  }
+
+  // A rendered report: the HTML one under its own CSP, a download with a file name.
+  static void send_report(const HttpRequest& req, HttpReply& res, const ReportText& r,
+                          const std::string& file) {
+    if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
+    if (req.param("download") == "1")
+      res.set_header("Content-Disposition",
+                     "attachment; filename=\"" + file + "." + r.extension + "\"");
+    res.set_content(r.text, r.content_type);
+  }
+
+  void report(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      Db& db = open_db();
+      send_report(req, res, report_text(db, taxonomy, req.params), "convfail-report");
+    });
+  }
+
+  void campaigns(const HttpRequest&, HttpReply& res) {
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      send_json(res, campaigns_json(db));
+    });
+  }
+
+  void campaign(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      send_report(req, res, campaign_report_text(db, req.path.substr(15), req.params),
+                  "convfail-campaign");
+    });
+  }
+
+  // Every route: method, path (or path prefix), handler. A known path asked with another method
+  // is answered 405 with Allow; any other path 404.
+  std::vector<Route> route_table() {
+    using Handler = void (Impl::*)(const HttpRequest&, HttpReply&);
+    auto to = [this](Handler h) {
+      return [this, h](const HttpRequest& req, HttpReply& res) { (this->*h)(req, res); };
+    };
+    return {
+        {"GET", "/", false, to(&Impl::page)},
+        {"GET", "/assets/", true, to(&Impl::asset)},
+        {"GET", "/api/session", false, to(&Impl::session)},
+        {"POST", "/api/login", false, to(&Impl::login)},
+        {"POST", "/api/logout", false, to(&Impl::logout)},
+        {"GET", "/api/issues", false, to(&Impl::issues)},
+        {"GET", "/api/issues/", true, to(&Impl::issue)},
+        {"GET", "/api/labels", false, to(&Impl::label_history)},
+        {"POST", "/api/labels", false, to(&Impl::post_labels)},
+        {"GET", "/api/queue", false, to(&Impl::queue_items)},
+        {"GET", "/api/agreement", false, to(&Impl::agreement)},
+        {"GET", "/api/report", false, to(&Impl::report)},
+        {"GET", "/api/campaigns", false, to(&Impl::campaigns)},
+        {"GET", "/api/campaigns/", true, to(&Impl::campaign)},
+    };
+  }
+  std::vector<Route> routes = route_table();
+
   // Every request: security headers, admission, then the route.
   void dispatch(const HttpRequest& req, HttpReply& res) {
     res.set_header("Content-Security-Policy", kCsp);
@@ -361,124 +521,15 @@ struct Server::Impl {
     res.set_header("Cache-Control", "no-store");
     res.set_header("X-Frame-Options", "SAMEORIGIN");
     if (!admitted(req, res)) return;
-    // HEAD is answered as GET (the transport drops the body).
-    const std::string method = req.method == "HEAD" ? "GET" : req.method;
-    const std::string& path = req.path;
-    bool get = method == "GET", post = method == "POST";
-
-    if (get && path == "/") return serve_asset("index.html", res);
-    if (get && starts_with(path, "/assets/")) return serve_asset(path.substr(8), res);
-    if (get && path == "/api/session")
-      return guard(res, [&] {
-        Db& db = open_db();
-        std::string name = annotator_of(req);
-        if (!name.empty()) name = checked_annotator(name);
-        send_json(res, session_json(db, taxonomy, name, options.readonly));
-      });
-    if (post && path == "/api/login")
-      return guard(res, [&] {
-        check_same_origin(req);
-        Json body = parse_body(req);
-        auto name = opt_string(body, "annotator");
-        if (!name) throw HttpError(400, "body: \"annotator\" (string) needed");
-        std::string annotator = checked_annotator(trim(*name));
-        res.set_header("Set-Cookie",
-                       "convfail_annotator=" + annotator + "; Path=/; HttpOnly; SameSite=Strict");
-        send_json(res, {{"annotator", annotator}});
-      });
-    if (post && path == "/api/logout")
-      return guard(res, [&] {
-        check_same_origin(req);
-        res.set_header("Set-Cookie", "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
-        send_json(res, {{"annotator", nullptr}});
-      });
-    if (get && path == "/api/issues")
-      return guard(res, [&] {
-        ReadSlot slot(*this);
-        Db& db = open_db();
-        send_json(res, issues_json(db, taxonomy, req.params));
-      });
-    if (starts_with(path, "/api/issues/")) {
-      if (!get) return send_error(res, 405, "method " + method + " not allowed on " + path);
-      std::vector<std::string> parts;
-      std::string rest = path.substr(12);
-      for (std::size_t at = 0, slash; parts.size() < 4; at = slash + 1) {
-        slash = rest.find('/', at);
-        parts.push_back(rest.substr(at, slash == std::string::npos ? slash : slash - at));
-        if (slash == std::string::npos) break;
-      }
-      if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty())
-        return send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER");
-      return guard(res, [&] {
-        ReadSlot slot(*this);
-        Db& db = open_db();
-        auto blind = req.params.find("blind");
-        if (blind != req.params.end() && blind->second != "0" && blind->second != "1")
-          throw HttpError(400, "blind: 0 or 1");
-        Json issue =
-            issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
-                       blind == req.params.end() || blind->second != "0");
-        add_issue_page_fields(db, issue);
-        send_json(res, issue);
-      });
+    RouteMatch m = match_route(routes, req.method, req.path);
+    if (m.route) return m.route->handler(req, res);
+    if (m.status == 405) {
+      // HEAD is answered as GET (the transport drops the body).
+      const std::string method = req.method == "HEAD" ? "GET" : req.method;
+      send_error(res, 405, "method " + method + " not allowed on " + req.path);
+      res.set_header("Allow", m.allow);
+      return;
     }
-    if (get && path == "/api/labels")
-      return guard(res, [&] {
-        Db& db = open_db();
-        send_json(res, label_history_json(db, req.params));
-      });
-    if (post && path == "/api/labels")
-      return guard(res, [&] {
-        check_write(req);
-        std::string annotator = required_annotator(req);
-        Json body = parse_body(req);
-        Db& db = open_db();
-        send_json(res, post_label_batched(db, annotator, body), 201);
-      });
-    if (get && path == "/api/queue")
-      return guard(res, [&] {
-        std::string annotator = required_annotator(req);
-        Db& db = open_db();
-        send_json(res, queue_json(db, taxonomy, options.rules_dir, annotator, req.params));
-      });
-    if (get && path == "/api/agreement")
-      return guard(res, [&] {
-        Db& db = open_db();
-        send_json(res, agreement_json(db, req.params));
-      });
-    if (get && path == "/api/report")
-      return guard(res, [&] {
-        Db& db = open_db();
-        ReportText r = report_text(db, taxonomy, req.params);
-        if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
-        if (req.param("download") == "1")
-          res.set_header("Content-Disposition",
-                         "attachment; filename=\"convfail-report." + r.extension + "\"");
-        res.set_content(r.text, r.content_type);
-      });
-    if (get && path == "/api/campaigns")
-      return guard(res, [&] {
-        ReadSlot slot(*this);
-        Db& db = open_db();
-        send_json(res, campaigns_json(db));
-      });
-    if (get && starts_with(path, "/api/campaigns/"))
-      return guard(res, [&] {
-        ReadSlot slot(*this);
-        Db& db = open_db();
-        ReportText r = campaign_report_text(db, path.substr(15), req.params);
-        if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
-        if (req.param("download") == "1")
-          res.set_header("Content-Disposition",
-                         "attachment; filename=\"convfail-campaign." + r.extension + "\"");
-        res.set_content(r.text, r.content_type);
-      });
-    // Anything else: a JSON 404 (and 405 for a known path with the wrong method).
-    static const char* const kPaths[] = {"/api/session",   "/api/login",  "/api/logout",
-                                         "/api/issues",    "/api/labels", "/api/queue",
-                                         "/api/agreement", "/api/report", "/api/campaigns"};
-    for (const char* p : kPaths)
-      if (path == p) return send_error(res, 405, "method " + method + " not allowed on " + path);
     send_error(res, 404, "not found");
   }
 

@@ -125,44 +125,179 @@ void AnnotationSession::apply_rerank(std::size_t from, std::ostream& out) {
   out << "(queue re-ranked: " << next.size() << " issue(s) left)\n";
 }
 
-SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
-  SessionSummary summary;
-  summary.total_items = session_.items.size();
-  labeling::ManualLabels store(db_);
-  const bool adjudicate = session_.mode == "adjudicate";
-  const std::string kind = adjudicate ? "adjudication" : "label";
-  std::string green = config_.colour ? "\x1b[32m" : "", bold = config_.colour ? "\x1b[1m" : "",
-              dim_c = config_.colour ? "\x1b[2m" : "", reset = config_.colour ? "\x1b[0m" : "";
-  std::optional<std::size_t> shown;
+// What the terminal shows of the session: colours, the issue on screen, its wrapped text and the
+// page reached, and the note waiting for the next answer.
+struct AnnotationSession::Screen {
+  Screen(std::ostream& o, const SessionConfig& c) : out(o), config(c) {}
+  std::ostream& out;
+  const SessionConfig& config;
+  std::string green = config.colour ? "\x1b[32m" : "", bold = config.colour ? "\x1b[1m" : "",
+              dim = config.colour ? "\x1b[2m" : "", reset = config.colour ? "\x1b[0m" : "";
+  std::optional<std::size_t> shown;  // the queue item on screen
   std::unique_ptr<IssueView> view;
+  std::vector<std::string> lines;  // the issue's text, wrapped to the window
   std::size_t page_start = 0;
   std::optional<std::string> note;
 
-  // Every line shown fits the window (config_.width): issue text is wrapped before it is paged.
-  std::vector<std::string> lines;
-  auto print_wrapped = [&](const std::string& text) {
+  // Every line shown fits the window (config.width): issue text is wrapped before it is paged.
+  void print_wrapped(const std::string& text) {
     std::size_t at = 0;
     while (at <= text.size()) {
       std::size_t nl = text.find('\n', at);
       if (nl == std::string::npos) nl = text.size();
       if (nl == text.size() && at == nl && at > 0) break;  // the text ended with a newline
       for (const std::string& piece :
-           wrap_columns(std::string_view(text).substr(at, nl - at), config_.width))
+           wrap_columns(std::string_view(text).substr(at, nl - at), config.width))
         out << piece << "\n";
       at = nl + 1;
     }
-  };
-  auto show_page = [&] {
-    std::size_t end = std::min(lines.size(), page_start + config_.page_lines);
+  }
+
+  void show_page() {
+    std::size_t end = std::min(lines.size(), page_start + config.page_lines);
     for (std::size_t i = page_start; i < end; ++i) out << "  " << lines[i] << "\n";
     if (end < lines.size())
-      out << dim_c << "  -- " << lines.size() - end << " more line(s): m --" << reset << "\n";
+      out << dim << "  -- " << lines.size() - end << " more line(s): m --" << reset << "\n";
     else if (page_start > 0 || end == lines.size())
-      out << dim_c << "  -- end of text --" << reset << "\n";
+      out << dim << "  -- end of text --" << reset << "\n";
     page_start = end;
-  };
+  }
+};
 
-  print_wrapped(kHelp);
+void AnnotationSession::show_issue(Screen& screen, std::size_t item) {
+  std::int64_t issue_id = session_.items[item].issue_id;
+  std::optional<views::IssueDossier> dossier = views::build_dossier(db_, tax_, issue_id);
+  if (!dossier)
+    throw UserError("issue id " + std::to_string(issue_id) + " of the queue is not stored");
+  screen.view = std::make_unique<IssueView>(*dossier, config_.colour);
+  screen.lines.clear();
+  for (const std::string& line : screen.view->lines())
+    for (std::string& piece :
+         wrap_columns(line, config_.width > 4 ? config_.width - 2 : config_.width))
+      screen.lines.push_back(std::move(piece));
+  screen.shown = item;
+  screen.page_start = 0;
+  screen.note.reset();
+  screen.out << "\n";
+  std::ostringstream head;
+  head << screen.bold << "[" << item + 1 << "/" << session_.items.size() << "] " << screen.reset
+       << screen.view->header();
+  screen.print_wrapped(head.str());
+  screen.show_page();
+}
+
+AnnotationSession::Prompt AnnotationSession::ask(Screen& screen, const Question& q,
+                                                 labeling::ManualLabels& store) {
+  std::ostream& out = screen.out;
+  Prompt p;
+  p.options = choices(q);
+  auto s = screen.view->suggestions().find(q.dimension);
+  if (s != screen.view->suggestions().end() &&
+      std::find(p.options.begin(), p.options.end(), s->second.label) != p.options.end())
+    p.suggestion = s->second.label;
+  out << screen.bold << q.dimension << screen.reset;
+  if (p.suggestion)
+    out << "  suggestion: " << screen.green << *p.suggestion << screen.reset << " ("
+        << fixed2(s->second.confidence) << ")";
+  else
+    out << "  no suggestion";
+  out << "\n";
+  if (p.suggestion)
+    for (const auto& e : s->second.evidence) screen.print_wrapped("    evidence: " + e);
+  // Adjudication: the annotators' labels beside the question.
+  for (const auto& name : config_.compare) {
+    auto v = store.current(session_.items[q.item].issue_id, name, q.dimension);
+    auto pos = v ? std::find(p.options.begin(), p.options.end(), *v) : p.options.end();
+    out << "    " << terminal_safe(name) << ": " << terminal_safe(v.value_or("-"));
+    if (pos != p.options.end()) out << " [" << (pos - p.options.begin()) + 1 << "]";
+    out << "\n";
+  }
+  std::string row = "   ";
+  for (std::size_t i = 0; i < p.options.size(); ++i) {
+    std::string entry = " " + std::to_string(i + 1) + " " + p.options[i];
+    if (row.size() + entry.size() >
+        (config_.width > 0 ? std::min<std::size_t>(96, config_.width) : 96)) {
+      out << row << "\n";
+      row = "   ";
+    }
+    row += entry;
+  }
+  out << row << "\n" << q.dimension << "> " << std::flush;
+  return p;
+}
+
+void AnnotationSession::show_codebook(Screen& screen, const Question& q, const Prompt& p) const {
+  screen.print_wrapped(kHelp);
+  screen.out << screen.bold << "codebook: " << q.dimension << screen.reset << "\n";
+  for (std::size_t i = 0; i < p.options.size(); ++i) {
+    const TaxonomyLabel* l = tax_.find_label(q.dimension, p.options[i]);
+    if (!l) continue;
+    screen.out << std::setw(4) << i + 1 << " " << screen.bold << p.options[i] << screen.reset
+               << ": " << l->definition << "\n"
+               << screen.dim << "       e.g. " << l->example << screen.reset << "\n";
+  }
+}
+
+void AnnotationSession::undo_last(Screen& screen, const Question& q, labeling::ManualLabels& store,
+                                  SessionSummary& summary) {
+  if (answers_.empty()) {
+    screen.out << "nothing to undo in this session\n";
+    return;
+  }
+  Answer last = answers_.back();
+  std::int64_t issue = session_.items[last.item].issue_id;
+  store.undo(issue, session_.annotator, last.row_id, session_.source());
+  answers_.pop_back();
+  ++summary.undone;
+  screen.out << "undone: " << last.dimension << " of "
+             << (last.item == q.item ? screen.view->ref() : "the previous issue") << "\n";
+}
+
+std::optional<std::string> AnnotationSession::act_on(const std::string& k, KeyReader& keys,
+                                                     Screen& screen, const Question& q,
+                                                     const Prompt& p, labeling::ManualLabels& store,
+                                                     SessionSummary& summary) {
+  std::ostream& out = screen.out;
+  if (k == "?") {
+    show_codebook(screen, q, p);
+  } else if (k == "m") {
+    if (screen.page_start >= screen.lines.size()) screen.page_start = 0;  // back to the start
+    screen.show_page();
+  } else if (k == "n") {
+    out << "note: " << std::flush;
+    screen.note = keys.line();
+    if (screen.note && screen.note->empty()) screen.note.reset();
+  } else if (k == "u") {
+    undo_last(screen, q, store, summary);
+  } else if (k == "s") {
+    std::int64_t id = store.append(session_.items[q.item].issue_id, session_.annotator, q.dimension,
+                                   std::nullopt, "skip", screen.note, session_.source());
+    answers_.push_back({q.item, q.dimension, id, std::nullopt, "skip"});
+    ++summary.skipped;
+    screen.note.reset();
+    out << "skipped " << screen.view->ref() << "\n";
+  } else if (k.empty() || k == "a") {
+    if (p.suggestion) return p.suggestion;
+    out << "no suggestion here: type the number of a label\n";
+  } else if (std::all_of(k.begin(), k.end(), ::isdigit) && k.size() <= 3) {
+    std::size_t n = std::stoul(k);
+    if (n >= 1 && n <= p.options.size()) return p.options[n - 1];
+    out << "no label " << k << " (1-" << p.options.size() << ")\n";
+  } else {
+    out << "unknown key \"" << k << "\"\n";
+    screen.print_wrapped(kHelp);
+  }
+  return std::nullopt;
+}
+
+SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
+  SessionSummary summary;
+  summary.total_items = session_.items.size();
+  labeling::ManualLabels store(db_);
+  const std::string kind = session_.mode == "adjudicate" ? "adjudication" : "label";
+  Screen screen(out, config_);
+
+  screen.print_wrapped(kHelp);
   while (true) {
     Question q = next_question();
     if (q.item >= session_.items.size()) {
@@ -170,134 +305,27 @@ SessionSummary AnnotationSession::run(KeyReader& keys, std::ostream& out) {
       out << "Queue finished: " << session_.items.size() << " issue(s).\n";
       break;
     }
-    if ((!shown || *shown != q.item) && config_.rerank &&
-        (answers_.empty() || answers_.back().item < q.item))
+    bool new_issue = !screen.shown || *screen.shown != q.item;
+    if (new_issue && config_.rerank && (answers_.empty() || answers_.back().item < q.item))
       apply_rerank(q.item, out);
-    const labeling::QueueItem& item = session_.items[q.item];
-    if (!shown || *shown != q.item) {
-      std::optional<views::IssueDossier> dossier = views::build_dossier(db_, tax_, item.issue_id);
-      if (!dossier)
-        throw UserError("issue id " + std::to_string(item.issue_id) +
-                        " of the queue is not stored");
-      view = std::make_unique<IssueView>(*dossier, config_.colour);
-      lines.clear();
-      for (const std::string& line : view->lines())
-        for (std::string& piece :
-             wrap_columns(line, config_.width > 4 ? config_.width - 2 : config_.width))
-          lines.push_back(std::move(piece));
-      shown = q.item;
-      page_start = 0;
-      note.reset();
-      out << "\n";
-      std::ostringstream head;
-      head << bold << "[" << q.item + 1 << "/" << session_.items.size() << "] " << reset
-           << view->header();
-      print_wrapped(head.str());
-      show_page();
-    }
-    std::vector<std::string> options = choices(q);
-    std::optional<std::string> suggestion;
-    auto s = view->suggestions().find(q.dimension);
-    if (s != view->suggestions().end() &&
-        std::find(options.begin(), options.end(), s->second.label) != options.end())
-      suggestion = s->second.label;
-    out << bold << q.dimension << reset;
-    if (suggestion)
-      out << "  suggestion: " << green << *suggestion << reset << " ("
-          << fixed2(s->second.confidence) << ")";
-    else
-      out << "  no suggestion";
-    out << "\n";
-    if (suggestion)
-      for (const auto& e : s->second.evidence) print_wrapped("    evidence: " + e);
-    for (const auto& name : config_.compare) {
-      auto v = store.current(item.issue_id, name, q.dimension);
-      auto pos = v ? std::find(options.begin(), options.end(), *v) : options.end();
-      out << "    " << terminal_safe(name) << ": " << terminal_safe(v.value_or("-"));
-      if (pos != options.end()) out << " [" << (pos - options.begin()) + 1 << "]";
-      out << "\n";
-    }
-    std::string row = "   ";
-    for (std::size_t i = 0; i < options.size(); ++i) {
-      std::string entry = " " + std::to_string(i + 1) + " " + options[i];
-      if (row.size() + entry.size() >
-          (config_.width > 0 ? std::min<std::size_t>(96, config_.width) : 96)) {
-        out << row << "\n";
-        row = "   ";
-      }
-      row += entry;
-    }
-    out << row << "\n" << q.dimension << "> " << std::flush;
+    if (new_issue) show_issue(screen, q.item);
+    Prompt p = ask(screen, q, store);
 
-    auto key = keys.next(options);
+    auto key = keys.next(p.options);
     if (!key) {
       out << "\n";
       break;  // end of input: like quit
     }
     out << *key << "\n";
-    const std::string& k = *key;
-    std::optional<std::string> chosen;
-    if (k == "q") break;
-    if (k == "?") {
-      print_wrapped(kHelp);
-      out << bold << "codebook: " << q.dimension << reset << "\n";
-      for (std::size_t i = 0; i < options.size(); ++i) {
-        const TaxonomyLabel* l = tax_.find_label(q.dimension, options[i]);
-        if (!l) continue;
-        out << std::setw(4) << i + 1 << " " << bold << options[i] << reset << ": " << l->definition
-            << "\n"
-            << dim_c << "       e.g. " << l->example << reset << "\n";
-      }
-    } else if (k == "m") {
-      if (page_start >= lines.size()) page_start = 0;  // back to the start
-      show_page();
-    } else if (k == "n") {
-      out << "note: " << std::flush;
-      note = keys.line();
-      if (note && note->empty()) note.reset();
-    } else if (k == "u") {
-      if (answers_.empty()) {
-        out << "nothing to undo in this session\n";
-      } else {
-        Answer last = answers_.back();
-        std::int64_t issue = session_.items[last.item].issue_id;
-        auto previous = store.value_before(issue, session_.annotator, last.dimension, last.row_id);
-        store.append(issue, session_.annotator, last.dimension, previous, "undo", std::nullopt,
-                     session_.source());
-        answers_.pop_back();
-        ++summary.undone;
-        out << "undone: " << last.dimension << " of "
-            << (last.item == q.item ? view->ref() : "the previous issue") << "\n";
-      }
-    } else if (k == "s") {
-      std::int64_t id = store.append(item.issue_id, session_.annotator, q.dimension, std::nullopt,
-                                     "skip", note, session_.source());
-      answers_.push_back({q.item, q.dimension, id, std::nullopt, "skip"});
-      ++summary.skipped;
-      note.reset();
-      out << "skipped " << view->ref() << "\n";
-    } else if (k.empty() || k == "a") {
-      if (suggestion)
-        chosen = suggestion;
-      else
-        out << "no suggestion here: type the number of a label\n";
-    } else if (std::all_of(k.begin(), k.end(), ::isdigit) && k.size() <= 3) {
-      std::size_t n = std::stoul(k);
-      if (n >= 1 && n <= options.size())
-        chosen = options[n - 1];
-      else
-        out << "no label " << k << " (1-" << options.size() << ")\n";
-    } else {
-      out << "unknown key \"" << k << "\"\n";
-      print_wrapped(kHelp);
-    }
+    if (*key == "q") break;
+    std::optional<std::string> chosen = act_on(*key, keys, screen, q, p, store, summary);
     if (chosen) {
-      std::int64_t id = store.append(item.issue_id, session_.annotator, q.dimension, chosen, kind,
-                                     note, session_.source());
+      std::int64_t id = store.append(session_.items[q.item].issue_id, session_.annotator,
+                                     q.dimension, chosen, kind, screen.note, session_.source());
       answers_.push_back({q.item, q.dimension, id, chosen, kind});
       ++summary.answered;
-      note.reset();
-      out << green << "  " << q.dimension << " = " << *chosen << reset << "\n";
+      screen.note.reset();
+      out << screen.green << "  " << q.dimension << " = " << *chosen << screen.reset << "\n";
     }
   }
   summary.done_items = done_items();

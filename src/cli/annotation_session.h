@@ -17,6 +17,7 @@
 #include "core/db.h"
 #include "core/taxonomy.h"
 #include "labeling/annotation_queue.h"
+#include "labeling/manual_labels.h"
 
 namespace convfail::cli {
 
@@ -67,8 +68,24 @@ class AnnotationSession {
     std::string dimension;
   };
 
+  struct Screen;   // what the terminal shows (annotation_session.cpp)
+  struct Prompt {  // a question as asked: the label choices and the suggestion among them
+    std::vector<std::string> options;
+    std::optional<std::string> suggestion;
+  };
+
   void replay();
   void apply_rerank(std::size_t from, std::ostream& out);
+  // run()'s steps: show a new issue, ask a question, act on a key that is no answer (help,
+  // more text, note, undo, skip) or return the label it picks.
+  void show_issue(Screen& screen, std::size_t item);
+  Prompt ask(Screen& screen, const Question& q, labeling::ManualLabels& store);
+  void show_codebook(Screen& screen, const Question& q, const Prompt& p) const;
+  void undo_last(Screen& screen, const Question& q, labeling::ManualLabels& store,
+                 SessionSummary& summary);
+  std::optional<std::string> act_on(const std::string& key, KeyReader& keys, Screen& screen,
+                                    const Question& q, const Prompt& p,
+                                    labeling::ManualLabels& store, SessionSummary& summary);
   Question next_question() const;
   Question first_question_from(std::size_t item) const;
   std::vector<std::string> dimensions_for(std::size_t item) const;

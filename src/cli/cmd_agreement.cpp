@@ -9,9 +9,11 @@ namespace convfail::cli {
 
 void add_agreement_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
-      "Inter-rater agreement of manual annotators on the issues they all labeled, per\n"
-      "dimension: n, raw agreement, Cohen's kappa with a 95% confidence interval and the\n"
-      "confusion table; with three or more annotators also every pair and Fleiss' kappa.");
+      "Agreement of label sources (annotators, or any source: classifier[:RUN],\n"
+      "consensus, hybrid[:ANNOTATOR]) on the issues they all labeled, per dimension: n, raw\n"
+      "agreement, Cohen's kappa with a 95% confidence interval and the confusion table; with\n"
+      "three or more sources also every pair and Fleiss' kappa. The web's comparison page\n"
+      "shows the same figures.");
   struct Args {
     std::vector<std::string> annotators;
     std::optional<std::string> dimension;
@@ -19,8 +21,9 @@ void add_agreement_command(CLI::App* cmd, Context& ctx) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--annotators", args->annotators,
-                  "annotators to compare, e.g. R1,R2; hybrid[:ANNOTATOR] compares\n"
-                  "the hybrid label source (manual, else confident classifier labels)")
+                  "label sources to compare, e.g. R1,R2 or classifier,R1; also\n"
+                  "classifier:RUN, consensus and hybrid[:ANNOTATOR] (manual, else\n"
+                  "confident classifier labels)")
       ->required()
       ->delimiter(',');
   cmd->add_option("--dimension", args->dimension, "only this dimension")

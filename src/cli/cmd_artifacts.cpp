@@ -105,12 +105,8 @@ void add_artifacts_list(CLI::App* cmd, Context& ctx) {
   });
 }
 
-}  // namespace
-
-void add_artifacts_command(CLI::App* cmd, Context& ctx) {
-  cmd->require_subcommand(1);
-  add_artifacts_list(cmd, ctx);
-
+// `artifacts scan`.
+void add_artifacts_scan(CLI::App* cmd, Context& ctx) {
   auto* scan = cmd->add_subcommand("scan", "find artifacts in issue bodies and comments");
   scan->footer(
       "Find artifacts in issue bodies and comments: links to model files (.onnx .pb .tflite .h5\n"
@@ -134,7 +130,10 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       std::cout << "scan: " << count_noun(c.issues, "issue") << ", " << c.found << " found, "
                 << c.inserted << " inserted\n";
   });
+}
 
+// `artifacts fetch`.
+void add_artifacts_fetch(CLI::App* cmd, Context& ctx) {
   auto* fetch = cmd->add_subcommand("fetch", "download the model and archive artifacts");
   fetch->footer(
       "Download model and archive artifacts not fetched yet (libcurl, http/https only) into\n"
@@ -221,6 +220,15 @@ void add_artifacts_command(CLI::App* cmd, Context& ctx) {
       throw UserError(std::to_string(c.failed) + " of " + std::to_string(c.attempted) +
                       " artifacts failed (fetch_status 'error:...'; --retry-failed retries them)");
   });
+}
+
+}  // namespace
+
+void add_artifacts_command(CLI::App* cmd, Context& ctx) {
+  cmd->require_subcommand(1);
+  add_artifacts_list(cmd, ctx);
+  add_artifacts_scan(cmd, ctx);
+  add_artifacts_fetch(cmd, ctx);
 }
 
 }  // namespace convfail::cli

@@ -38,32 +38,87 @@ nlohmann::json summary_json(const crawler::CrawlSummary& s) {
   return j;
 }
 
+// The options of `crawl`.
+struct CrawlArgs {
+  std::string repo;
+  std::string preset;
+  crawler::CrawlOptions o;
+  std::string since;
+  bool no_comments = false, no_timeline = false, json = false;
+  std::string token_file;
+  int max_response_mb = 100;
+  bool graphql_queries = false;
+};
+
+const char* const kCrawlHelp =
+    "Sync issues of OWNER/REPO from the GitHub REST API into the database: incremental\n"
+    "(since= the last crawl, conditional requests answered 304 cost nothing), rate-limit\n"
+    "aware, and resumable (each page is stored with its checkpoint; a killed crawl continues\n"
+    "where it stopped). Pull requests are skipped. The token comes from $GITHUB_TOKEN or\n"
+    "--token-file and is never stored or printed; without one the anonymous limit applies.\n"
+    "It is sent only to the --api-url origin: Link URLs, issue URLs and redirects elsewhere\n"
+    "stop the crawl with an error. A renamed repository (301) is stored under its new name.\n"
+    "--api graphql fetches 100 issues with their labels, comments and timeline items per\n"
+    "request from the GraphQL endpoint (API origin + /graphql; /api/v3 roots use /api/graphql)\n"
+    "for about a hundredth of the REST rate-limit budget, into the same rows; GitHub's GraphQL\n"
+    "API needs a token, so `auto` (the default) uses GraphQL with a token and REST without.";
+
+// `crawl`: one repository or a preset's, printing each summary (or JSON of all).
+void run_crawl(Context& ctx, const CrawlArgs& a) {
+  if (a.graphql_queries) {
+    nlohmann::json docs = nlohmann::json::object();
+    for (const auto& [name, text] : crawler::graphql_documents()) docs[name] = text;
+    std::cout << docs.dump(2) << "\n";
+    return;
+  }
+  if (a.repo.empty() == a.preset.empty())
+    throw UsageError("crawl: give either REPO (OWNER/NAME) or --preset NAME");
+  crawler::CrawlOptions base = a.o;
+  if (!a.since.empty()) base.since = a.since;
+  base.comments = !a.no_comments;
+  base.timeline = !a.no_timeline;
+  base.api.max_response_bytes = static_cast<std::uint64_t>(a.max_response_mb) << 20;
+  base.api.token = crawler::load_github_token(
+      a.token_file.empty() ? std::nullopt : std::optional<std::string>(a.token_file));
+  std::vector<crawler::CrawlOptions> crawls;
+  if (!a.preset.empty()) {
+    crawls = crawler::preset_crawls(a.preset, base);
+  } else {
+    base.repo = a.repo;
+    crawls = {base};
+  }
+  crawler::CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
+  nlohmann::json repos = nlohmann::json::array();
+  nlohmann::json total = {{"requests", 0},           {"not_modified", 0},   {"new_issues", 0},
+                          {"points_used", 0},        {"updated_issues", 0}, {"retries", 0},
+                          {"rate_limit_wait_s", 0.0}};
+  for (const crawler::CrawlOptions& o : crawls) {
+    crawler::CrawlSummary s = crawler::crawl(
+        ctx.create_db(), o, [&line](const std::string& m) { line.notice(m); },
+        [&line](const crawler::CrawlSummary& p) { line.update(p); });
+    line.finish();
+    repos.push_back(summary_json(s));
+    total["requests"] = total["requests"].get<std::int64_t>() + s.api.requests;
+    total["not_modified"] = total["not_modified"].get<std::int64_t>() + s.api.not_modified;
+    total["new_issues"] = total["new_issues"].get<std::int64_t>() + s.new_issues;
+    total["updated_issues"] = total["updated_issues"].get<std::int64_t>() + s.updated_issues;
+    total["retries"] = total["retries"].get<std::int64_t>() + s.api.retries;
+    total["points_used"] = total["points_used"].get<std::int64_t>() + s.points_used;
+    total["api"] = s.api_kind;
+    total["rate_limit_wait_s"] = total["rate_limit_wait_s"].get<double>() + s.api.rate_limit_wait_s;
+    if (!a.json) std::cout << crawler::describe_summary(s) << "\n";
+  }
+  if (a.json) {
+    total["repos"] = repos;
+    std::cout << total.dump(2) << "\n";
+  }
+}
+
 }  // namespace
 
 void add_crawl_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Sync issues of OWNER/REPO from the GitHub REST API into the database: incremental\n"
-      "(since= the last crawl, conditional requests answered 304 cost nothing), rate-limit\n"
-      "aware, and resumable (each page is stored with its checkpoint; a killed crawl continues\n"
-      "where it stopped). Pull requests are skipped. The token comes from $GITHUB_TOKEN or\n"
-      "--token-file and is never stored or printed; without one the anonymous limit applies.\n"
-      "It is sent only to the --api-url origin: Link URLs, issue URLs and redirects elsewhere\n"
-      "stop the crawl with an error. A renamed repository (301) is stored under its new name.\n"
-      "--api graphql fetches 100 issues with their labels, comments and timeline items per\n"
-      "request from the GraphQL endpoint (API origin + /graphql; /api/v3 roots use /api/graphql)\n"
-      "for about a hundredth of the REST rate-limit budget, into the same rows; GitHub's GraphQL\n"
-      "API needs a token, so `auto` (the default) uses GraphQL with a token and REST without.");
-  struct Args {
-    std::string repo;
-    std::string preset;
-    crawler::CrawlOptions o;
-    std::string since;
-    bool no_comments = false, no_timeline = false, json = false;
-    std::string token_file;
-    int max_response_mb = 100;
-    bool graphql_queries = false;
-  };
-  auto args = std::make_shared<Args>();
+  cmd->footer(kCrawlHelp);
+  auto args = std::make_shared<CrawlArgs>();
   auto* repo = cmd->add_option("REPO", args->repo, "repository OWNER/NAME (or use --preset)");
   auto* preset = cmd->add_option(
       "--preset", args->preset,
@@ -144,57 +199,7 @@ void add_crawl_command(CLI::App* cmd, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(0, 366 * 86400));
   cmd->add_flag("--json", args->json, "print the summary as one JSON object on stdout");
-  cmd->callback([&ctx, args] {
-    Args& a = *args;
-    if (a.graphql_queries) {
-      nlohmann::json docs = nlohmann::json::object();
-      for (const auto& [name, text] : crawler::graphql_documents()) docs[name] = text;
-      std::cout << docs.dump(2) << "\n";
-      return;
-    }
-    if (a.repo.empty() == a.preset.empty())
-      throw UsageError("crawl: give either REPO (OWNER/NAME) or --preset NAME");
-    crawler::CrawlOptions base = a.o;
-    if (!a.since.empty()) base.since = a.since;
-    base.comments = !a.no_comments;
-    base.timeline = !a.no_timeline;
-    base.api.max_response_bytes = static_cast<std::uint64_t>(a.max_response_mb) << 20;
-    base.api.token = crawler::load_github_token(
-        a.token_file.empty() ? std::nullopt : std::optional<std::string>(a.token_file));
-    std::vector<crawler::CrawlOptions> crawls;
-    if (!a.preset.empty()) {
-      crawls = crawler::preset_crawls(a.preset, base);
-    } else {
-      base.repo = a.repo;
-      crawls = {base};
-    }
-    crawler::CrawlProgressLine line(std::cerr, Context::stderr_is_tty());
-    nlohmann::json repos = nlohmann::json::array();
-    nlohmann::json total = {{"requests", 0},           {"not_modified", 0},   {"new_issues", 0},
-                            {"points_used", 0},        {"updated_issues", 0}, {"retries", 0},
-                            {"rate_limit_wait_s", 0.0}};
-    for (const crawler::CrawlOptions& o : crawls) {
-      crawler::CrawlSummary s = crawler::crawl(
-          ctx.create_db(), o, [&line](const std::string& m) { line.notice(m); },
-          [&line](const crawler::CrawlSummary& p) { line.update(p); });
-      line.finish();
-      repos.push_back(summary_json(s));
-      total["requests"] = total["requests"].get<std::int64_t>() + s.api.requests;
-      total["not_modified"] = total["not_modified"].get<std::int64_t>() + s.api.not_modified;
-      total["new_issues"] = total["new_issues"].get<std::int64_t>() + s.new_issues;
-      total["updated_issues"] = total["updated_issues"].get<std::int64_t>() + s.updated_issues;
-      total["retries"] = total["retries"].get<std::int64_t>() + s.api.retries;
-      total["points_used"] = total["points_used"].get<std::int64_t>() + s.points_used;
-      total["api"] = s.api_kind;
-      total["rate_limit_wait_s"] =
-          total["rate_limit_wait_s"].get<double>() + s.api.rate_limit_wait_s;
-      if (!a.json) std::cout << crawler::describe_summary(s) << "\n";
-    }
-    if (a.json) {
-      total["repos"] = repos;
-      std::cout << total.dump(2) << "\n";
-    }
-  });
+  cmd->callback([&ctx, args] { run_crawl(ctx, *args); });
 }
 
 }  // namespace convfail::cli

@@ -81,63 +81,131 @@ void simulate(Context& ctx, const Taxonomy& taxonomy, const Args& a) {
   }
 }
 
+// The options of `eval`.
+struct EvalArgs {
+  GoldOptions gold;
+  std::int64_t run = 0;
+  std::string folds;
+  bool json = false;
+  bool by_rule = false;
+  std::string fit_folds;
+  double target_accuracy = 0.9;
+  double human_share = -1;
+  bool store = false;
+  std::string source = "classifier";
+  std::optional<double> min_confidence;
+  bool simulate = false;
+  int batch = 20;
+  std::string eval_folds;
+  int seeds = 5;
+  std::string uncertainty = "margin";
+  double lambda = 0.003;
+  int iterations = 300;
+  std::vector<double> thresholds;
+};
+
+const char* const kEvalHelp =
+    "Compare a classifier run (the latest unless --run) with gold labels, per dimension:\n"
+    "n, accuracy, macro-F1, Cohen's kappa (95% CI), coverage (share not abstained), accuracy\n"
+    "and kappa on covered issues, per-label precision/recall/F1 and a confusion matrix.\n"
+    "Abstentions count as wrong in accuracy and kappa (their own column in the matrix).\n"
+    "Selective figures per dimension: issues ranked by confidence (calibrated with --fit-folds,\n"
+    "else the raw rule confidence); accuracy, kappa and the lowest confidence kept on the most\n"
+    "confident 25/50/75/100%; the threshold reaching --target-accuracy; expected calibration\n"
+    "error (ECE: 10 equal-width confidence bins, sum of bin share x |accuracy - mean\n"
+    "confidence|). Calibration is isotonic regression of \"label right\" on the raw confidence,\n"
+    "per dimension, fitted on the gold issues of --fit-folds minus the evaluated issue's own\n"
+    "fold: --folds 0-3 --fit-folds 0-3 cross-validates; --folds 4 --fit-folds 0-3 holds 4 out.\n"
+    "A run labeled by a trained model carries the model's confidence, already calibrated on\n"
+    "out-of-fold predictions (`train --help`): evaluate it without --fit-folds (a fit on the\n"
+    "model's training folds would be in-sample; eval warns).\n"
+    "Beside kappa, per dimension the shares of correct, wrong and abstained labels at each\n"
+    "confidence threshold (--thresholds, default 0,0.1,...,0.9,0.95): a label whose\n"
+    "confidence reaches the threshold is answered (correct or wrong), the rest and the\n"
+    "classifier's own abstentions count as abstained; so a threshold can be picked for a\n"
+    "wanted error share. JSON: selective.DIM.thresholds.\n"
+    "\n"
+    "--simulate-annotation replays an annotator instead (no classifier run needed: the stored\n"
+    "issues, the rules and `train`'s model, refitted with one --lambda after every batch): the\n"
+    "pool is the gold issues of --folds (default 0-3; fold 4 only when named), labeled --batch\n"
+    "at a time in two orders, the model's most uncertain issues first (the first batch random)\n"
+    "and random order; after each batch it prints per dimension the kappa of the model on the\n"
+    "held-out issues, each order averaged over --seeds random draws. Held out: the gold issues\n"
+    "of --eval-folds when given (e.g. --folds 0-3 --eval-folds 4 for reporting), else each fold\n"
+    "of the pool in turn with the others as the pool (cross-validation; kappa pools the\n"
+    "held-out predictions of all turns). It ends with the final kappa (every pool label given)\n"
+    "and the number of labels at which each order first reaches it. A gold set without folds\n"
+    "is cut into 4 parts by position.";
+
+// `eval` of a run or label source against gold labels (or the simulation).
+void run_eval(Context& ctx, const EvalArgs& a) {
+  Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+  if (a.simulate) {
+    simulate(ctx, taxonomy, a);
+    return;
+  }
+  std::set<int> folds;
+  if (!a.folds.empty()) folds = classifier::parse_fold_list(a.folds);
+  classifier::GoldSet gold_set = load_gold(
+      a.gold, "eval", [&ctx]() -> Db& { return ctx.read_db(); }, taxonomy);
+  std::optional<std::int64_t> run;
+  if (a.run > 0) run = a.run;
+  const std::string& source = a.source;
+  const labeling::LabelSource parsed = labeling::LabelSource::parse(source);
+  if (a.min_confidence && !parsed.hybrid())
+    throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
+  std::optional<classifier::EvaluatedLabels> labels;
+  if (parsed.classifier() && parsed.run) {
+    if (run) throw UsageError("give the run either as --run or as --source classifier:RUN_ID");
+    run = parsed.run;
+  } else if (!parsed.classifier()) {
+    if (run || !a.fit_folds.empty() || a.store || a.by_rule || a.human_share >= 0)
+      throw UsageError("--source " + source +
+                       " takes none of --run, --fit-folds, --store-calibration, --by-rule, "
+                       "--human-share (they are about a classifier run)");
+    labels = classifier::EvaluatedLabels{
+        source, labelsets::load_label_set(ctx.read_db(), parsed, a.min_confidence)};
+  }
+  classifier::SelectiveOptions selective;
+  if (!a.fit_folds.empty()) selective.fit_folds = classifier::parse_fold_list(a.fit_folds);
+  selective.target_accuracy = a.target_accuracy;
+  if (!a.thresholds.empty()) {
+    selective.share_thresholds = a.thresholds;
+    std::sort(selective.share_thresholds.begin(), selective.share_thresholds.end());
+  }
+  if (a.human_share >= 0) selective.human_share = a.human_share;
+  if (a.store && selective.fit_folds.empty())
+    throw UsageError("--store-calibration needs --fit-folds");
+  classifier::EvalReport report =
+      classifier::evaluate_run(a.store ? ctx.db() : ctx.read_db(), taxonomy, gold_set, run, folds,
+                               selective, labels ? &*labels : nullptr);
+  if (a.store) {
+    auto fitted = classifier::fit_run_calibration(ctx.db(), taxonomy, gold_set, report.run_id,
+                                                  selective.fit_folds, a.target_accuracy);
+    classifier::store_calibration(ctx.db(), report.run_id, fitted,
+                                  gold_set.source + " folds " + a.fit_folds, a.target_accuracy);
+    std::cerr << "stored the calibration of run " << report.run_id << "\n";
+  }
+  if (!report.warning.empty()) std::cerr << "warning: " << report.warning << "\n";
+  std::vector<classifier::RuleEval> rules;
+  if (a.by_rule)
+    rules = classifier::evaluate_rules(classifier::load_rule_firings(ctx.read_db(), report.run_id),
+                                       gold_set, folds);
+  if (a.json) {
+    nlohmann::json out = classifier::eval_report_json(report);
+    if (a.by_rule) out["rules"] = classifier::rule_evals_json(rules);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << classifier::eval_report_text(report);
+    if (a.by_rule) std::cout << classifier::rule_evals_text(rules);
+  }
+}
+
 }  // namespace
 
 void add_eval_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Compare a classifier run (the latest unless --run) with gold labels, per dimension:\n"
-      "n, accuracy, macro-F1, Cohen's kappa (95% CI), coverage (share not abstained), accuracy\n"
-      "and kappa on covered issues, per-label precision/recall/F1 and a confusion matrix.\n"
-      "Abstentions count as wrong in accuracy and kappa (their own column in the matrix).\n"
-      "Selective figures per dimension: issues ranked by confidence (calibrated with --fit-folds,\n"
-      "else the raw rule confidence); accuracy, kappa and the lowest confidence kept on the most\n"
-      "confident 25/50/75/100%; the threshold reaching --target-accuracy; expected calibration\n"
-      "error (ECE: 10 equal-width confidence bins, sum of bin share x |accuracy - mean\n"
-      "confidence|). Calibration is isotonic regression of \"label right\" on the raw confidence,\n"
-      "per dimension, fitted on the gold issues of --fit-folds minus the evaluated issue's own\n"
-      "fold: --folds 0-3 --fit-folds 0-3 cross-validates; --folds 4 --fit-folds 0-3 holds 4 out.\n"
-      "A run labeled by a trained model carries the model's confidence, already calibrated on\n"
-      "out-of-fold predictions (`train --help`): evaluate it without --fit-folds (a fit on the\n"
-      "model's training folds would be in-sample; eval warns).\n"
-      "Beside kappa, per dimension the shares of correct, wrong and abstained labels at each\n"
-      "confidence threshold (--thresholds, default 0,0.1,...,0.9,0.95): a label whose\n"
-      "confidence reaches the threshold is answered (correct or wrong), the rest and the\n"
-      "classifier's own abstentions count as abstained; so a threshold can be picked for a\n"
-      "wanted error share. JSON: selective.DIM.thresholds.\n"
-      "\n"
-      "--simulate-annotation replays an annotator instead (no classifier run needed: the stored\n"
-      "issues, the rules and `train`'s model, refitted with one --lambda after every batch): the\n"
-      "pool is the gold issues of --folds (default 0-3; fold 4 only when named), labeled --batch\n"
-      "at a time in two orders, the model's most uncertain issues first (the first batch random)\n"
-      "and random order; after each batch it prints per dimension the kappa of the model on the\n"
-      "held-out issues, each order averaged over --seeds random draws. Held out: the gold issues\n"
-      "of --eval-folds when given (e.g. --folds 0-3 --eval-folds 4 for reporting), else each fold\n"
-      "of the pool in turn with the others as the pool (cross-validation; kappa pools the\n"
-      "held-out predictions of all turns). It ends with the final kappa (every pool label given)\n"
-      "and the number of labels at which each order first reaches it. A gold set without folds\n"
-      "is cut into 4 parts by position.");
-  struct Args {
-    GoldOptions gold;
-    std::int64_t run = 0;
-    std::string folds;
-    bool json = false;
-    bool by_rule = false;
-    std::string fit_folds;
-    double target_accuracy = 0.9;
-    double human_share = -1;
-    bool store = false;
-    std::string source = "classifier";
-    std::optional<double> min_confidence;
-    bool simulate = false;
-    int batch = 20;
-    std::string eval_folds;
-    int seeds = 5;
-    std::string uncertainty = "margin";
-    double lambda = 0.003;
-    int iterations = 300;
-    std::vector<double> thresholds;
-  };
-  auto args = std::make_shared<Args>();
+  cmd->footer(kEvalHelp);
+  auto args = std::make_shared<EvalArgs>();
   add_gold_options(cmd, &args->gold);
   cmd->add_option("--run", args->run, "classifier run id (default: the latest)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 53));
@@ -197,70 +265,7 @@ void add_eval_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--iterations", args->iterations,
                   "simulation: gradient steps per refit (default 300)")
       ->check(CLI::Range(10, 5000));
-  cmd->callback([&ctx, args] {
-    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    if (args->simulate) {
-      simulate(ctx, taxonomy, *args);
-      return;
-    }
-    std::set<int> folds;
-    if (!args->folds.empty()) folds = classifier::parse_fold_list(args->folds);
-    classifier::GoldSet gold_set = load_gold(
-        args->gold, "eval", [&ctx]() -> Db& { return ctx.read_db(); }, taxonomy);
-    std::optional<std::int64_t> run;
-    if (args->run > 0) run = args->run;
-    const std::string& source = args->source;
-    const labeling::LabelSource parsed = labeling::LabelSource::parse(source);
-    if (args->min_confidence && !parsed.hybrid())
-      throw UsageError("--min-confidence applies to --source hybrid[:ANNOTATOR] only");
-    std::optional<classifier::EvaluatedLabels> labels;
-    if (parsed.classifier() && parsed.run) {
-      if (run) throw UsageError("give the run either as --run or as --source classifier:RUN_ID");
-      run = parsed.run;
-    } else if (!parsed.classifier()) {
-      if (run || !args->fit_folds.empty() || args->store || args->by_rule || args->human_share >= 0)
-        throw UsageError("--source " + source +
-                         " takes none of --run, --fit-folds, --store-calibration, --by-rule, "
-                         "--human-share (they are about a classifier run)");
-      labels = classifier::EvaluatedLabels{
-          source, labelsets::load_label_set(ctx.read_db(), parsed, args->min_confidence)};
-    }
-    classifier::SelectiveOptions selective;
-    if (!args->fit_folds.empty())
-      selective.fit_folds = classifier::parse_fold_list(args->fit_folds);
-    selective.target_accuracy = args->target_accuracy;
-    if (!args->thresholds.empty()) {
-      selective.share_thresholds = args->thresholds;
-      std::sort(selective.share_thresholds.begin(), selective.share_thresholds.end());
-    }
-    if (args->human_share >= 0) selective.human_share = args->human_share;
-    if (args->store && selective.fit_folds.empty())
-      throw UsageError("--store-calibration needs --fit-folds");
-    classifier::EvalReport report =
-        classifier::evaluate_run(args->store ? ctx.db() : ctx.read_db(), taxonomy, gold_set, run,
-                                 folds, selective, labels ? &*labels : nullptr);
-    if (args->store) {
-      auto fitted = classifier::fit_run_calibration(ctx.db(), taxonomy, gold_set, report.run_id,
-                                                    selective.fit_folds, args->target_accuracy);
-      classifier::store_calibration(ctx.db(), report.run_id, fitted,
-                                    gold_set.source + " folds " + args->fit_folds,
-                                    args->target_accuracy);
-      std::cerr << "stored the calibration of run " << report.run_id << "\n";
-    }
-    if (!report.warning.empty()) std::cerr << "warning: " << report.warning << "\n";
-    std::vector<classifier::RuleEval> rules;
-    if (args->by_rule)
-      rules = classifier::evaluate_rules(
-          classifier::load_rule_firings(ctx.read_db(), report.run_id), gold_set, folds);
-    if (args->json) {
-      nlohmann::json out = classifier::eval_report_json(report);
-      if (args->by_rule) out["rules"] = classifier::rule_evals_json(rules);
-      std::cout << out.dump(2) << "\n";
-    } else {
-      std::cout << classifier::eval_report_text(report);
-      if (args->by_rule) std::cout << classifier::rule_evals_text(rules);
-    }
-  });
+  cmd->callback([&ctx, args] { run_eval(ctx, *args); });
 }
 
 }  // namespace convfail::cli

@@ -34,44 +34,80 @@ std::vector<reports::TrainedSource> trained_sources(Db& db, const reports::Repor
   return out;
 }
 
+// The options of `report`.
+struct ReportArgs {
+  reports::ReportOptions options;
+  std::string format = "md";
+  std::string out;
+  std::string compare;
+  std::string since, until;
+  bool json = false;
+  bool raw_csv = false;
+  bool standalone = false;
+  bool per_issue = false;
+  double min_confidence = -1;
+  std::int64_t campaign = 0;
+  std::vector<std::string> suites;
+};
+
+const char* const kReportHelp =
+    "Print the study's tables from one label source: stage by converter (Table 8), symptom\n"
+    "by converter (Table 9), cause by symptom (Table 10: top five causes, the rest as Other),\n"
+    "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
+    "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
+    "confirmed by re-execution. The JSON holds the full unbinned counts.\n"
+    "CSV is tidy long form (table,row,column,value), one number or plain label per value:\n"
+    "a count and its share are two rows (Total, Share of total), a cell per converter is\n"
+    "one row per converter (column \"Crash (torch.onnx)\"), an interval its two ends.\n"
+    "LaTeX is table fragments to \\input (they need \\usepackage{booktabs}), labelled\n"
+    "tab:stage-by-converter and so on; --standalone prints a whole document instead.\n"
+    "--per-issue prints the flat table instead, one row per issue (CSV or JSON): each\n"
+    "dimension's label, its confidence and origin (manual or automatic), and the latest repro\n"
+    "verdict. It is here, not in `labels export`, because it joins labels with repro runs as\n"
+    "the report does (same --source, --repo, --since, --until); `labels export` is the form\n"
+    "that `labels import` reads back.\n"
+    "With --campaign ID: the campaign's report instead (convfail test): outcomes per source\n"
+    "and node count, operator types per outcome with Fisher's exact test and\n"
+    "Benjamini-Hochberg, operator sequences (the study's path method made deterministic,\n"
+    "n-grams along edges), coverage by test suites (--suite), and the failure groups.";
+
+// `report`: the per-issue table, a campaign's report or the study's tables, to stdout or --out.
+void run_report(Context& ctx, const ReportArgs& a, bool format_given) {
+  reports::ReportOptions options = a.options;
+  if (!a.since.empty()) options.since = a.since;
+  if (!a.until.empty()) options.until = a.until;
+  if (!a.compare.empty()) options.compare = a.compare;
+  if (a.min_confidence >= 0) options.min_confidence = a.min_confidence;
+  // --per-issue is a CSV unless a format is asked for.
+  std::string format_name = a.json ? "json" : a.per_issue && !format_given ? "csv" : a.format;
+  reports::ReportFormat format = reports::parse_report_format(format_name);
+  std::string text;
+  if (a.per_issue) {
+    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+    options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
+    text = reports::render_per_issue(ctx.read_db(), taxonomy, options, format, a.raw_csv);
+  } else if (a.campaign > 0) {
+    testing::CampaignAnalysisOptions campaign_options;
+    campaign_options.suites = a.suites;
+    text = testing::campaign_report(ctx.read_db(), a.campaign, format, campaign_options, a.raw_csv,
+                                    a.standalone);
+  } else {
+    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+    if (options.compare) options.trained = trained_sources(ctx.read_db(), options);
+    // Section 7 from repro's readers: reports do not read repro's tables.
+    options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
+    options.histories = repro::runtime_histories(ctx.read_db());
+    reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
+    text = reports::render_report(data, taxonomy, format, a.raw_csv, a.standalone);
+  }
+  emit_report(text, format, a.out);
+}
+
 }  // namespace
 
 void add_report_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Print the study's tables from one label source: stage by converter (Table 8), symptom\n"
-      "by converter (Table 9), cause by symptom (Table 10: top five causes, the rest as Other),\n"
-      "subtypes of incompatibility and type problems, issues per converter per year or quarter;\n"
-      "with --compare the agreement of two sources; when repro runs exist, the labeled defects\n"
-      "confirmed by re-execution. The JSON holds the full unbinned counts.\n"
-      "CSV is tidy long form (table,row,column,value), one number or plain label per value:\n"
-      "a count and its share are two rows (Total, Share of total), a cell per converter is\n"
-      "one row per converter (column \"Crash (torch.onnx)\"), an interval its two ends.\n"
-      "LaTeX is table fragments to \\input (they need \\usepackage{booktabs}), labelled\n"
-      "tab:stage-by-converter and so on; --standalone prints a whole document instead.\n"
-      "--per-issue prints the flat table instead, one row per issue (CSV or JSON): each\n"
-      "dimension's label, its confidence and origin (manual or automatic), and the latest repro\n"
-      "verdict. It is here, not in `labels export`, because it joins labels with repro runs as\n"
-      "the report does (same --source, --repo, --since, --until); `labels export` is the form\n"
-      "that `labels import` reads back.\n"
-      "With --campaign ID: the campaign's report instead (convfail test): outcomes per source\n"
-      "and node count, operator types per outcome with Fisher's exact test and\n"
-      "Benjamini-Hochberg, operator sequences (the study's path method made deterministic,\n"
-      "n-grams along edges), coverage by test suites (--suite), and the failure groups.");
-  struct Args {
-    reports::ReportOptions options;
-    std::string format = "md";
-    std::string out;
-    std::string compare;
-    std::string since, until;
-    bool json = false;
-    bool raw_csv = false;
-    bool standalone = false;
-    bool per_issue = false;
-    double min_confidence = -1;
-    std::int64_t campaign = 0;
-    std::vector<std::string> suites;
-  };
-  auto args = std::make_shared<Args>();
+  cmd->footer(kReportHelp);
+  auto args = std::make_shared<ReportArgs>();
   args->options.source = "classifier";
   cmd->add_option("--source", args->options.source,
                   "label source: an annotator name, classifier (latest run), classifier:RUN_ID, "
@@ -115,38 +151,8 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
                   "with --campaign: a folder of test models (*.onnx below it), or onnx-node\n"
                   "(Debian libonnx-testdata's ONNX backend node tests); repeatable")
       ->needs(campaign);
-  cmd->callback([&ctx, args, format_option] {
-    reports::ReportOptions options = args->options;
-    if (!args->since.empty()) options.since = args->since;
-    if (!args->until.empty()) options.until = args->until;
-    if (!args->compare.empty()) options.compare = args->compare;
-    if (args->min_confidence >= 0) options.min_confidence = args->min_confidence;
-    // --per-issue is a CSV unless a format is asked for.
-    std::string format_name = args->json                                   ? "json"
-                              : args->per_issue && !format_option->count() ? "csv"
-                                                                           : args->format;
-    reports::ReportFormat format = reports::parse_report_format(format_name);
-    std::string text;
-    if (args->per_issue) {
-      Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-      options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
-      text = reports::render_per_issue(ctx.read_db(), taxonomy, options, format, args->raw_csv);
-    } else if (args->campaign > 0) {
-      testing::CampaignAnalysisOptions campaign_options;
-      campaign_options.suites = args->suites;
-      text = testing::campaign_report(ctx.read_db(), args->campaign, format, campaign_options,
-                                      args->raw_csv, args->standalone);
-    } else {
-      Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-      if (options.compare) options.trained = trained_sources(ctx.read_db(), options);
-      // Section 7 from repro's readers: reports do not read repro's tables.
-      options.verdicts = repro::latest_issue_verdicts(ctx.read_db());
-      options.histories = repro::runtime_histories(ctx.read_db());
-      reports::ReportData data = reports::build_report(ctx.read_db(), taxonomy, options);
-      text = reports::render_report(data, taxonomy, format, args->raw_csv, args->standalone);
-    }
-    emit_report(text, format, args->out);
-  });
+  cmd->callback(
+      [&ctx, args, format_option] { run_report(ctx, *args, format_option->count() > 0); });
 }
 
 }  // namespace convfail::cli

@@ -11,30 +11,69 @@
 
 namespace convfail::cli {
 
+namespace {
+
+struct ReproduceFlags {
+  bool json = false, jsonl = false;
+  bool scripts = false;
+  bool unsafe_no_sandbox = false;
+  std::uint64_t script_memory_mb = 8192;
+  repro::ScriptsCommandArgs script_args;
+};
+
+const char* const kReproduceHelp =
+    "Re-execute ONNX models and record verdicts. For each model: parse, onnx checker and strict\n"
+    "shape inference (libonnx), then ONNX Runtime (Node.js runner, sandboxed) with graph\n"
+    "optimizations disabled and all enabled, on given inputs (input_N.pb) or inputs generated\n"
+    "from the graph; outputs are compared with reference outputs (output_N.pb) when given and\n"
+    "optimized against unoptimized. Verdicts: crash_reproduced, wrong_output_reproduced,\n"
+    "not_reproduced, not_runnable. Issue and --model runs are stored in repro_runs.\n"
+    "Each result line ends with the normalised error signature (for grouping: paths, names\n"
+    "and numbers replaced); under it come the error message as the checker, the runtime or\n"
+    "the script said it (cut, control characters escaped) and, for scripts, the first lines\n"
+    "of the Python traceback. `convfail show ISSUE` shows them again.\n"
+    "--json prints one document {\"results\": [...], \"totals\": {...}} at the end (each\n"
+    "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
+    "result per line and a last line {\"totals\": {...}}.";
+
+// `reproduce`: PyTorch scripts (--scripts), or models of issues, one file or a backend suite.
+void run_reproduce_command(Context& ctx, repro::ReproduceRequest& request,
+                           const ReproduceFlags& flags) {
+  repro::OutputFormat format = flags.json    ? repro::OutputFormat::kJson
+                               : flags.jsonl ? repro::OutputFormat::kJsonl
+                                             : repro::OutputFormat::kText;
+  apply_sandbox_choice(flags.unsafe_no_sandbox);
+  if (flags.scripts) {
+    repro::ScriptsCommandArgs s = flags.script_args;
+    s.run.memory_bytes = flags.script_memory_mb << 20;
+    s.all = request.all;
+    if (!request.issue.empty()) s.issues = {request.issue};
+    s.format = format;
+    s.progress = Context::stderr_is_tty();
+    s.repro = request.options;
+    s.runner_memory_mb = request.memory_mb;
+    s.limit = request.limit;
+    repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
+                               std::cerr);
+    return;
+  }
+  int modes =
+      !request.issue.empty() + request.all + !request.model.empty() + !request.suite.empty();
+  if (modes != 1) throw UsageError("reproduce needs one of ISSUE, --all, --model, --suite");
+  request.format = format;
+  request.progress = Context::stderr_is_tty();
+  // --model stores the file's verdicts (bisect reuses them): like import, it may start a
+  // database; ISSUE and --all need the issues, so their database must exist.
+  Db* db = !request.suite.empty() ? nullptr : !request.model.empty() ? &ctx.create_db() : &ctx.db();
+  repro::run_reproduce(request, db, std::cout);
+}
+
+}  // namespace
+
 void add_reproduce_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Re-execute ONNX models and record verdicts. For each model: parse, onnx checker and strict\n"
-      "shape inference (libonnx), then ONNX Runtime (Node.js runner, sandboxed) with graph\n"
-      "optimizations disabled and all enabled, on given inputs (input_N.pb) or inputs generated\n"
-      "from the graph; outputs are compared with reference outputs (output_N.pb) when given and\n"
-      "optimized against unoptimized. Verdicts: crash_reproduced, wrong_output_reproduced,\n"
-      "not_reproduced, not_runnable. Issue and --model runs are stored in repro_runs.\n"
-      "Each result line ends with the normalised error signature (for grouping: paths, names\n"
-      "and numbers replaced); under it come the error message as the checker, the runtime or\n"
-      "the script said it (cut, control characters escaped) and, for scripts, the first lines\n"
-      "of the Python traceback. `convfail show ISSUE` shows them again.\n"
-      "--json prints one document {\"results\": [...], \"totals\": {...}} at the end (each\n"
-      "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
-      "result per line and a last line {\"totals\": {...}}.");
+  cmd->footer(kReproduceHelp);
   auto args = std::make_shared<repro::ReproduceRequest>();
-  struct Flags {
-    bool json = false, jsonl = false;
-    bool scripts = false;
-    bool unsafe_no_sandbox = false;
-    std::uint64_t script_memory_mb = 8192;
-    repro::ScriptsCommandArgs script_args;
-  };
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<ReproduceFlags>();
   auto* issue = cmd->add_option("ISSUE", args->issue,
                                 "OWNER/REPO#N or its URL: the fetched models (or, with --scripts, "
                                 "the repro script) of one issue");
@@ -106,34 +145,7 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   limit->excludes(model);
   json->excludes(jsonl);
   for (CLI::Option* o : {script_file, python, script_timeout, script_memory}) o->needs(scripts);
-  cmd->callback([&ctx, args, flags] {
-    repro::OutputFormat format = flags->json    ? repro::OutputFormat::kJson
-                                 : flags->jsonl ? repro::OutputFormat::kJsonl
-                                                : repro::OutputFormat::kText;
-    apply_sandbox_choice(flags->unsafe_no_sandbox);
-    if (flags->scripts) {
-      repro::ScriptsCommandArgs s = flags->script_args;
-      s.run.memory_bytes = flags->script_memory_mb << 20;
-      s.all = args->all;
-      if (!args->issue.empty()) s.issues = {args->issue};
-      s.format = format;
-      s.progress = Context::stderr_is_tty();
-      s.repro = args->options;
-      s.runner_memory_mb = args->memory_mb;
-      s.limit = args->limit;
-      repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
-                                 std::cerr);
-      return;
-    }
-    int modes = !args->issue.empty() + args->all + !args->model.empty() + !args->suite.empty();
-    if (modes != 1) throw UsageError("reproduce needs one of ISSUE, --all, --model, --suite");
-    args->format = format;
-    args->progress = Context::stderr_is_tty();
-    // --model stores the file's verdicts (bisect reuses them): like import, it may start a
-    // database; ISSUE and --all need the issues, so their database must exist.
-    Db* db = !args->suite.empty() ? nullptr : !args->model.empty() ? &ctx.create_db() : &ctx.db();
-    repro::run_reproduce(*args, db, std::cout);
-  });
+  cmd->callback([&ctx, args, flags] { run_reproduce_command(ctx, *args, *flags); });
 }
 
 }  // namespace convfail::cli

@@ -11,18 +11,10 @@
 
 namespace convfail::cli {
 
-void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
-  cmd->require_subcommand(1);
-  cmd->footer(
-      "onnxruntime-node releases besides the pinned one (exec/runner/package.json), for\n"
-      "`reproduce --ort VERSION` and `bisect`. Each version is installed once into\n"
-      "$XDG_CACHE_HOME/convfail/ort/VERSION (else ~/.cache/convfail/ort; $CONVFAIL_ORT_CACHE\n"
-      "overrides) by `npm install --ignore-scripts` with a package-lock.json of its own; npm\n"
-      "checks each tarball's sha512 integrity, convfail that the lock records one for every\n"
-      "package, that the installed version is VERSION and that it ships a linux native library\n"
-      "(releases before 1.14 download theirs in an install script and fail to install). The\n"
-      "npm registry is the one npm is configured with (npm_config_registry).");
+namespace {
 
+// `runtimes list`.
+void add_runtimes_list(CLI::App* cmd) {
   struct ListArgs {
     bool available = false, json = false;
   };
@@ -65,7 +57,10 @@ void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
       std::cout << "\n";
     }
   });
+}
 
+// `runtimes install`.
+void add_runtimes_install(CLI::App* cmd) {
   struct InstallArgs {
     std::vector<std::string> versions;
     double timeout = 600;
@@ -100,7 +95,10 @@ void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
       throw UserError(std::to_string(failed) + " of " + std::to_string(ia->versions.size()) +
                       " releases failed to install");
   });
+}
 
+// `runtimes prune`.
+void add_runtimes_prune(CLI::App* cmd) {
   auto keep = std::make_shared<std::vector<std::string>>();
   auto* prune = cmd->add_subcommand(
       "prune", "remove installed releases (all but --keep), failed and partial installs");
@@ -112,6 +110,24 @@ void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
     for (const auto& r : removed) std::cout << " " << terminal_safe(r);
     std::cout << "\n";
   });
+}
+
+}  // namespace
+
+void add_runtimes_command(CLI::App* cmd, Context& /*ctx*/) {
+  cmd->require_subcommand(1);
+  cmd->footer(
+      "onnxruntime-node releases besides the pinned one (exec/runner/package.json), for\n"
+      "`reproduce --ort VERSION` and `bisect`. Each version is installed once into\n"
+      "$XDG_CACHE_HOME/convfail/ort/VERSION (else ~/.cache/convfail/ort; $CONVFAIL_ORT_CACHE\n"
+      "overrides) by `npm install --ignore-scripts` with a package-lock.json of its own; npm\n"
+      "checks each tarball's sha512 integrity, convfail that the lock records one for every\n"
+      "package, that the installed version is VERSION and that it ships a linux native library\n"
+      "(releases before 1.14 download theirs in an install script and fail to install). The\n"
+      "npm registry is the one npm is configured with (npm_config_registry).");
+  add_runtimes_list(cmd);
+  add_runtimes_install(cmd);
+  add_runtimes_prune(cmd);
 }
 
 }  // namespace convfail::cli

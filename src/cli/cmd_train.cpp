@@ -63,52 +63,98 @@ std::string execution_text(const classifier::ExecutionWeights& w) {
   return out.str();
 }
 
+// The options of `train`.
+struct TrainArgs {
+  GoldOptions gold;
+  std::string folds;
+  std::string rules;
+  int iterations = 600;
+  classifier::FitOptions fit;
+  bool unbalanced = false;
+  bool json = false;
+};
+
+const char* const kTrainHelp =
+    "Fit a model on top of the rules from gold labels: per dimension (symptom, cause, stage)\n"
+    "an L2-regularised multinomial logistic regression (examples weighed so that every label\n"
+    "weighs the same) over the rules' firings and decisions and the words and word pairs of the "
+    "segmented fields (title, body, code, tracebacks,\n"
+    "error lines, comments). Cross-validation over the training folds (4 parts by position\n"
+    "when the gold set has no folds) picks the regularisation; the figures printed are the\n"
+    "pooled out-of-fold kappa of the model and the kappa of the rules alone on the same\n"
+    "issues. With --folds only the gold rows of those folds are read: e.g. --folds 0-3 keeps\n"
+    "fold 4 held out. The model is stored with the hash of its training set (issue keys and\n"
+    "labels) and its folds; `classify` uses the latest one. Deterministic.\n"
+    "The model's confidence is calibrated on out-of-fold predictions only: isotonic regression\n"
+    "of \"label right\" on the probability the cross-validated models gave the issues they did\n"
+    "not see, kept only when its cross-fitted ECE (each fold's predictions calibrated by a fit\n"
+    "on the other folds') beats the raw probabilities' (else calibration: none). The threshold\n"
+    "reaching 0.9 accuracy on those out-of-fold confidences is stored with the model and, by\n"
+    "`classify`, with its run for the hybrid label source.\n"
+    "\n"
+    "Per dimension, train then chooses what `classify` uses: the rules, the model, or a blend\n"
+    "(the model's log-probabilities plus the rules' decision as a vote of weight 0.5-8, the\n"
+    "best by out-of-fold kappa). The rules were written on the development folds, so their\n"
+    "figures there are corrected: for each held-out fold, rules that the other folds do not\n"
+    "support (firing on fewer than 2 of their gold issues, or pointing at their label less\n"
+    "often than its base rate there) are left out, for the rules and for the model's and the\n"
+    "blend's rule features alike. The better of model and blend replaces the rules only when\n"
+    "its corrected out-of-fold kappa is at least 0.02 higher and it wins in at least 80% of\n"
+    "2000 paired bootstrap resamples of the issues; else the rules stay. The choice is\n"
+    "printed with these figures (corrected and uncorrected) and stored with the model;\n"
+    "`classify --model-for` overrides it. Each predictor's confidence is calibrated on its\n"
+    "corrected out-of-fold outputs.\n"
+    "Execution evidence (see `classify --help`): the weight of each kind is calibrated on the\n"
+    "training issues' stored verdicts (printed; the taxonomy-based prior where there are\n"
+    "none) and stored with the model.";
+
+// `train`: fit, choose and store the model, then print its figures.
+void run_train(Context& ctx, const TrainArgs& a) {
+  Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+  std::set<int> folds;
+  if (!a.folds.empty()) folds = classifier::parse_fold_list(a.folds);
+  classifier::GoldSet gold_set = load_gold(
+      a.gold, "train", [&ctx]() -> Db& { return ctx.db(); }, taxonomy);
+  std::string dir = a.rules.empty() ? ctx.data_dir + "/rules" : a.rules;
+  classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
+  classifier::FitOptions options = a.fit;
+  options.iterations = a.iterations;
+  options.balanced = !a.unbalanced;
+  classifier::TrainSummary s = classifier::train_and_store(ctx.db(), engine, gold_set, folds,
+                                                           options, stored_verdicts(ctx.db()));
+  if (a.json) {
+    std::cout << classifier::train_summary_json(s).dump(2) << "\n";
+    return;
+  }
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3);
+  out << "trained model " << s.model_id << ": " << s.issues << " issue(s)";
+  if (!s.folds.empty()) {
+    out << " of folds";
+    for (int f : s.folds) out << " " << f;
+  }
+  out << ", " << s.model.features.size() << " features, training set hash " << s.training_hash
+      << "\n";
+  if (s.missing)
+    out << "  " << s.missing << " of " << s.gold_items << " gold issue(s) not stored, skipped\n";
+  for (const auto& d : s.model.dimensions)
+    out << d.dimension << ": n=" << d.n << " lambda=" << d.lambda
+        << " cv_kappa=" << d.cv_kappa.at(d.lambda) << " cv_accuracy=" << d.cv_accuracy
+        << " rules_kappa=" << d.rules_kappa << " rules_accuracy=" << d.rules_accuracy << "\n"
+        << "  out-of-fold confidence: ece raw=" << d.cv_raw_ece << " kept=" << d.cv_ece
+        << " (calibration: " << d.calibration_method << "); threshold for accuracy "
+        << classifier::kCalibrationTarget << ": "
+        << (d.threshold ? std::to_string(*d.threshold) : std::string("not reached")) << "\n"
+        << choice_text(d);
+  out << execution_text(s.model.execution);
+  std::cout << out.str();
+}
+
 }  // namespace
 
 void add_train_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Fit a model on top of the rules from gold labels: per dimension (symptom, cause, stage)\n"
-      "an L2-regularised multinomial logistic regression (examples weighed so that every label\n"
-      "weighs the same) over the rules' firings and decisions and the words and word pairs of the "
-      "segmented fields (title, body, code, tracebacks,\n"
-      "error lines, comments). Cross-validation over the training folds (4 parts by position\n"
-      "when the gold set has no folds) picks the regularisation; the figures printed are the\n"
-      "pooled out-of-fold kappa of the model and the kappa of the rules alone on the same\n"
-      "issues. With --folds only the gold rows of those folds are read: e.g. --folds 0-3 keeps\n"
-      "fold 4 held out. The model is stored with the hash of its training set (issue keys and\n"
-      "labels) and its folds; `classify` uses the latest one. Deterministic.\n"
-      "The model's confidence is calibrated on out-of-fold predictions only: isotonic regression\n"
-      "of \"label right\" on the probability the cross-validated models gave the issues they did\n"
-      "not see, kept only when its cross-fitted ECE (each fold's predictions calibrated by a fit\n"
-      "on the other folds') beats the raw probabilities' (else calibration: none). The threshold\n"
-      "reaching 0.9 accuracy on those out-of-fold confidences is stored with the model and, by\n"
-      "`classify`, with its run for the hybrid label source.\n"
-      "\n"
-      "Per dimension, train then chooses what `classify` uses: the rules, the model, or a blend\n"
-      "(the model's log-probabilities plus the rules' decision as a vote of weight 0.5-8, the\n"
-      "best by out-of-fold kappa). The rules were written on the development folds, so their\n"
-      "figures there are corrected: for each held-out fold, rules that the other folds do not\n"
-      "support (firing on fewer than 2 of their gold issues, or pointing at their label less\n"
-      "often than its base rate there) are left out, for the rules and for the model's and the\n"
-      "blend's rule features alike. The better of model and blend replaces the rules only when\n"
-      "its corrected out-of-fold kappa is at least 0.02 higher and it wins in at least 80% of\n"
-      "2000 paired bootstrap resamples of the issues; else the rules stay. The choice is\n"
-      "printed with these figures (corrected and uncorrected) and stored with the model;\n"
-      "`classify --model-for` overrides it. Each predictor's confidence is calibrated on its\n"
-      "corrected out-of-fold outputs.\n"
-      "Execution evidence (see `classify --help`): the weight of each kind is calibrated on the\n"
-      "training issues' stored verdicts (printed; the taxonomy-based prior where there are\n"
-      "none) and stored with the model.");
-  struct Args {
-    GoldOptions gold;
-    std::string folds;
-    std::string rules;
-    int iterations = 600;
-    classifier::FitOptions fit;
-    bool unbalanced = false;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
+  cmd->footer(kTrainHelp);
+  auto args = std::make_shared<TrainArgs>();
   add_gold_options(cmd, &args->gold);
   cmd->add_option("--folds", args->folds,
                   "only gold rows of these folds, e.g. 0-3 (needs a fold column; default: all)");
@@ -127,46 +173,7 @@ void add_train_command(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--unbalanced", args->unbalanced,
                 "weigh every issue the same instead of every label the same");
   cmd->add_flag("--json", args->json, "print the training summary as JSON");
-  cmd->callback([&ctx, args] {
-    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-    std::set<int> folds;
-    if (!args->folds.empty()) folds = classifier::parse_fold_list(args->folds);
-    classifier::GoldSet gold_set = load_gold(
-        args->gold, "train", [&ctx]() -> Db& { return ctx.db(); }, taxonomy);
-    std::string dir = args->rules.empty() ? ctx.data_dir + "/rules" : args->rules;
-    classifier::Engine engine(classifier::load_rules(dir, taxonomy), taxonomy);
-    classifier::FitOptions options = args->fit;
-    options.iterations = args->iterations;
-    options.balanced = !args->unbalanced;
-    classifier::TrainSummary s = classifier::train_and_store(ctx.db(), engine, gold_set, folds,
-                                                             options, stored_verdicts(ctx.db()));
-    if (args->json) {
-      std::cout << classifier::train_summary_json(s).dump(2) << "\n";
-      return;
-    }
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(3);
-    out << "trained model " << s.model_id << ": " << s.issues << " issue(s)";
-    if (!s.folds.empty()) {
-      out << " of folds";
-      for (int f : s.folds) out << " " << f;
-    }
-    out << ", " << s.model.features.size() << " features, training set hash " << s.training_hash
-        << "\n";
-    if (s.missing)
-      out << "  " << s.missing << " of " << s.gold_items << " gold issue(s) not stored, skipped\n";
-    for (const auto& d : s.model.dimensions)
-      out << d.dimension << ": n=" << d.n << " lambda=" << d.lambda
-          << " cv_kappa=" << d.cv_kappa.at(d.lambda) << " cv_accuracy=" << d.cv_accuracy
-          << " rules_kappa=" << d.rules_kappa << " rules_accuracy=" << d.rules_accuracy << "\n"
-          << "  out-of-fold confidence: ece raw=" << d.cv_raw_ece << " kept=" << d.cv_ece
-          << " (calibration: " << d.calibration_method << "); threshold for accuracy "
-          << classifier::kCalibrationTarget << ": "
-          << (d.threshold ? std::to_string(*d.threshold) : std::string("not reached")) << "\n"
-          << choice_text(d);
-    out << execution_text(s.model.execution);
-    std::cout << out.str();
-  });
+  cmd->callback([&ctx, args] { run_train(ctx, *args); });
 }
 
 }  // namespace convfail::cli

@@ -20,7 +20,7 @@ const std::vector<CommandSpec>& command_table() {
       {"labels", "Label", "manual labels: import, export, history", add_labels_command},
       {"annotate", "Label", "label issues interactively", add_annotate_command},
       {"adjudicate", "Label", "reconcile the disagreements of annotators", add_adjudicate_command},
-      {"agreement", "Label", "inter-rater agreement of annotators", add_agreement_command},
+      {"agreement", "Label", "agreement of annotators or any label sources", add_agreement_command},
       {"artifacts", "Reproduce", "find and fetch the models attached to issues",
        add_artifacts_command},
       {"reproduce", "Reproduce", "re-execute models or repro scripts and record verdicts",

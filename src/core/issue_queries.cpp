@@ -256,6 +256,13 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter) {
   return out;
 }
 
+std::vector<std::string> stored_repositories(Db& db) {
+  std::vector<std::string> out;
+  Stmt st(db, "SELECT full_name FROM repositories ORDER BY full_name");
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
 std::int64_t count_issues(Db& db, const IssueFilter& filter) {
   Stmt st(db, "SELECT count(*)" + filter_sql(filter));
   bind_filter(st, filter);
@@ -350,20 +357,77 @@ std::string fts_literal(const std::string& text) {
   return out;
 }
 
-std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
-                                     const SearchOptions& options, std::int64_t* total) {
+namespace {
+
+// The query as FTS5 gets it: a literal phrase search unless `fts`; UsageError for one too long or
+// with nothing to search for.
+std::string checked_search_query(const std::string& raw_query, bool fts) {
   std::size_t characters = 0;  // UTF-8: every byte that does not continue a character
   for (char c : raw_query) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   if (characters > kMaxSearchQueryLength) {
     throw UsageError("the search query is " + std::to_string(characters) +
                      " characters long; the limit is " + std::to_string(kMaxSearchQueryLength));
   }
-  std::string query = options.fts ? without_repeated_words(raw_query) : fts_literal(raw_query);
+  std::string query = fts ? without_repeated_words(raw_query) : fts_literal(raw_query);
   if (query.find_first_not_of(" \t\r\n") == std::string::npos)
     throw UsageError(raw_query.find_first_not_of(" \t\r\n") == std::string::npos
                          ? "empty search query"
                          : "the search query " + quoted_excerpt(raw_query, 200) +
                                " has no letter or digit to search for");
+  return query;
+}
+
+// The matches of one issue: its title/body score and its best comments.
+struct MatchGroup {
+  double issue_score = 0;
+  bool issue_matched = false;
+  double best_comment = 0;
+  std::int64_t comments = 0;
+  std::vector<std::pair<std::int64_t, std::string>> best_comments;  // (comment id, author)
+};
+
+// Group per issue: score = title/body score + best comment score (both negative, lower is
+// better), so an issue matching in its text and its thread ranks above one matching in either.
+std::map<std::int64_t, MatchGroup> group_matches(const std::vector<FtsRow>& issue_rows,
+                                                 const std::vector<FtsRow>& comment_rows) {
+  std::map<std::int64_t, MatchGroup> groups;
+  for (const FtsRow& r : issue_rows) {
+    MatchGroup& g = groups[r.issue_id];
+    g.issue_score = r.score;
+    g.issue_matched = true;
+  }
+  for (const FtsRow& r : comment_rows) {  // already best first
+    MatchGroup& g = groups[r.issue_id];
+    if (g.comments == 0) g.best_comment = r.score;
+    ++g.comments;
+    if (g.best_comments.size() < 2) g.best_comments.emplace_back(r.row, r.author);
+  }
+  return groups;
+}
+
+// The issues a hit may be (filter, pull requests): one query for all, when a filter or the
+// total asks for it (nullopt otherwise: each hit is checked as it is built). Sets *total.
+std::optional<std::set<std::int64_t>> allowed_hits(
+    Db& db, const SearchOptions& options, const std::vector<std::pair<double, std::int64_t>>& order,
+    std::int64_t* total) {
+  if (!options.where && !total) return std::nullopt;
+  IssueFilter f = options.where.value_or(IssueFilter{});
+  f.include_pull_requests = options.include_pull_requests;
+  Stmt ids(db, "SELECT i.id" + filter_sql(f));
+  bind_filter(ids, f);
+  std::set<std::int64_t> allowed;
+  while (ids.step()) allowed.insert(ids.int64(0));
+  std::int64_t n = 0;
+  for (const auto& entry : order) n += allowed.count(entry.second);
+  if (total) *total = n;
+  return allowed;
+}
+
+}  // namespace
+
+std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
+                                     const SearchOptions& options, std::int64_t* total) {
+  const std::string query = checked_search_query(raw_query, options.fts);
 
   // Ranking first, without snippets; snippets only for the hits printed (see make_snippet).
   // Title matches weigh twice as much as body matches.
@@ -384,46 +448,12 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
                     ": no such column (searchable columns: title, body)");
   }
 
-  // Group per issue: score = title/body score + best comment score (both negative, lower is
-  // better), so an issue matching in its text and its thread ranks above one matching in either.
-  struct Group {
-    double issue_score = 0;
-    bool issue_matched = false;
-    double best_comment = 0;
-    std::int64_t comments = 0;
-    std::vector<std::pair<std::int64_t, std::string>> best_comments;  // (comment id, author)
-  };
-  std::map<std::int64_t, Group> groups;
-  for (const FtsRow& r : issue_rows) {
-    Group& g = groups[r.issue_id];
-    g.issue_score = r.score;
-    g.issue_matched = true;
-  }
-  for (const FtsRow& r : comment_rows) {  // already best first
-    Group& g = groups[r.issue_id];
-    if (g.comments == 0) g.best_comment = r.score;
-    ++g.comments;
-    if (g.best_comments.size() < 2) g.best_comments.emplace_back(r.row, r.author);
-  }
+  std::map<std::int64_t, MatchGroup> groups = group_matches(issue_rows, comment_rows);
   std::vector<std::pair<double, std::int64_t>> order;
   order.reserve(groups.size());
   for (auto& [id, g] : groups) order.emplace_back(g.issue_score + g.best_comment, id);
   std::sort(order.begin(), order.end());
-
-  // The issues a hit may be (filter, pull requests): one query for all, when a filter or the
-  // total asks for it; else each hit is checked as it is built.
-  std::optional<std::set<std::int64_t>> allowed;
-  if (options.where || total) {
-    IssueFilter f = options.where.value_or(IssueFilter{});
-    f.include_pull_requests = options.include_pull_requests;
-    Stmt ids(db, "SELECT i.id" + filter_sql(f));
-    bind_filter(ids, f);
-    allowed.emplace();
-    while (ids.step()) allowed->insert(ids.int64(0));
-    std::int64_t n = 0;
-    for (const auto& entry : order) n += allowed->count(entry.second);
-    if (total) *total = n;
-  }
+  const std::optional<std::set<std::int64_t>> allowed = allowed_hits(db, options, order, total);
 
   std::vector<SearchHit> hits;
   std::int64_t skipped = 0;
@@ -445,7 +475,7 @@ std::vector<SearchHit> search_issues(Db& db, const std::string& raw_query,
       ++skipped;
       continue;
     }
-    Group& g = groups[id];
+    MatchGroup& g = groups[id];
     SearchHit h;
     h.issue = std::move(s);
     h.score = score;

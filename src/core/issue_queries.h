@@ -49,6 +49,9 @@ std::vector<IssueSummary> list_issues(Db& db, const IssueFilter& filter);
 // How many issues match the filter (limit and offset aside): the total of a paged listing.
 std::int64_t count_issues(Db& db, const IssueFilter& filter);
 
+// The stored repositories (OWNER/NAME), sorted.
+std::vector<std::string> stored_repositories(Db& db);
+
 struct CommentView {
   std::optional<std::string> author;
   std::optional<std::string> author_association;

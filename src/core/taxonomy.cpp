@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail {
 namespace {
@@ -162,6 +163,14 @@ const TaxonomyLabel* Taxonomy::find_label(const std::string& dimension,
 std::string Taxonomy::converter_for_repo(const std::string& repo) const {
   auto it = converters_.find(fold(repo));
   return it == converters_.end() ? repo : it->second;
+}
+
+std::vector<std::string> Taxonomy::repositories_of(const std::string& converter,
+                                                   const std::vector<std::string>& repos) const {
+  std::vector<std::string> out;
+  for (const std::string& repo : repos)
+    if (iequals(converter_for_repo(repo), converter)) out.push_back(repo);
+  return out;
 }
 
 }  // namespace convfail

@@ -58,6 +58,11 @@ class Taxonomy {
   // Converter name for a repository ("pytorch/pytorch" -> "torch.onnx"); other repos keep
   // their own name.
   std::string converter_for_repo(const std::string& repo) const;
+  // Of `repos` (OWNER/NAME; core's stored_repositories), in their order, those whose converter is
+  // `converter` (without case): the ones taxonomy.json maps to it, and any it does not map whose
+  // own name it is.
+  std::vector<std::string> repositories_of(const std::string& converter,
+                                           const std::vector<std::string>& repos) const;
 
  private:
   std::vector<TaxonomyDimension> dimensions_;

@@ -52,7 +52,9 @@ expect_status 403 GET /api/issues -H 'Host: rebound.example:8080' # DNS rebindin
 expect_status 200 GET /api/session -H 'Host: localhost:8080'
 expect_status 404 GET /api/nothing
 expect_status 405 DELETE /api/labels
+grep -qi '^allow: GET, HEAD, POST' "$T/headers" || fail "405 on /api/labels without Allow: GET, HEAD, POST"
 expect_status 405 GET /api/login
+grep -qi '^allow: POST' "$T/headers" || fail "405 on /api/login without Allow: POST"
 
 # --- Read endpoints --------------------------------------------------------------------------
 expect_status 200 GET /api/session
@@ -233,6 +235,9 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(op
   fail "/api/agreement differs from agreement --json"
 expect_status 200 GET '/api/agreement?a=classifier&b=bob'
 json_check 'd["dimensions"]["symptom"]["n"] == 1 and "ci95" in d["dimensions"]["symptom"]'
+cf agreement --annotators classifier,bob --json >"$T/agree.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$T/body" "$T/agree.json" ||
+  fail "/api/agreement?a=classifier&b=bob differs from agreement --annotators classifier,bob --json"
 expect_status 400 GET '/api/agreement?a=r1'
 expect_status 400 GET '/api/agreement?a=r1&b=nobody'
 expect_status 400 GET '/api/agreement?a=r1&b=r2&dimension=mood'

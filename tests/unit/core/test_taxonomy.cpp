@@ -26,6 +26,18 @@ TEST_CASE("taxonomy: the shipped file lists the documented dimensions and names"
   CHECK_THROWS_AS(t.dimension("colour"), UserError);
 }
 
+TEST_CASE("taxonomy: the repositories of a converter, in the given order") {
+  Taxonomy t = Taxonomy::load(test::data_dir());
+  std::vector<std::string> repos = {"onnx/tensorflow-onnx", "PyTorch/PyTorch", "someone/else",
+                                    "pytorch/pytorch"};
+  CHECK(t.repositories_of("torch.onnx", repos) ==
+        std::vector<std::string>{"PyTorch/PyTorch", "pytorch/pytorch"});
+  CHECK(t.repositories_of("TF2ONNX", repos) == std::vector<std::string>{"onnx/tensorflow-onnx"});
+  // A repository the taxonomy does not map is its own converter.
+  CHECK(t.repositories_of("someone/else", repos) == std::vector<std::string>{"someone/else"});
+  CHECK(t.repositories_of("paddle2onnx", repos).empty());
+}
+
 TEST_CASE("taxonomy: a malformed file is refused with its name") {
   CHECK_THROWS_WITH_AS(Taxonomy::from_json_text("{\"dimensions\": [{}]}", "t.json"),
                        doctest::Contains("t.json"), UserError);

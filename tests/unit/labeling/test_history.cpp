@@ -105,3 +105,34 @@ TEST_CASE("manual label history is append-only through every operation") {
   CHECK(f.db->scalar("SELECT count(*) FROM manual_labels WHERE kind = 'skip'") == 1);
   CHECK(f.db->scalar("SELECT count(*) FROM manual_labels WHERE kind = 'adjudication'") >= 1);
 }
+
+TEST_CASE("undo: one function restores the value before a row, for its annotator and issue only") {
+  LabelingFixture f(2);
+  ManualLabels store(*f.db);
+  std::int64_t first = store.append(f.issues[0], "A", "symptom", "crash", "label", {}, "cli");
+  std::int64_t second = store.append(f.issues[0], "A", "symptom", "hang", "label", {}, "cli");
+  std::int64_t other = store.append(f.issues[0], "B", "symptom", "crash", "label", {}, "cli");
+  auto rows = f.rows();
+
+  // Not A's row, not this issue, no such row: nothing written.
+  CHECK_FALSE(store.undo(f.issues[0], "A", other, "web"));
+  CHECK_FALSE(store.undo(f.issues[1], "A", second, "web"));
+  CHECK_FALSE(store.undo(f.issues[0], "A", 999, "web"));
+  CHECK(f.rows() == rows);
+
+  std::optional<std::int64_t> undone = store.undo(f.issues[0], "A", second, "web");
+  REQUIRE(undone);
+  std::optional<ManualLabelRow> row = store.row(*undone);
+  REQUIRE(row);
+  CHECK(row->kind == "undo");
+  CHECK(row->dimension == "symptom");
+  CHECK(row->value == std::optional<std::string>("crash"));  // the value before row `second`
+  CHECK(row->source == std::optional<std::string>("web"));
+  CHECK(store.current(f.issues[0], "A", "symptom") == std::optional<std::string>("crash"));
+  // Undoing the first label leaves no value; the history only grows.
+  REQUIRE(store.undo(f.issues[0], "A", first, "web"));
+  CHECK_FALSE(store.current(f.issues[0], "A", "symptom"));
+  CHECK(store.current(f.issues[0], "B", "symptom") == std::optional<std::string>("crash"));
+  check_prefix(rows, f.rows(), "undo");
+  CHECK(f.rows().size() == rows.size() + 2);
+}

@@ -88,3 +88,57 @@ TEST_CASE("agreement: the study's pilot (pilot.csv) gives kappa 0.90 cause, 0.95
   }
   CHECK(r.dimensions.size() == 2);
 }
+
+TEST_CASE("agreement: a classifier run against an annotator, as `agreement` and the web give it") {
+  LabelingFixture f(5);
+  f.db->exec("INSERT INTO classifier_runs(id, rules_hash) VALUES (1, 'h')");
+  // classifier: crash crash hang hang (issue 4 not labeled); A: crash hang hang hang crash
+  const char* predicted[] = {"crash", "crash", "hang", "hang"};
+  for (int i = 0; i < 4; ++i) {
+    Stmt st(*f.db,
+            "INSERT INTO classifier_labels(run_id, issue_id, dimension, label, confidence) "
+            "VALUES (1, ?, 'symptom', ?, 0.9)");
+    st.bind(1, f.issues[i]).bind(2, predicted[i]);
+    st.run();
+  }
+  const char* a[] = {"crash", "hang", "hang", "hang", "crash"};
+  for (int i = 0; i < 5; ++i) label(f, i, "A", a[i]);
+
+  AgreementReport r = compute_agreement(*f.db, {"classifier", "A"});
+  REQUIRE(r.dimensions.size() == 1);
+  const DimensionAgreement& d = r.dimensions[0];
+  CHECK(d.dimension == "symptom");
+  CHECK(d.n == 4);
+  CHECK(d.agreement == doctest::Approx(0.75));
+  // p_o = 0.75; classifier crash 2/4, hang 2/4; A crash 1/4, hang 3/4; p_e = 0.125 + 0.375 = 0.5
+  CHECK(d.pairs[0].kappa.kappa == doctest::Approx(0.5));
+  CHECK(d.pairs[0].a == "classifier");
+  CHECK(d.pairs[0].matrix.counts == std::vector<std::vector<long>>{{1, 1}, {0, 2}});
+  // The run named by id is the same source; the pair is symmetric in n and kappa.
+  AgreementReport by_run = compute_agreement(*f.db, {"A", "classifier:1"});
+  CHECK(by_run.dimensions[0].n == 4);
+  CHECK(by_run.dimensions[0].pairs[0].kappa.kappa == doctest::Approx(0.5));
+  CHECK(agreement_json(r)["annotators"] == nlohmann::json{"classifier", "A"});
+  CHECK_THROWS_AS(compute_agreement(*f.db, {"classifier:2", "A"}), UserError);  // no such run
+  CHECK_THROWS_AS(compute_agreement(*f.db, {"classifier:x", "A"}), UsageError);
+}
+
+TEST_CASE(
+    "agreement: pair_agreement pairs two label sets on one dimension, empty values unlabeled") {
+  std::vector<IssueLabels> left(3), right(3);
+  for (int i = 0; i < 3; ++i) left[i].issue_id = right[i].issue_id = i + 1;
+  left[0].values = {{"cause", "typo"}, {"stage", "export"}};
+  left[1].values = {{"cause", "others"}};
+  left[2].values = {{"cause", ""}};  // no label
+  right[0].values = {{"cause", "typo"}};
+  right[1].values = {{"cause", "typo"}};
+  right[2].values = {{"cause", "typo"}};
+  PairAgreement p =
+      pair_agreement("L", labels_by_issue(left), "R", labels_by_issue(right), "cause");
+  CHECK(p.kappa.n == 2);
+  CHECK(p.kappa.observed == doctest::Approx(0.5));
+  CHECK(p.matrix.labels == std::vector<std::string>{"others", "typo"});
+  CHECK(p.matrix.counts == std::vector<std::vector<long>>{{0, 1}, {0, 1}});
+  CHECK(pair_agreement("L", labels_by_issue(left), "R", labels_by_issue(right), "stage").kappa.n ==
+        0);
+}

@@ -2,6 +2,7 @@
 
 #include "labeling_fixture.h"
 #include "web/api.h"
+#include "web/routes.h"
 #include "web/server.h"
 
 using namespace convfail;
@@ -129,4 +130,49 @@ TEST_CASE("web: the issue JSON is blind by default (the viewer's labels only)") 
   Json all = web::issue_json(*f.db, f.tax, "acme/conv", "1", "bob", false);
   CHECK(all["current"].size() == 2);
   CHECK(all["history"].size() == 3);
+}
+
+TEST_CASE("web: the route table answers its routes, 405 with Allow, and 404") {
+  std::vector<std::string> ran;
+  auto h = [&](const char* name) {
+    return [&ran, name](const web::HttpRequest&, web::HttpReply&) { ran.push_back(name); };
+  };
+  const std::vector<web::Route> routes = {
+      {"GET", "/api/labels", false, h("history")},
+      {"POST", "/api/labels", false, h("post")},
+      {"POST", "/api/login", false, h("login")},
+      {"GET", "/api/issues/", true, h("issue")},
+  };
+  auto run = [&](const char* method, const char* path) {
+    web::RouteMatch m = web::match_route(routes, method, path);
+    if (m.route) {
+      web::HttpRequest req;
+      web::HttpReply res;
+      m.route->handler(req, res);
+    }
+    return m;
+  };
+  CHECK(run("GET", "/api/labels").route == &routes[0]);
+  CHECK(run("HEAD", "/api/labels").route == &routes[0]);  // HEAD is answered as GET
+  CHECK(run("POST", "/api/labels").route == &routes[1]);
+  CHECK(run("GET", "/api/issues/acme/conv/1").route == &routes[3]);
+  CHECK(ran == std::vector<std::string>{"history", "history", "post", "issue"});
+
+  web::RouteMatch m = run("DELETE", "/api/labels");
+  CHECK(m.route == nullptr);
+  CHECK(m.status == 405);
+  CHECK(m.allow == "GET, HEAD, POST");
+  m = run("GET", "/api/login");
+  CHECK(m.status == 405);
+  CHECK(m.allow == "POST");
+  m = run("POST", "/api/issues/acme/conv/1");
+  CHECK(m.status == 405);
+  CHECK(m.allow == "GET, HEAD");
+  for (const char* path : {"/api/nothing", "/api/labels/", "/api/issues", "/", ""}) {
+    m = run("GET", path);
+    CHECK_MESSAGE(m.status == 404, path);
+    CHECK(m.route == nullptr);
+    CHECK(m.allow.empty());
+  }
+  CHECK(ran.size() == 4);  // refused requests ran nothing
 }
