@@ -5,9 +5,11 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "exec/child_files.h"
 #include "exec/tensor.h"
 #include "repro/repro_command.h"
 #include "repro/reproduce.h"
+#include "testing/campaign_store.h"
 #include "testing/minimise.h"
 #include "testing/plan.h"
 
@@ -72,61 +74,72 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
 
 }  // namespace
 
+namespace {
+
+json parsed_opt(const std::optional<std::string>& text) {
+  return parsed(text ? *text : "");
+}
+
+// bundle.json's facts of the group, its representative and its campaign.
+json bundle_info(const StoredGroup& g, const std::optional<StoredModel>& rep,
+                 const StoredCampaign& c) {
+  auto opt = [](const auto& v) { return v ? json(*v) : json(); };
+  return {{"group", g.id},
+          {"campaign", g.campaign},
+          {"outcome", g.outcome},
+          {"signature", g.signature},
+          {"size", g.size},
+          {"model", rep ? rep->name : ""},
+          {"original_nodes", opt(g.original_nodes)},
+          {"minimised_nodes", opt(g.minimised_nodes)},
+          {"message", rep ? rep->message : ""},
+          {"mismatch_mode", rep && !rep->mismatch_mode.empty() ? json(rep->mismatch_mode) : json()},
+          {"max_abs_diff", rep ? opt(rep->max_abs_diff) : json()},
+          {"max_rel_diff", rep ? opt(rep->max_rel_diff) : json()},
+          {"candidates", parsed_opt(g.candidates_json)},
+          {"labels", parsed_opt(g.labels_json)},
+          {"versions", c.versions},
+          {"config", c.config}};
+}
+
+// Copies the stored model's files (STORE/<sha>/: ours, read the one safe way all the same) into
+// the bundle: model.onnx and program.py, set_0's inputs and torch's outputs.
+void copy_model_files(const fs::path& src, const std::string& dir, json& files) {
+  constexpr std::uint64_t kMaxFile = 4ull << 30;
+  for (const char* f : {"model.onnx", "program.py"})
+    if (exec::copy_child_file(src.string(), f, (fs::path(dir) / f).string(), kMaxFile))
+      files.push_back(f);
+  for (const auto& name : exec::child_files_in(src.string(), "set_0")) {
+    std::string sub = name.rfind("input_", 0) == 0 ? "inputs" : "expected";
+    fs::create_directories(fs::path(dir) / sub);
+    if (exec::copy_child_file(src.string(), "set_0/" + name, (fs::path(dir) / sub / name).string(),
+                              kMaxFile))
+      files.push_back(sub + "/" + name);
+  }
+}
+
+}  // namespace
+
 json write_bundle(Db& db, std::int64_t group, const std::string& dir,
                   const std::string& store_dir) {
-  auto st = db.prepare(
-      "SELECT g.campaign_id, g.outcome, g.signature, g.size, g.original_nodes, g.minimised_nodes, "
-      "g.minimised_sha256, g.minimised_program, g.candidates_json, g.labels_json, m.name, "
-      "m.model_sha256, m.message, m.mismatch_mode, m.max_abs_diff, m.max_rel_diff, "
-      "c.versions_json, c.config_json FROM campaign_groups g JOIN campaigns c ON c.id = "
-      "g.campaign_id LEFT JOIN campaign_models m ON m.campaign_id = g.campaign_id AND m.seq = "
-      "g.representative_seq WHERE g.id = ?");
-  st.bind(1, group);
-  if (!st.step()) throw UserError("no group " + std::to_string(group));
+  auto g = load_group(db, group);
+  if (!g) throw UserError("no group " + std::to_string(group));
+  std::optional<StoredModel> rep;
+  if (g->representative_seq) rep = load_model(db, g->campaign, *g->representative_seq);
+  StoredCampaign c = load_campaign(db, g->campaign);
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
     throw UserError("bundle folder " + dir + " exists and is not empty");
   fs::create_directories(dir, ec);
   if (ec) throw UserError("cannot create " + dir + ": " + ec.message());
-  bool minimised = !st.is_null(5);
-  std::string sha = minimised ? st.text(6) : st.text(11);
-  json info = {{"group", group},
-               {"campaign", st.int64(0)},
-               {"outcome", st.text(1)},
-               {"signature", st.text(2)},
-               {"size", st.int64(3)},
-               {"model", st.text(10)},
-               {"original_nodes", st.opt_int64(4) ? json(*st.opt_int64(4)) : json()},
-               {"minimised_nodes", minimised ? json(st.int64(5)) : json()},
-               {"message", st.text(12)},
-               {"mismatch_mode", st.opt_text(13) ? json(*st.opt_text(13)) : json()},
-               {"max_abs_diff", st.is_null(14) ? json() : json(st.real(14))},
-               {"max_rel_diff", st.is_null(15) ? json() : json(st.real(15))},
-               {"candidates", parsed(st.text(8))},
-               {"labels", parsed(st.text(9))},
-               {"versions", parsed(st.text(16))},
-               {"config", parsed(st.text(17))}};
+  bool minimised = g->minimised_nodes.has_value();
+  std::string sha = minimised ? g->minimised_sha256 : rep ? rep->model_sha256 : "";
+  json info = bundle_info(*g, rep, c);
   json files = json::array();
   fs::path src = sha.empty() ? fs::path() : fs::path(store_dir) / sha;
-  if (!sha.empty() && fs::is_directory(src)) {
-    for (const char* f : {"model.onnx", "program.py"})
-      if (fs::is_regular_file(src / f)) {
-        fs::copy_file(src / f, fs::path(dir) / f, ec);
-        files.push_back(f);
-      }
-    if (fs::is_directory(src / "set_0")) {
-      fs::create_directories(fs::path(dir) / "inputs");
-      fs::create_directories(fs::path(dir) / "expected");
-      for (const auto& e : fs::directory_iterator(src / "set_0")) {
-        std::string name = e.path().filename().string();
-        fs::path to = fs::path(dir) / (name.rfind("input_", 0) == 0 ? "inputs" : "expected") / name;
-        fs::copy_file(e.path(), to, ec);
-        files.push_back(to.lexically_relative(dir).string());
-      }
-    }
-  }
-  if (!fs::exists(fs::path(dir) / "program.py") && minimised && !st.text(7).empty()) {
-    std::ofstream(fs::path(dir) / "program.py", std::ios::binary) << st.text(7);
+  if (!sha.empty() && fs::is_directory(src)) copy_model_files(src, dir, files);
+  if (!fs::exists(fs::path(dir) / "program.py") && minimised && !g->minimised_program.empty()) {
+    std::ofstream(fs::path(dir) / "program.py", std::ios::binary) << g->minimised_program;
     files.push_back("program.py");
   }
   if (fs::is_regular_file(fs::path(dir) / "model.onnx") && fs::is_directory(src / "set_0"))

@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "reports/report_data.h"
 #include "repro/bisect_history.h"
+#include "testing/campaign_store.h"
+#include "testing/outcomes.h"
 #include "testing/test_suite.h"
 
 namespace convfail::testing {
@@ -21,7 +23,7 @@ struct Model {
 };
 
 bool is_failure(const std::string& outcome) {
-  return outcome == "conversion_failure" || outcome == "ort_failure" || outcome == "mismatch";
+  return outcome == kConversionFailure || outcome == kOrtFailure || outcome == kMismatch;
 }
 
 // Node-count bins of the non-synthetic sources (one model per architecture: exact counts would
@@ -41,18 +43,16 @@ std::string node_bin(std::optional<long> nodes, long* order) {
   return "over 1000 nodes";
 }
 
-std::optional<OpGraph> graph_of(const Stmt& s, int graph_col, int ops_col,
-                                const std::string& where) {
-  if (!s.is_null(graph_col)) return parse_op_graph(s.text(graph_col), where + " graph_json");
-  if (!s.is_null(ops_col)) return parse_operator_list(s.text(ops_col), where + " operators_json");
+// A stored row's graph. A row whose graph does not parse (edges out of range, stored by an older
+// convfail or merged from elsewhere) has none: counted, never a failed report.
+std::optional<OpGraph> graph_of(const StoredModel& m, const std::string& where, long* unreadable) {
+  try {
+    if (m.graph_json) return parse_op_graph(*m.graph_json, where + " graph_json");
+    if (m.operators_json) return parse_operator_list(*m.operators_json, where + " operators_json");
+  } catch (const UserError&) {
+    ++*unreadable;
+  }
   return std::nullopt;
-}
-
-// A stored JSON column as JSON; text that does not parse is kept as a string.
-json parse_or_null(const std::string& text) {
-  if (text.empty()) return json();
-  json j = json::parse(text, nullptr, false);
-  return j.is_discarded() ? json(text) : j;
 }
 
 std::vector<std::string> sorted(const std::set<std::string>& s) {
@@ -77,7 +77,7 @@ void load_outcomes(CampaignAnalysis& a, const std::vector<Model>& models) {
   total.label = "Total";
   total.total = true;
   auto blank = [](OutcomeRow& r) {
-    for (const auto& o : campaign_outcomes()) r.counts.emplace(o, 0);
+    for (const auto& o : outcome_classes()) r.counts.emplace(o, 0);
   };
   blank(total);
   for (const auto& m : models) {
@@ -113,45 +113,29 @@ void load_outcomes(CampaignAnalysis& a, const std::vector<Model>& models) {
 
 }  // namespace
 
-const std::vector<std::string>& campaign_outcomes() {
-  static const std::vector<std::string> kOutcomes = {"conversion_failure", "ort_failure",
-                                                     "mismatch", "success", "invalid"};
-  return kOutcomes;
-}
-
 CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
                                   const CampaignAnalysisOptions& options) {
   CampaignAnalysis a;
   a.campaign_id = campaign_id;
   a.options = options;
   {
-    Stmt s = db.prepare(
-        "SELECT created_at, finished_at, config_json, versions_json FROM campaigns WHERE id = ?");
-    s.bind(1, static_cast<std::int64_t>(campaign_id));
-    if (!s.step())
-      throw UserError("campaign " + std::to_string(campaign_id) +
-                      " not found (`convfail test run` creates campaigns)");
-    a.created_at = s.text(0);
-    a.finished_at = s.text(1);
-    a.config = parse_or_null(s.text(2));
-    a.versions = parse_or_null(s.text(3));
+    StoredCampaign c = load_campaign(db, campaign_id);
+    a.created_at = c.created_at;
+    a.finished_at = c.finished_at.value_or("");
+    a.config = c.config;
+    a.versions = c.versions;
   }
   std::vector<Model> models;
-  {
-    Stmt s = db.prepare(
-        "SELECT seq, source, nodes, outcome, graph_json, operators_json FROM campaign_models "
-        "WHERE campaign_id = ? ORDER BY seq");
-    s.bind(1, static_cast<std::int64_t>(campaign_id));
-    while (s.step()) {
-      Model m;
-      m.seq = s.int64(0);
-      m.source = s.text(1);
-      if (!s.is_null(2)) m.nodes = static_cast<long>(s.int64(2));
-      m.outcome = s.text(3);
-      m.graph = graph_of(
-          s, 4, 5, "campaign " + std::to_string(campaign_id) + " model " + std::to_string(m.seq));
-      models.push_back(std::move(m));
-    }
+  for (const StoredModel& row : load_models(db, campaign_id)) {
+    Model m;
+    m.seq = row.seq;
+    m.source = row.source;
+    if (row.nodes) m.nodes = static_cast<long>(*row.nodes);
+    m.outcome = row.outcome;
+    m.graph =
+        graph_of(row, "campaign " + std::to_string(campaign_id) + " model " + std::to_string(m.seq),
+                 &a.unreadable_graphs);
+    models.push_back(std::move(m));
   }
   a.models = static_cast<long>(models.size());
   load_outcomes(a, models);
@@ -167,21 +151,21 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
     ++a.models_with_graph;
     const OpGraph& g = *m.graph;
     std::set<std::string> types(g.ops.begin(), g.ops.end());
-    if (m.outcome == "mismatch") mismatched.insert(types.begin(), types.end());
-    if (m.outcome == "conversion_failure" || m.outcome == "ort_failure")
+    if (m.outcome == kMismatch) mismatched.insert(types.begin(), types.end());
+    if (m.outcome == kConversionFailure || m.outcome == kOrtFailure)
       failing.insert(types.begin(), types.end());
-    if (m.outcome == "success") correct.insert(types.begin(), types.end());
+    if (m.outcome == kSuccess) correct.insert(types.begin(), types.end());
     const bool fail = is_failure(m.outcome);
-    if (!fail && m.outcome != "success") continue;  // invalid: neither case nor control
+    if (!fail && m.outcome != kSuccess) continue;  // invalid: neither case nor control
     if (fail) failing_any.insert(types.begin(), types.end());
     (fail ? a.failing_with_graph : a.passing_with_graph) += 1;
     (fail ? nodes_failing : nodes_passing) += static_cast<double>(g.ops.size());
     op_features.push_back(types);
     op_case.push_back(fail);
-    if (m.outcome == "mismatch" || m.outcome == "success") {
+    if (m.outcome == kMismatch || m.outcome == kSuccess) {
       mismatch_features.push_back(types);
-      mismatch_case.push_back(m.outcome == "mismatch");
-      (m.outcome == "mismatch" ? mismatched_graphs : correct_graphs).push_back(&g);
+      mismatch_case.push_back(m.outcome == kMismatch);
+      (m.outcome == kMismatch ? mismatched_graphs : correct_graphs).push_back(&g);
     }
     bool capped = false;
     gram_features.push_back(
@@ -205,41 +189,43 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
   {
     std::map<std::int64_t, const Model*> by_seq;
     for (const auto& m : models) by_seq[m.seq] = &m;
-    Stmt s = db.prepare(
-        "SELECT id, outcome, signature, size, representative_seq, original_nodes, "
-        "minimised_nodes, minimised_graph_json, candidates_json, labels_json "
-        "FROM campaign_groups WHERE campaign_id = ? ORDER BY id");
-    s.bind(1, static_cast<std::int64_t>(campaign_id));
-    while (s.step()) {
+    std::vector<StoredGroup> stored = load_groups(db, campaign_id);
+    std::sort(stored.begin(), stored.end(),
+              [](const StoredGroup& x, const StoredGroup& y) { return x.id < y.id; });
+    for (const StoredGroup& row : stored) {
       GroupRow g;
-      g.id = s.int64(0);
-      g.outcome = s.text(1);
-      g.signature = s.text(2);
-      g.size = static_cast<long>(s.int64(3));
-      if (!s.is_null(5)) g.original_nodes = static_cast<long>(s.int64(5));
-      if (!s.is_null(6)) g.minimised_nodes = static_cast<long>(s.int64(6));
+      g.id = row.id;
+      g.outcome = row.outcome;
+      g.signature = row.signature;
+      g.size = static_cast<long>(row.size);
+      if (row.original_nodes) g.original_nodes = static_cast<long>(*row.original_nodes);
+      if (row.minimised_nodes) g.minimised_nodes = static_cast<long>(*row.minimised_nodes);
       const std::string where = "campaign group " + std::to_string(g.id);
-      if (!s.is_null(7)) {
-        g.graph = parse_op_graph(s.text(7), where + " minimised_graph_json");
-        g.minimised = true;
-      } else if (!s.is_null(4)) {
-        auto it = by_seq.find(s.int64(4));
+      if (row.minimised_graph_json) {
+        try {
+          g.graph = parse_op_graph(*row.minimised_graph_json, where + " minimised_graph_json");
+          g.minimised = true;
+        } catch (const UserError&) {
+          ++a.unreadable_graphs;
+        }
+      } else if (row.representative_seq) {
+        auto it = by_seq.find(*row.representative_seq);
         if (it != by_seq.end() && it->second->graph) g.graph = it->second->graph;
       }
       if (g.graph) {
         g.operators = operator_types(*g.graph);
         g.sequence = longest_path(*g.graph, options.sequences.max_paths);
       }
-      if (!s.is_null(8)) {
-        json c = json::parse(s.text(8), nullptr, false);
+      if (row.candidates_json) {
+        json c = json::parse(*row.candidates_json, nullptr, false);
         if (!c.is_array()) throw UserError(where + " candidates_json: not a JSON array");
         g.candidates.emplace();
         for (const auto& x : c)
           if (x.is_object() && x.contains("issue") && x["issue"].is_string())
             g.candidates->push_back(x["issue"].get<std::string>());
       }
-      if (!s.is_null(9)) {
-        json l = json::parse(s.text(9), nullptr, false);
+      if (row.labels_json) {
+        json l = json::parse(*row.labels_json, nullptr, false);
         if (!l.is_object()) throw UserError(where + " labels_json: not a JSON object");
         for (auto it = l.begin(); it != l.end(); ++it)
           if (it->is_string()) g.labels[it.key()] = it->get<std::string>();

@@ -20,9 +20,6 @@
 
 namespace convfail::testing {
 
-// The outcome classes of a campaign model, in the study's order.
-const std::vector<std::string>& campaign_outcomes();
-
 struct CampaignAnalysisOptions {
   std::vector<std::string> suites;  // test-suite folders, or onnx-node (test_suite.h)
   SequenceOptions sequences;
@@ -78,6 +75,7 @@ struct CampaignAnalysis {
   // Operator types (Table 15): mismatched, failing to convert or run, correct (success).
   std::vector<std::string> ops_mismatched, ops_failing, ops_correct;
   long models_with_graph = 0, failing_with_graph = 0, passing_with_graph = 0;
+  long unreadable_graphs = 0;  // stored graphs that do not parse (left out, never an error)
   double mean_nodes_failing = 0, mean_nodes_passing = 0;  // ONNX nodes, models with a graph
   std::vector<Enrichment> operators;                      // any failure vs success
   std::vector<Enrichment> operators_mismatch;             // mismatch vs success

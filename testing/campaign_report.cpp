@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "testing/outcomes.h"
+
 namespace convfail::testing {
 namespace {
 
@@ -44,10 +46,10 @@ std::vector<std::string> minus(const std::vector<std::string>& a,
 }
 
 const char* outcome_title(const std::string& o) {
-  if (o == "conversion_failure") return "Conversion failure";
-  if (o == "ort_failure") return "ORT failure";
-  if (o == "mismatch") return "Mismatch";
-  if (o == "success") return "Success";
+  if (o == kConversionFailure) return "Conversion failure";
+  if (o == kOrtFailure) return "ORT failure";
+  if (o == kMismatch) return "Mismatch";
+  if (o == kSuccess) return "Success";
   return "Invalid";
 }
 
@@ -75,7 +77,7 @@ Table outcomes_table(const CampaignAnalysis& a, Tidy& tidy) {
   t.id = "outcomes";
   t.title = "Outcomes per source and node count (Table 11 of the study)";
   t.header = {"Source, nodes"};
-  for (const auto& o : campaign_outcomes()) t.header.push_back(outcome_title(o));
+  for (const auto& o : outcome_classes()) t.header.push_back(outcome_title(o));
   t.header.push_back("Models");
   for (const auto& r : a.outcomes) {
     std::vector<std::string> row{r.label};
@@ -83,7 +85,7 @@ Table outcomes_table(const CampaignAnalysis& a, Tidy& tidy) {
     auto comma = r.label.find(", ");
     tidy.push_back({key, "Source", r.total && r.label == "Total" ? "all" : r.source});
     tidy.push_back({key, "Nodes", comma == std::string::npos ? "all" : r.label.substr(comma + 2)});
-    for (const auto& o : campaign_outcomes()) {
+    for (const auto& o : outcome_classes()) {
       row.push_back(count_with_percent(r.counts.at(o), r.models));
       tidy.push_back({key, outcome_title(o), std::to_string(r.counts.at(o))});
       tidy.push_back(
@@ -103,12 +105,12 @@ reports::BarChart outcomes_chart(const CampaignAnalysis& a) {
   reports::BarChart c;
   c.table_id = "outcomes";
   c.title = "Outcomes per node count";
-  for (const auto& o : campaign_outcomes()) c.series.push_back(outcome_title(o));
+  for (const auto& o : outcome_classes()) c.series.push_back(outcome_title(o));
   for (const auto& r : a.outcomes) {
     if (r.total) continue;
     c.categories.push_back(r.label);
     std::vector<long> v;
-    for (const auto& o : campaign_outcomes()) v.push_back(r.counts.at(o));
+    for (const auto& o : outcome_classes()) v.push_back(r.counts.at(o));
     c.values.push_back(std::move(v));
   }
   return c;
@@ -462,6 +464,7 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
                 {"failing", a.ops_failing},
                 {"correct", a.ops_correct},
                 {"models_with_graph", a.models_with_graph},
+                {"unreadable_graphs", a.unreadable_graphs},
                 {"mean_nodes_failing", a.mean_nodes_failing},
                 {"mean_nodes_passing", a.mean_nodes_passing},
                 {"enrichment", enrichment_json(a.operators, 2, 0)},

@@ -72,7 +72,8 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
   auto st = db.prepare(
       "INSERT OR REPLACE INTO campaign_models (campaign_id, seq, source, name, nodes, "
       "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
-      "operators_json, graph_json, durations_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "operators_json, graph_json, durations_json, seed, family) VALUES "
+      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   st.bind(1, campaign).bind(2, task.seq).bind(3, task.source).bind(4, task.name);
   if (r.nodes > 0)
     st.bind(5, r.nodes);
@@ -97,6 +98,9 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
     st.bind(13, r.ops.dump()).bind(14, r.graph_json().dump());
   }
   st.bind(15, r.durations.dump());
+  st.bind(16, task.seed);
+  st.bind(17, task.family.empty() ? std::optional<std::string>()
+                                  : std::optional<std::string>(task.family));
   st.run();
   tx.commit();
 }
@@ -190,6 +194,209 @@ StatusCounts campaign_status(Db& db, std::int64_t id) {
   g.step();
   s.groups = g.int64(0);
   return s;
+}
+
+namespace {
+
+json parsed_or_null(const std::string& text) {
+  json j = json::parse(text.empty() ? "null" : text, nullptr, false);
+  return j.is_discarded() ? json() : j;
+}
+
+constexpr const char* kModelColumns =
+    "seq, source, name, COALESCE(family, ''), outcome, COALESCE(mismatch_mode, ''), "
+    "COALESCE(signature, ''), COALESCE(message, ''), nodes, seed, group_id, "
+    "COALESCE(model_sha256, ''), max_abs_diff, max_rel_diff, operators_json, graph_json, "
+    "COALESCE(durations_json, '')";
+
+StoredModel model_from(const Stmt& st) {
+  StoredModel m;
+  m.seq = st.int64(0);
+  m.source = st.text(1);
+  m.name = st.text(2);
+  m.family = st.text(3);
+  m.outcome = st.text(4);
+  m.mismatch_mode = st.text(5);
+  m.signature = st.text(6);
+  m.message = st.text(7);
+  m.nodes = st.opt_int64(8);
+  m.seed = st.opt_int64(9);
+  m.group_id = st.opt_int64(10);
+  m.model_sha256 = st.text(11);
+  if (!st.is_null(12)) m.max_abs_diff = st.real(12);
+  if (!st.is_null(13)) m.max_rel_diff = st.real(13);
+  m.operators_json = st.opt_text(14);
+  m.graph_json = st.opt_text(15);
+  m.durations_json = st.text(16);
+  return m;
+}
+
+constexpr const char* kGroupColumns =
+    "id, campaign_id, outcome, signature, size, representative_seq, original_nodes, "
+    "minimised_nodes, COALESCE(minimised_sha256, ''), COALESCE(minimised_program, ''), "
+    "minimised_graph_json, candidates_json, labels_json";
+
+StoredGroup group_from(const Stmt& st) {
+  StoredGroup g;
+  g.id = st.int64(0);
+  g.campaign = st.int64(1);
+  g.outcome = st.text(2);
+  g.signature = st.text(3);
+  g.size = st.int64(4);
+  g.representative_seq = st.opt_int64(5);
+  g.original_nodes = st.opt_int64(6);
+  g.minimised_nodes = st.opt_int64(7);
+  g.minimised_sha256 = st.text(8);
+  g.minimised_program = st.text(9);
+  g.minimised_graph_json = st.opt_text(10);
+  g.candidates_json = st.opt_text(11);
+  g.labels_json = st.opt_text(12);
+  return g;
+}
+
+std::optional<std::string> opt(const std::string& s) {
+  return s.empty() ? std::optional<std::string>() : std::optional<std::string>(s);
+}
+
+}  // namespace
+
+StoredCampaign load_campaign(Db& db, std::int64_t id) {
+  auto st = db.prepare(
+      "SELECT created_at, finished_at, config_json, versions_json FROM campaigns WHERE id = ?");
+  st.bind(1, id);
+  if (!st.step())
+    throw UserError("campaign " + std::to_string(id) +
+                    " not found (`convfail test run` creates campaigns)");
+  StoredCampaign c;
+  c.id = id;
+  c.created_at = st.text(0);
+  c.finished_at = st.opt_text(1);
+  c.config = parsed_or_null(st.text(2));
+  c.versions = parsed_or_null(st.text(3));
+  return c;
+}
+
+std::vector<StoredModel> load_models(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(std::string("SELECT ") + kModelColumns +
+                       " FROM campaign_models WHERE campaign_id = ? ORDER BY seq");
+  st.bind(1, campaign);
+  std::vector<StoredModel> out;
+  while (st.step()) out.push_back(model_from(st));
+  return out;
+}
+
+std::optional<StoredModel> load_model(Db& db, std::int64_t campaign, std::int64_t seq) {
+  auto st = db.prepare(std::string("SELECT ") + kModelColumns +
+                       " FROM campaign_models WHERE campaign_id = ? AND seq = ?");
+  st.bind(1, campaign).bind(2, seq);
+  if (!st.step()) return std::nullopt;
+  return model_from(st);
+}
+
+std::vector<StoredGroup> load_groups(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(std::string("SELECT ") + kGroupColumns +
+                       " FROM campaign_groups WHERE campaign_id = ? ORDER BY size DESC, id");
+  st.bind(1, campaign);
+  std::vector<StoredGroup> out;
+  while (st.step()) out.push_back(group_from(st));
+  return out;
+}
+
+std::optional<StoredGroup> load_group(Db& db, std::int64_t group_id) {
+  auto st =
+      db.prepare(std::string("SELECT ") + kGroupColumns + " FROM campaign_groups WHERE id = ?");
+  st.bind(1, group_id);
+  if (!st.step()) return std::nullopt;
+  return group_from(st);
+}
+
+void store_groups(Db& db, std::int64_t campaign, const std::vector<GroupPlan>& groups) {
+  Transaction tx(db);
+  std::set<std::int64_t> keep;
+  for (const auto& g : groups) {
+    auto find = db.prepare(
+        "SELECT id, representative_seq FROM campaign_groups WHERE campaign_id = ? AND outcome = ? "
+        "AND signature = ?");
+    find.bind(1, campaign).bind(2, g.outcome).bind(3, g.signature);
+    std::optional<std::int64_t> nodes;
+    if (g.representative_nodes > 0) nodes = g.representative_nodes;
+    std::int64_t id;
+    if (find.step()) {
+      id = find.int64(0);
+      if (!find.is_null(1) && find.int64(1) == g.representative_seq) {
+        auto up = db.prepare("UPDATE campaign_groups SET size = ? WHERE id = ?");
+        up.bind(1, g.size).bind(2, id);
+        up.run();
+      } else {  // another representative: its minimisation no longer applies
+        auto up = db.prepare(
+            "UPDATE campaign_groups SET size = ?, representative_seq = ?, original_nodes = ?, "
+            "minimised_nodes = NULL, minimised_sha256 = NULL, minimised_program = NULL, "
+            "minimised_graph_json = NULL WHERE id = ?");
+        up.bind(1, g.size).bind(2, g.representative_seq);
+        if (nodes)
+          up.bind(3, *nodes);
+        else
+          up.bind_null(3);
+        up.bind(4, id);
+        up.run();
+      }
+    } else {
+      auto ins = db.prepare(
+          "INSERT INTO campaign_groups (campaign_id, outcome, signature, size, "
+          "representative_seq, original_nodes) VALUES (?,?,?,?,?,?)");
+      ins.bind(1, campaign).bind(2, g.outcome).bind(3, g.signature).bind(4, g.size);
+      ins.bind(5, g.representative_seq);
+      if (nodes)
+        ins.bind(6, *nodes);
+      else
+        ins.bind_null(6);
+      ins.run();
+      id = db.last_insert_id();
+    }
+    keep.insert(id);
+    auto set = db.prepare(
+        "UPDATE campaign_models SET group_id = ? WHERE campaign_id = ? AND outcome = ? AND "
+        "COALESCE(signature, '') = ?");
+    set.bind(1, id).bind(2, campaign).bind(3, g.outcome).bind(4, g.signature);
+    set.run();
+  }
+  auto all = db.prepare("SELECT id FROM campaign_groups WHERE campaign_id = ?");
+  all.bind(1, campaign);
+  std::vector<std::int64_t> gone;
+  while (all.step())
+    if (!keep.count(all.int64(0))) gone.push_back(all.int64(0));
+  for (auto id : gone) {
+    auto del = db.prepare("DELETE FROM campaign_groups WHERE id = ?");
+    del.bind(1, id);
+    del.run();
+  }
+  tx.commit();
+}
+
+void set_group_matches(Db& db, std::int64_t group_id, const json& candidates, const json& labels) {
+  Transaction tx(db);
+  auto up =
+      db.prepare("UPDATE campaign_groups SET candidates_json = ?, labels_json = ? WHERE id = ?");
+  up.bind(1, candidates.dump()).bind(2, labels.dump()).bind(3, group_id);
+  up.run();
+  tx.commit();
+}
+
+void set_group_minimised(Db& db, std::int64_t group_id, std::int64_t nodes,
+                         const std::string& sha256, const std::string& program,
+                         const std::optional<json>& graph) {
+  Transaction tx(db);
+  auto up = db.prepare(
+      "UPDATE campaign_groups SET minimised_nodes = ?, minimised_sha256 = ?, "
+      "minimised_program = ?, minimised_graph_json = ? WHERE id = ?");
+  up.bind(1, nodes).bind(2, opt(sha256)).bind(3, program);
+  if (graph)
+    up.bind(4, graph->dump());
+  else
+    up.bind_null(4);
+  up.bind(5, group_id);
+  up.run();
+  tx.commit();
 }
 
 std::vector<CampaignListing> list_campaigns(Db& db) {

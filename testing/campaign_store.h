@@ -1,5 +1,7 @@
-// The campaign tables (schema/0012_campaigns.sql): testing/ is their only writer. Short
-// transactions: one per model row, one per group.
+// The campaign tables (schema/0012_campaigns.sql and later): this file alone runs SQL on them
+// (tests/architecture.sh checks it); the rest of testing/, the CLI and the web read and write
+// through the functions below, as plain data. Short transactions: one per model row, one for a
+// regrouping, one per group update.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +64,60 @@ struct StatusCounts {
   nlohmann::json versions, config;
 };
 StatusCounts campaign_status(Db& db, std::int64_t id);
+
+// One stored campaign: its configuration and the versions it ran with.
+struct StoredCampaign {
+  std::int64_t id = 0;
+  std::string created_at;
+  std::optional<std::string> finished_at;
+  nlohmann::json config, versions;  // null when the stored text is not JSON
+};
+StoredCampaign load_campaign(Db& db, std::int64_t id);  // UserError when unknown
+
+// One stored model row.
+struct StoredModel {
+  std::int64_t seq = 0;
+  std::string source, name, family, outcome, mismatch_mode, signature, message;
+  std::optional<std::int64_t> nodes, seed, group_id;
+  std::string model_sha256;
+  std::optional<double> max_abs_diff, max_rel_diff;
+  std::optional<std::string> operators_json, graph_json;
+  std::string durations_json;
+};
+// Every model row of a campaign, by seq.
+std::vector<StoredModel> load_models(Db& db, std::int64_t campaign);
+std::optional<StoredModel> load_model(Db& db, std::int64_t campaign, std::int64_t seq);
+
+// One stored failure group.
+struct StoredGroup {
+  std::int64_t id = 0, campaign = 0;
+  std::string outcome, signature;
+  std::int64_t size = 0;
+  std::optional<std::int64_t> representative_seq, original_nodes, minimised_nodes;
+  std::string minimised_sha256, minimised_program;
+  std::optional<std::string> minimised_graph_json, candidates_json, labels_json;
+};
+// A campaign's groups, largest first (then by id).
+std::vector<StoredGroup> load_groups(Db& db, std::int64_t campaign);
+std::optional<StoredGroup> load_group(Db& db, std::int64_t group_id);
+
+// The groups a regrouping decided: one per (outcome, signature), with its representative.
+struct GroupPlan {
+  std::string outcome, signature;
+  std::int64_t size = 0;
+  std::int64_t representative_seq = -1;
+  std::int64_t representative_nodes = 0;  // 0: unknown
+};
+// Stores them in one transaction: a group that exists keeps its id (and its minimisation when
+// its representative is the same), groups no longer planned go, campaign_models.group_id is set.
+void store_groups(Db& db, std::int64_t campaign, const std::vector<GroupPlan>& groups);
+// A group's candidate issues and classifier labels (JSON texts).
+void set_group_matches(Db& db, std::int64_t group_id, const nlohmann::json& candidates,
+                       const nlohmann::json& labels);
+// A group's minimised model.
+void set_group_minimised(Db& db, std::int64_t group_id, std::int64_t nodes,
+                         const std::string& sha256, const std::string& program,
+                         const std::optional<nlohmann::json>& graph);
 
 // One stored campaign as a list shows it (`serve`'s campaign page).
 struct CampaignListing {

@@ -12,7 +12,8 @@
 #include "core/issue_queries.h"
 #include "core/taxonomy.h"
 #include "core/text.h"
-#include "testing/oracle.h"
+#include "testing/campaign_store.h"
+#include "testing/outcomes.h"
 
 using nlohmann::json;
 
@@ -157,102 +158,35 @@ std::vector<Candidate> match_issues(Db& db, const std::string& signature,
 }
 
 void regroup(Db& db, std::int64_t campaign) {
-  Transaction tx(db);
-  struct G {
-    std::int64_t size = 0;
-    int rep_seq = -1;
-    int rep_nodes = 0;
-  };
-  std::map<std::pair<std::string, std::string>, G> groups;
-  auto st = db.prepare(
-      "SELECT seq, outcome, COALESCE(signature, ''), COALESCE(nodes, 0) FROM campaign_models "
-      "WHERE campaign_id = ? AND outcome IN ('conversion_failure', 'ort_failure', 'mismatch') "
-      "ORDER BY seq");
-  st.bind(1, campaign);
-  while (st.step()) {
-    auto& g = groups[{st.text(1), st.text(2)}];
+  // One group per (outcome, signature) of the failing models; its representative is the smallest
+  // model (nodes known), else the first.
+  std::map<std::pair<std::string, std::string>, GroupPlan> groups;
+  for (const StoredModel& m : load_models(db, campaign)) {
+    if (m.outcome != kConversionFailure && m.outcome != kOrtFailure && m.outcome != kMismatch)
+      continue;
+    GroupPlan& g = groups[{m.outcome, m.signature}];
+    g.outcome = m.outcome;
+    g.signature = m.signature;
     ++g.size;
-    int nodes = static_cast<int>(st.int64(3));
-    if (g.rep_seq < 0 || (nodes > 0 && (g.rep_nodes == 0 || nodes < g.rep_nodes))) {
-      g.rep_seq = static_cast<int>(st.int64(0));
-      g.rep_nodes = nodes;
+    std::int64_t nodes = m.nodes.value_or(0);
+    if (g.representative_seq < 0 ||
+        (nodes > 0 && (g.representative_nodes == 0 || nodes < g.representative_nodes))) {
+      g.representative_seq = m.seq;
+      g.representative_nodes = nodes;
     }
   }
-  // Groups that no longer exist go; the others keep their id (and minimisation when the
-  // representative is the same).
-  std::set<std::int64_t> keep;
-  for (const auto& [key, g] : groups) {
-    auto find = db.prepare(
-        "SELECT id, representative_seq FROM campaign_groups WHERE campaign_id = ? AND outcome = ? "
-        "AND signature = ?");
-    find.bind(1, campaign).bind(2, key.first).bind(3, key.second);
-    std::int64_t id;
-    if (find.step()) {
-      id = find.int64(0);
-      bool same = !find.is_null(1) && find.int64(1) == g.rep_seq;
-      auto up = db.prepare(same ? "UPDATE campaign_groups SET size = ? WHERE id = ?"
-                                : "UPDATE campaign_groups SET size = ?, representative_seq = ?, "
-                                  "original_nodes = ?, minimised_nodes = NULL, minimised_sha256 = "
-                                  "NULL, minimised_program = NULL, minimised_graph_json = NULL "
-                                  "WHERE id = ?");
-      up.bind(1, g.size);
-      if (same) {
-        up.bind(2, id);
-      } else {
-        up.bind(2, g.rep_seq);
-        if (g.rep_nodes > 0)
-          up.bind(3, g.rep_nodes);
-        else
-          up.bind_null(3);
-        up.bind(4, id);
-      }
-      up.run();
-    } else {
-      auto ins = db.prepare(
-          "INSERT INTO campaign_groups (campaign_id, outcome, signature, size, "
-          "representative_seq, original_nodes) VALUES (?,?,?,?,?,?)");
-      ins.bind(1, campaign).bind(2, key.first).bind(3, key.second).bind(4, g.size);
-      ins.bind(5, g.rep_seq);
-      if (g.rep_nodes > 0)
-        ins.bind(6, g.rep_nodes);
-      else
-        ins.bind_null(6);
-      ins.run();
-      id = db.last_insert_id();
-    }
-    keep.insert(id);
-    auto set = db.prepare(
-        "UPDATE campaign_models SET group_id = ? WHERE campaign_id = ? AND outcome = ? AND "
-        "COALESCE(signature, '') = ?");
-    set.bind(1, id).bind(2, campaign).bind(3, key.first).bind(4, key.second);
-    set.run();
-  }
-  auto all = db.prepare("SELECT id FROM campaign_groups WHERE campaign_id = ?");
-  all.bind(1, campaign);
-  std::vector<std::int64_t> gone;
-  while (all.step())
-    if (!keep.count(all.int64(0))) gone.push_back(all.int64(0));
-  for (auto id : gone) {
-    auto del = db.prepare("DELETE FROM campaign_groups WHERE id = ?");
-    del.bind(1, id);
-    del.run();
-  }
-  tx.commit();
+  std::vector<GroupPlan> plans;
+  for (auto& [key, g] : groups) plans.push_back(std::move(g));
+  store_groups(db, campaign, plans);
 }
 
 std::optional<std::vector<std::string>> torch_onnx_repos(Db& db, const Taxonomy& taxonomy) {
-  std::vector<std::string> keep;
-  bool all = true;
-  auto st = db.prepare("SELECT full_name FROM repositories ORDER BY full_name");
-  while (st.step()) {
-    std::string repo = st.text(0);
-    std::string converter = taxonomy.converter_for_repo(repo);
-    if (converter == repo || converter == "torch.onnx")
-      keep.push_back(repo);
-    else
-      all = false;
-  }
-  if (all) return std::nullopt;
+  std::vector<std::string> stored = stored_repositories(db);
+  std::vector<std::string> keep = taxonomy.repositories_of("torch.onnx", stored);
+  for (const auto& repo : stored)  // repositories the taxonomy names no converter for
+    if (taxonomy.converter_for_repo(repo) == repo) keep.push_back(repo);
+  if (keep.size() == stored.size()) return std::nullopt;
+  std::sort(keep.begin(), keep.end());
   return keep;
 }
 
@@ -267,69 +201,55 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
   } catch (const std::exception&) {
     engine.reset();  // no rules here: groups get no labels
   }
-  struct Row {
-    std::int64_t id;
-    std::string signature, message;
-    json ops;
-  };
-  std::vector<Row> rows;
-  auto st = db.prepare(
-      "SELECT g.id, g.signature, COALESCE(m.message, ''), COALESCE(g.minimised_graph_json, "
-      "m.graph_json, '{}') FROM campaign_groups g LEFT JOIN campaign_models m ON "
-      "m.campaign_id = g.campaign_id AND m.seq = g.representative_seq WHERE g.campaign_id = ?");
-  st.bind(1, campaign);
-  while (st.step()) {
-    json graph = json::parse(st.text(3), nullptr, false);
-    json ops = graph.is_object() && graph.contains("ops") ? graph["ops"] : json::array();
-    rows.push_back({st.int64(0), st.text(1), st.text(2), ops});
-  }
-  for (const auto& r : rows) {
+  std::map<std::int64_t, StoredModel> models;
+  for (auto& m : load_models(db, campaign)) models.emplace(m.seq, std::move(m));
+  for (const StoredGroup& g : load_groups(db, campaign)) {
+    const StoredModel* rep = nullptr;
+    if (g.representative_seq)
+      if (auto it = models.find(*g.representative_seq); it != models.end()) rep = &it->second;
+    std::string graph_text = g.minimised_graph_json   ? *g.minimised_graph_json
+                             : rep && rep->graph_json ? *rep->graph_json
+                                                      : "{}";
+    json graph = json::parse(graph_text, nullptr, false);
     std::vector<std::string> ops;
     std::set<std::string> seen;
-    for (const auto& o : r.ops)
-      if (o.is_string() && seen.insert(o.get<std::string>()).second)
-        ops.push_back(o.get<std::string>());
+    if (graph.is_object() && graph.contains("ops") && graph["ops"].is_array())
+      for (const auto& o : graph["ops"])
+        if (o.is_string() && seen.insert(o.get<std::string>()).second)
+          ops.push_back(o.get<std::string>());
+    const std::string message = rep ? rep->message : "";
     json cands = json::array();
-    for (const auto& c : match_issues(db, r.signature, r.message, ops, 5, repos))
+    for (const auto& c : match_issues(db, g.signature, message, ops, 5, repos))
       cands.push_back({{"issue", c.issue}, {"score", c.score}, {"why", c.why}});
     json labels = json::object();
     if (engine) {
       classifier::IssueText text;
-      text.title = "torch.onnx export to ONNX Runtime: " + r.signature;
-      text.body = r.message;
+      text.title = "torch.onnx export to ONNX Runtime: " + g.signature;
+      text.body = message;
       auto cls = engine->classify(text);
       for (const auto& d : cls.decisions) labels[d.dimension] = d.label ? json(*d.label) : json();
     }
-    Transaction tx(db);
-    auto up =
-        db.prepare("UPDATE campaign_groups SET candidates_json = ?, labels_json = ? WHERE id = ?");
-    up.bind(1, cands.dump()).bind(2, labels.dump()).bind(3, r.id);
-    up.run();
-    tx.commit();
+    set_group_matches(db, g.id, cands, labels);
   }
 }
 
 json list_groups(Db& db, std::int64_t campaign) {
+  auto parsed = [](const std::optional<std::string>& text) {
+    json j = json::parse(text ? *text : "null", nullptr, false);
+    return j.is_discarded() ? json() : j;
+  };
+  auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(); };
   json out = json::array();
-  auto st = db.prepare(
-      "SELECT id, outcome, signature, size, representative_seq, original_nodes, minimised_nodes, "
-      "candidates_json, labels_json FROM campaign_groups WHERE campaign_id = ? ORDER BY size "
-      "DESC, id");
-  st.bind(1, campaign);
-  while (st.step()) {
-    json g = {{"id", st.int64(0)},
-              {"outcome", st.text(1)},
-              {"signature", st.text(2)},
-              {"size", st.int64(3)},
-              {"representative_seq", st.opt_int64(4) ? json(*st.opt_int64(4)) : json()},
-              {"original_nodes", st.opt_int64(5) ? json(*st.opt_int64(5)) : json()},
-              {"minimised_nodes", st.opt_int64(6) ? json(*st.opt_int64(6)) : json()}};
-    json c = json::parse(st.text(7).empty() ? "null" : st.text(7), nullptr, false);
-    g["candidates"] = c.is_discarded() ? json() : c;
-    json l = json::parse(st.text(8).empty() ? "null" : st.text(8), nullptr, false);
-    g["labels"] = l.is_discarded() ? json() : l;
-    out.push_back(g);
-  }
+  for (const StoredGroup& g : load_groups(db, campaign))
+    out.push_back({{"id", g.id},
+                   {"outcome", g.outcome},
+                   {"signature", g.signature},
+                   {"size", g.size},
+                   {"representative_seq", opt(g.representative_seq)},
+                   {"original_nodes", opt(g.original_nodes)},
+                   {"minimised_nodes", opt(g.minimised_nodes)},
+                   {"candidates", parsed(g.candidates_json)},
+                   {"labels", parsed(g.labels_json)}});
   return out;
 }
 

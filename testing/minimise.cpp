@@ -11,6 +11,7 @@
 #include "exec/child_files.h"
 #include "exec/scratch_dir.h"
 #include "testing/campaign_store.h"
+#include "testing/outcomes.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -50,41 +51,99 @@ std::vector<int> ddmin(const std::vector<int>& items,
   return cur;
 }
 
-bool parse_synthetic_name(const std::string& name, int* nodes, std::int64_t* seed) {
-  long long s = 0;
-  int n = 0;
-  char tail = 0;
-  if (std::sscanf(name.c_str(), "synthetic-n%d-s%lld%c", &n, &s, &tail) != 2) return false;
-  *nodes = n;
-  *seed = s;
+namespace {
+
+// A group to minimise: its key and its representative's seed and node count.
+struct Target {
+  std::int64_t id;
+  std::string outcome, signature;
+  int nodes;
+  std::int64_t seed;
+};
+
+// The groups `options` asks for (one, or all not minimised yet), largest first; those whose
+// representative is not a synthetic model (no spec to cut) counted in *skipped.
+std::vector<Target> targets(Db& db, std::int64_t campaign, const MinimiseOptions& options,
+                            int* skipped) {
+  std::map<std::int64_t, StoredModel> models;
+  for (auto& m : load_models(db, campaign)) models.emplace(m.seq, std::move(m));
+  std::vector<Target> out;
+  bool found = false;
+  for (const StoredGroup& g : load_groups(db, campaign)) {
+    if (options.group && g.id != options.group) continue;
+    if (!options.group && g.minimised_nodes) continue;
+    found = true;
+    auto it = g.representative_seq ? models.find(*g.representative_seq) : models.end();
+    if (it == models.end() || it->second.source != "synthetic" || !it->second.seed ||
+        !it->second.nodes) {
+      ++*skipped;  // torchvision and script models have no spec to cut
+      continue;
+    }
+    out.push_back(
+        {g.id, g.outcome, g.signature, static_cast<int>(*it->second.nodes), *it->second.seed});
+  }
+  if (options.group && !found)
+    throw UserError("no group " + std::to_string(options.group) + " in campaign " +
+                    std::to_string(campaign));
+  return out;
+}
+
+// Minimises one group's model; true when a smaller model failing the same way was stored.
+bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions& options,
+                  const std::string& work, double* ratio, int* tests) {
+  ModelTask task;
+  task.source = "synthetic";
+  task.perturb = options.perturb;
+  task.nodes = g.nodes;
+  task.seed = g.seed;
+  ModelResult first = oracle.run(task);
+  if (first.outcome != g.outcome || first.signature != g.signature ||
+      !exec::is_child_file(first.model_dir, "spec.json"))
+    return false;  // does not fail the same way again (flaky): nothing to keep
+  fs::path spec = fs::path(work) / ("spec_" + std::to_string(g.id) + ".json");
+  std::ofstream(spec, std::ios::binary)
+      << exec::read_child_file(first.model_dir, "spec.json", kMaxProgramBytes).value_or("");
+  std::vector<int> all;
+  for (int i = 0; i < task.nodes; ++i) all.push_back(i);
+  std::map<std::vector<int>, bool> cache;
+  auto cut = [&](const std::vector<int>& keep) {
+    ModelTask t;
+    t.source = "synthetic";
+    t.seed = task.seed;
+    t.spec_path = spec.string();
+    t.keep = keep;
+    t.perturb = options.perturb;
+    return oracle.run(t);
+  };
+  auto fails = [&](const std::vector<int>& keep) {
+    auto it = cache.find(keep);
+    if (it != cache.end()) return it->second;
+    ModelResult r = cut(keep);
+    return cache[keep] = r.outcome == g.outcome && r.signature == g.signature;
+  };
+  std::vector<int> keep = ddmin(all, fails, options.budget, tests);
+  ModelResult r = cut(keep);
+  if (r.outcome != g.outcome || r.signature != g.signature) return false;
+  std::string sha = store_model_files(r, options.store_dir);
+  std::string program =
+      exec::read_child_file(r.model_dir, "program.py", kMaxProgramBytes).value_or("");
+  set_group_minimised(db, g.id, static_cast<std::int64_t>(keep.size()), sha, program,
+                      r.ops.empty() ? std::optional<json>() : std::optional<json>(r.graph_json()));
+  *ratio = static_cast<double>(keep.size()) / std::max(1, task.nodes);
+  if (options.progress)
+    std::fprintf(stderr, "test: group %lld minimised %d -> %zu operators (%d oracle runs)\n",
+                 static_cast<long long>(g.id), task.nodes, keep.size(), *tests + 2);
   return true;
 }
+
+}  // namespace
 
 MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptions& oracle_opts,
                                 const MinimiseOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   MinimiseSummary s;
-  struct G {
-    std::int64_t id;
-    std::string outcome, signature, name;
-    int nodes;
-  };
-  std::vector<G> groups;
-  auto st = db.prepare(
-      "SELECT g.id, g.outcome, g.signature, m.name, COALESCE(m.nodes, 0), g.minimised_nodes FROM "
-      "campaign_groups g JOIN campaign_models m ON m.campaign_id = g.campaign_id AND m.seq = "
-      "g.representative_seq WHERE g.campaign_id = ? ORDER BY g.size DESC, g.id");
-  st.bind(1, campaign);
-  while (st.step()) {
-    if (options.group && st.int64(0) != options.group) continue;
-    if (!options.group && !st.is_null(5)) continue;
-    groups.push_back(
-        {st.int64(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.int64(4))});
-  }
-  if (options.group && groups.empty())
-    throw UserError("no group " + std::to_string(options.group) + " in campaign " +
-                    std::to_string(campaign));
-  s.groups = static_cast<int>(groups.size());
+  std::vector<Target> groups = targets(db, campaign, options, &s.skipped);
+  s.groups = static_cast<int>(groups.size()) + s.skipped;
   if (groups.empty()) return s;
   Oracle oracle(oracle_opts);
   exec::ScratchDir work("minimise");
@@ -93,76 +152,14 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
             options.time_budget)
       break;
-    ModelTask task;
-    task.source = "synthetic";
-    task.perturb = options.perturb;
-    if (!parse_synthetic_name(g.name, &task.nodes, &task.seed)) {
-      ++s.skipped;  // torchvision and script models have no spec to cut
-      continue;
-    }
-    ModelResult first = oracle.run(task);
-    if (first.outcome != g.outcome || first.signature != g.signature ||
-        !exec::is_child_file(first.model_dir, "spec.json")) {
-      ++s.skipped;  // does not fail the same way again (flaky): nothing to keep
-      continue;
-    }
-    fs::path spec = fs::path(work.path()) / ("spec_" + std::to_string(g.id) + ".json");
-    std::ofstream(spec, std::ios::binary)
-        << exec::read_child_file(first.model_dir, "spec.json", kMaxProgramBytes).value_or("");
-    std::vector<int> all;
-    for (int i = 0; i < task.nodes; ++i) all.push_back(i);
-    std::map<std::vector<int>, bool> cache;
-    auto fails = [&](const std::vector<int>& keep) {
-      auto it = cache.find(keep);
-      if (it != cache.end()) return it->second;
-      ModelTask t;
-      t.source = "synthetic";
-      t.seed = task.seed;
-      t.spec_path = spec.string();
-      t.keep = keep;
-      t.perturb = options.perturb;
-      ModelResult r = oracle.run(t);
-      bool same = r.outcome == g.outcome && r.signature == g.signature;
-      cache[keep] = same;
-      return same;
-    };
+    double ratio = 0;
     int tests = 0;
-    std::vector<int> keep = ddmin(all, fails, options.budget, &tests);
-    ModelTask final_task;
-    final_task.source = "synthetic";
-    final_task.seed = task.seed;
-    final_task.spec_path = spec.string();
-    final_task.keep = keep;
-    final_task.perturb = options.perturb;
-    ModelResult r = oracle.run(final_task);
-    if (r.outcome != g.outcome || r.signature != g.signature) {
+    if (minimise_one(db, oracle, g, options, work.path(), &ratio, &tests)) {
+      ++s.minimised;
+      s.ratios.push_back(ratio);
+    } else {
       ++s.skipped;
-      continue;
     }
-    std::string sha = store_model_files(r, options.store_dir);
-    std::string program =
-        exec::read_child_file(r.model_dir, "program.py", kMaxProgramBytes).value_or("");
-    {
-      Transaction tx(db);
-      auto up = db.prepare(
-          "UPDATE campaign_groups SET minimised_nodes = ?, minimised_sha256 = ?, "
-          "minimised_program = ?, minimised_graph_json = ? WHERE id = ?");
-      up.bind(1, static_cast<std::int64_t>(keep.size()));
-      up.bind(2, sha.empty() ? std::optional<std::string>() : std::optional<std::string>(sha));
-      up.bind(3, program);
-      if (r.ops.empty())
-        up.bind_null(4);
-      else
-        up.bind(4, r.graph_json().dump());
-      up.bind(5, g.id);
-      up.run();
-      tx.commit();
-    }
-    ++s.minimised;
-    s.ratios.push_back(static_cast<double>(keep.size()) / std::max(1, task.nodes));
-    if (options.progress)
-      std::fprintf(stderr, "test: group %lld minimised %d -> %zu operators (%d oracle runs)\n",
-                   static_cast<long long>(g.id), task.nodes, keep.size(), tests + 2);
   }
   return s;
 }

@@ -41,7 +41,4 @@ struct MinimiseSummary {
 MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptions& oracle,
                                 const MinimiseOptions& options);
 
-// "synthetic-n30-s17" -> nodes 30, seed 17; false when the name is not a synthetic model's.
-bool parse_synthetic_name(const std::string& name, int* nodes, std::int64_t* seed);
-
 }  // namespace convfail::testing

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "testing/bundle.h"
-#include "testing/campaign.h"
+#include "testing/campaign_pipeline.h"
 #include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
@@ -152,20 +152,16 @@ void add_run(CLI::App& parent, Context& ctx) {
     a->run.store_dir = testing::model_store_for(ctx.db_path);
     a->run.progress = !a->json || Context::stderr_is_tty();
     a->run.progress_tty = Context::stderr_is_tty();
-    auto s = testing::run_campaign(db, a->config, a->run);
-    testing::MinimiseSummary ms;
-    if (s.finished) {
-      if (!a->no_minimise) {
-        testing::MinimiseOptions mo;
-        mo.budget = a->minimise_budget;
-        mo.time_budget = a->minimise_time;
-        mo.store_dir = a->run.store_dir;
-        mo.progress = a->run.progress;
-        mo.perturb = a->config.perturb;
-        ms = testing::minimise_groups(db, s.campaign, a->config.oracle, mo);
-      }
-      testing::match_groups(db, s.campaign, ctx.data_dir);
-    }
+    testing::CampaignRequest req;
+    req.config = a->config;
+    req.run = a->run;
+    req.minimise = !a->no_minimise;
+    req.minimise_budget = a->minimise_budget;
+    req.minimise_seconds = a->minimise_time;
+    req.data_dir = ctx.data_dir;
+    testing::CampaignResult out = testing::run_campaign_pipeline(db, req);
+    const testing::RunSummary& s = out.run;
+    const testing::MinimiseSummary& ms = out.minimised;
     auto st = testing::campaign_status(db, s.campaign);
     if (a->json) {
       json j = status_json(st);
@@ -208,10 +204,8 @@ void add_groups(CLI::App& parent, Context& ctx) {
   cmd->add_option("--campaign", *id, "campaign id (default: the latest)");
   cmd->add_flag("--json", *as_json, "print as JSON");
   cmd->callback([&ctx, id, as_json] {
-    Db& db = ctx.db();
+    Db& db = ctx.read_db();  // a listing: `test match` matches the groups again
     std::int64_t c = campaign_or_latest(db, *id);
-    testing::regroup(db, c);
-    testing::match_groups(db, c, ctx.data_dir);  // the issues stored now
     json groups = testing::list_groups(db, c);
     if (*as_json) {
       std::cout << groups.dump(2) << "\n";
@@ -235,6 +229,20 @@ void add_groups(CLI::App& parent, Context& ctx) {
                     terminal_safe(cands[i].value("issue", "")).c_str(),
                     cands[i].value("score", 0.0), terminal_safe(cands[i].value("why", "")).c_str());
     }
+  });
+}
+
+void add_match(CLI::App& parent, Context& ctx) {
+  auto id = std::make_shared<std::int64_t>(0);
+  auto* cmd = parent.add_subcommand(
+      "match", "regroup a campaign's failures and match them to the issues stored now");
+  cmd->add_option("--campaign", *id, "campaign id (default: the latest)");
+  cmd->callback([&ctx, id] {
+    Db& db = ctx.db();
+    std::int64_t c = campaign_or_latest(db, *id);
+    testing::rematch_groups(db, c, ctx.data_dir);
+    std::printf("campaign %lld: %zu groups matched\n", static_cast<long long>(c),
+                testing::list_groups(db, c).size());
   });
 }
 
@@ -263,7 +271,7 @@ void add_minimise(CLI::App& parent, Context& ctx) {
     a->mo.store_dir = testing::model_store_for(ctx.db_path);
     a->mo.progress = !a->json;
     auto s = testing::minimise_groups(db, c, o, a->mo);
-    testing::match_groups(db, c, ctx.data_dir);
+    testing::rematch_groups(db, c, ctx.data_dir);
     if (a->json)
       std::cout << json{{"groups", s.groups},
                         {"minimised", s.minimised},
@@ -348,6 +356,7 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
   add_run(*cmd, ctx);
   add_status(*cmd, ctx);
   add_groups(*cmd, ctx);
+  add_match(*cmd, ctx);
   add_minimise(*cmd, ctx);
   add_bundle(*cmd, ctx);
   add_report(*cmd, ctx);

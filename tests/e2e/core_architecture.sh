@@ -31,7 +31,7 @@ put tests/unit/t.cpp 'auto q = "DELETE FROM runs";'  # tests and bench seed data
 put crawler/crawler.cpp '#include "crawler/crawler.h"' '#include "core/http.h"'
 put classifier/eval.cpp '#include "core/db.h"' '#include "labeling/agreement.h"'
 put reports/tables.cpp '#include "labeling/label_sets.h"'
-put src/cli/main.cpp '#include "classifier/engine.h"' '#include "repro/sandbox.h"' \
+put src/cli/main.cpp '#include "classifier/engine.h"' '#include "exec/sandbox.h"' \
   '#include "reports/render.h"' '#include "crawler/crawler.h"'
 put tests/unit/t.cpp '#include "tests/fake_github/fake_github.h"' '#include "cli/context.h"'
 put bench/b.cpp '#include "tests/unit/test_helpers.h"'
@@ -92,6 +92,7 @@ mkdir -p "$real"
   -print0 | xargs -0 cp --parents -t "$real")
 expect_exit 0 bash "$check" "$real"
 expect_grep "(0 allowed exceptions)" "$T/out"
+cp -r "$real" "$T/real2"  # for the campaign store's and the sandbox's plants below
 echo 'static const char* planted = "SELECT id FROM classifier_runs";' >>"$real/reports/report_data.cpp"
 line=$(wc -l <"$real/reports/report_data.cpp")
 expect_exit 1 bash "$check" "$real"
@@ -105,4 +106,15 @@ grep -q '"labeling/label_sets.cpp classifier_runs"' "$T/check_listed.sh" || fail
 expect_exit 1 bash "$T/check_listed.sh" "$real"
 expect_grep 'allow-list entry "labeling/label_sets.cpp classifier_runs" matches no SQL' "$T/err"
 expect_grep "architecture: 1 offence(s), 0 of them cross-module SQL" "$T/err"
+# The campaign's tables belong to one file, testing/campaign_store: SQL on them anywhere else in
+# testing/ is an offence too. And the sandbox (exec/) is for its users only (repro, testing, the
+# command line): a planted include of it from the web fails.
+echo 'static const char* planted = "UPDATE campaign_groups SET size = 0";' >>"$T/real2/testing/groups.cpp"
+line=$(wc -l <"$T/real2/testing/groups.cpp")
+echo '#include "exec/sandbox.h"' >>"$T/real2/web/server.cpp"
+inc=$(wc -l <"$T/real2/web/server.cpp")
+expect_exit 1 bash "$check" "$T/real2"
+expect_grep "testing/groups.cpp:$line: testing writes campaign_groups, owned by testing/campaign_store" "$T/err"
+expect_grep "web/server.cpp:$inc: web may not include \"exec/...\"" "$T/err"
+expect_grep "architecture: 2 offence(s), 1 of them cross-module SQL" "$T/err"
 echo ok

@@ -153,7 +153,10 @@ expect_exit 1 cf report --campaign 1 --suite "$T/nowhere"
 expect_grep 'is not a folder' "$T/err"
 expect_exit 2 cf report --suite onnx-node
 expect_exit 2 cf report --campaign 1 --format pdf
+# One stored row with edges out of range does not fail the report of the whole campaign (it did
+# on 398ccaf): its graph is left out and counted.
 sqlite3 "$DB" "UPDATE campaign_models SET graph_json = '{\"ops\":[\"A\"],\"edges\":[[0,9]]}' WHERE seq = 3"
-expect_exit 1 cf report --campaign 1
-expect_grep 'campaign 1 model 3 graph_json: edge 0' "$T/err"
+expect_exit 0 cf report --campaign 1 --format json
+jq -e '.. | objects | select(has("unreadable_graphs")) | .unreadable_graphs == 1' "$T/out" >/dev/null ||
+  fail "unreadable graph not counted: $(head -c 300 "$T/out")"
 echo "ok"

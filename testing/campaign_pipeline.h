@@ -1,0 +1,37 @@
+// The campaign as one call, as repro's ReproduceRequest / run_reproduce is for issues: run the
+// plan's models not stored yet (campaign.h), and once every model is stored, regroup, minimise
+// each group's model and match the groups to stored issues. The command line only parses options
+// into a CampaignRequest and prints the CampaignResult.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/db.h"
+#include "testing/campaign.h"
+#include "testing/minimise.h"
+#include "testing/plan.h"
+
+namespace convfail::testing {
+
+struct CampaignRequest {
+  CampaignConfig config;
+  RunOptions run;            // run.store_dir: the content-addressed model store
+  bool minimise = true;      // false: group and match only
+  int minimise_budget = 48;  // oracle runs per group
+  double minimise_seconds = 600;
+  std::string data_dir;  // taxonomy and rules (candidate issues, group labels)
+};
+
+struct CampaignResult {
+  RunSummary run;
+  MinimiseSummary minimised;
+};
+
+CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request);
+
+// After a campaign changed (minimised again) or new issues were stored: match every group of the
+// campaign to the stored issues again (candidates, classifier labels).
+void rematch_groups(Db& db, std::int64_t campaign, const std::string& data_dir);
+
+}  // namespace convfail::testing
