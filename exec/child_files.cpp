@@ -334,6 +334,23 @@ std::optional<std::string> read_child_file(const std::string& root, const std::s
   return s;
 }
 
+bool copy_child_file(const std::string& root, const std::string& rel, const std::string& dest,
+                     std::uint64_t max_bytes, std::string* why) {
+  Fd in(open_child_file(root, rel, why));
+  if (in.fd < 0) return false;
+  Fd out(open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (out.fd < 0) {
+    say(why, "cannot create " + dest + ": " + std::strerror(errno));
+    return false;
+  }
+  std::uint64_t copied = 0;
+  if (!copy_bytes(in.fd, out.fd, max_bytes, &copied, why)) {
+    unlink(dest.c_str());
+    return false;
+  }
+  return true;
+}
+
 bool is_child_file(const std::string& root, const std::string& rel) {
   Fd fd(open_child_file(root, rel, nullptr));
   return fd.fd >= 0;

@@ -44,6 +44,11 @@ bool is_child_file(const std::string& root, const std::string& rel);
 std::vector<std::string> child_files_in(const std::string& root, const std::string& rel,
                                         std::size_t max_entries = 4096);
 
+// Copies the regular file `rel` beneath `root` to `dest` (created with O_EXCL | O_NOFOLLOW, mode
+// 0644; must not exist), at most `max_bytes`; false with *why (and no `dest`) otherwise.
+bool copy_child_file(const std::string& root, const std::string& rel, const std::string& dest,
+                     std::uint64_t max_bytes, std::string* why = nullptr);
+
 struct CopiedTree {
   std::vector<std::string> files;    // copied, relative to the tree's top, sorted
   std::vector<std::string> skipped;  // not copied and why ("a -> symbolic link"), sorted
