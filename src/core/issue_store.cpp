@@ -9,6 +9,15 @@
 namespace convfail {
 namespace {
 
+// A time field as stored: its instant in UTC (core/text utc_time: "+14:00" and "Z" times compare
+// by when they happened), or the text as it came when it is no time.
+std::optional<std::string> stored_time(const Json& obj, const char* key) {
+  std::optional<std::string> t = opt_string(obj, key);
+  if (t)
+    if (auto utc = utc_time(*t)) return utc;
+  return t;
+}
+
 // Author: REST user.login, or flattened "author".
 std::optional<std::string> author_of(const Json& j) {
   if (auto login = opt_nested_string(j, "user", "login")) return login;
@@ -300,7 +309,7 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
   validate_issue(issue, limits_);
   std::optional<std::int64_t> number = checked_issue_number(issue["number"]);
   std::int64_t repo_id = repository_id(repo);
-  std::optional<std::string> updated = opt_string(issue, "updated_at");
+  std::optional<std::string> updated = stored_time(issue, "updated_at");
   std::optional<std::string> body = opt_string(issue, "body");
   bool truncated = truncate_body(body, limits_);
   std::string raw = truncated  ? issue_raw(issue, &*body)
@@ -326,9 +335,10 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
   if (existing) {
     *issue_id = *existing;
     if (updated && stored_updated) {
-      // ISO 8601 timestamps in one format compare as strings.
-      if (*updated < *stored_updated) return UpsertResult::kStale;
-      if (*updated == *stored_updated) return UpsertResult::kUnchanged;
+      // Instants, not text: a copy stored with an offset by an older version compares right.
+      int order = compare_times(*updated, *stored_updated);
+      if (order < 0) return UpsertResult::kStale;
+      if (order == 0) return UpsertResult::kUnchanged;
     } else if (raw == stored_raw) {
       return UpsertResult::kUnchanged;
     }
@@ -349,9 +359,9 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(6, opt_string(issue, "state"))
       .bind(7, author_of(issue))
       .bind(8, opt_string(issue, "author_association"))
-      .bind(9, opt_string(issue, "created_at"))
+      .bind(9, stored_time(issue, "created_at"))
       .bind(10, updated)
-      .bind(11, opt_string(issue, "closed_at"))
+      .bind(11, stored_time(issue, "closed_at"))
       .bind(12, opt_string(issue, "html_url"))
       .bind(13, static_cast<std::int64_t>(is_pull_request(issue)))
       .bind(14, comment_count)
@@ -410,8 +420,8 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
         .bind(3, opt_int(c, "id"))
         .bind(4, author_of(c))
         .bind(5, opt_string(c, "author_association"))
-        .bind(6, opt_string(c, "created_at"))
-        .bind(7, opt_string(c, "updated_at"))
+        .bind(6, stored_time(c, "created_at"))
+        .bind(7, stored_time(c, "updated_at"))
         .bind(8, bodies[static_cast<std::size_t>(pos)])
         .bind(9, raws[static_cast<std::size_t>(pos)])
         .bind(10, static_cast<std::int64_t>(cut[static_cast<std::size_t>(pos)]))
@@ -456,6 +466,8 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
       src_is_pr = static_cast<std::int64_t>(is_pull_request(si));
     }
     auto [actor, date] = timeline_actor_and_date(e);
+    if (date)
+      if (auto utc = utc_time(*date)) date = utc;
     insert.bind(1, issue_id)
         .bind(2, pos)
         .bind(3, opt_string(e, "event"))
