@@ -46,6 +46,17 @@ bool truncate_body(std::optional<std::string>& body, const FieldLimits& limits) 
   return true;
 }
 
+// A comment's raw_json as stored (its body cut when truncating) and its body.
+std::string comment_raw(const Json& c, const FieldLimits& limits, std::optional<std::string>* body,
+                        bool* cut) {
+  *body = opt_string(c, "body");
+  *cut = truncate_body(*body, limits);
+  if (!*cut) return c.dump();
+  Json copy = c;
+  copy["body"] = **body;
+  return copy.dump();
+}
+
 }  // namespace
 
 std::vector<std::string> issue_label_names(const Json& issue) {
@@ -303,6 +314,26 @@ std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std:
   return sel.int64(0);
 }
 
+void IssueStore::check(const Json& issue, std::optional<std::string_view> raw_text) const {
+  validate_issue(issue, limits_);  // embedded comments and timeline included
+  checked_issue_number(issue["number"]);
+  std::optional<std::string> body = opt_string(issue, "body");
+  bool truncated = truncate_body(body, limits_);
+  check_raw_size(truncated  ? issue_raw(issue, &*body)
+                 : raw_text ? std::string(*raw_text)
+                            : issue_raw(issue));
+  auto c = issue.find("comments");
+  if (c != issue.end() && c->is_array())
+    for (const Json& comment : *c) {
+      std::optional<std::string> comment_body;
+      bool cut = false;
+      check_raw_size(comment_raw(comment, limits_, &comment_body, &cut));
+    }
+  auto t = issue.find("timeline");
+  if (t != issue.end() && t->is_array())
+    for (const Json& e : *t) check_raw_size(e.dump());
+}
+
 UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue,
                                       std::int64_t* issue_id,
                                       std::optional<std::string_view> raw_text) {
@@ -369,6 +400,10 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(17, static_cast<std::int64_t>(truncated));
   if (existing) st.bind(16, *existing);
   if (staged) {
+    // The first of a batch: ids follow the store's as it is now (another process may have
+    // added issues since the last batch was committed).
+    if (staging_->ids.empty())
+      staging_->next_id = db_.scalar("SELECT coalesce(max(id), 0) + 1 FROM main.issues");
     *issue_id = staging_->next_id++;
     st.bind(16, *issue_id);
     staging_->ids.insert(*issue_id);
@@ -390,15 +425,11 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
   std::vector<std::optional<std::string>> bodies;
   std::vector<bool> cut;
   for (const Json& c : comments) {
-    bodies.push_back(opt_string(c, "body"));
-    cut.push_back(truncate_body(bodies.back(), limits_));
-    if (cut.back()) {
-      Json copy = c;
-      copy["body"] = *bodies.back();
-      raws.push_back(copy.dump());
-    } else {
-      raws.push_back(c.dump());
-    }
+    std::optional<std::string> body;
+    bool was_cut = false;
+    raws.push_back(comment_raw(c, limits_, &body, &was_cut));
+    bodies.push_back(std::move(body));
+    cut.push_back(was_cut);
     check_raw_size(raws.back());
   }
   bool staged = staging_ && staging_->ids.count(issue_id);
