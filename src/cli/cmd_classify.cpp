@@ -97,6 +97,14 @@ void add_classify_command(CLI::App* cmd, Context& ctx) {
     classifier::RunSummary s =
         classifier::classify_and_store(ctx.db(), engine, args->repos, options);
     if (tty) std::cerr << "\n";
+    if (!s.abandoned_runs.empty()) {
+      std::string ids;
+      for (std::int64_t id : s.abandoned_runs)
+        ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+      std::cerr << "notice: classifier run(s) " << ids
+                << " were left unfinished by a classify that died; marked abandoned (report "
+                   "--source classifier:N --allow-partial still shows one)\n";
+    }
     if (args->json) {
       nlohmann::json out = {{"run_id", s.run_id},
                             {"issues", s.issues},
@@ -107,7 +115,8 @@ void add_classify_command(CLI::App* cmd, Context& ctx) {
                             {"model_id", s.model_id},
                             {"predictors", s.predictors},
                             {"execution_issues", s.execution_issues},
-                            {"moved_by_execution", s.moved_by_execution}};
+                            {"moved_by_execution", s.moved_by_execution},
+                            {"abandoned_runs", s.abandoned_runs}};
       std::cout << out.dump(2) << "\n";
       return;
     }
