@@ -67,17 +67,16 @@ std::string describe_unfinished(const RunStatus& s) {
   if (!s.owner) {
     state = "it was left in progress (by a classify whose process was not recorded)";
   } else {
-    std::string who = "its classify (pid " + std::to_string(s.owner->pid) + " on " +
-                      s.owner->host + ")";
+    std::string who =
+        "its classify (pid " + std::to_string(s.owner->pid) + " on " + s.owner->host + ")";
     bool here = s.owner->host == this_process().host;
     state = s.abandoned || (here && !owner_alive(*s.owner)) ? who + " died"
-            : here                                         ? who + " is still running"
-                                                           : who + " ran on another host";
+            : here                                          ? who + " is still running"
+                                                            : who + " ran on another host";
   }
   return "classifier run " + std::to_string(s.id) + " is unfinished: " + state + "; " +
          std::to_string(s.labeled_issues) + " of " +
-         (s.planned ? std::to_string(*s.planned) : std::string("?")) +
-         " issues have labels";
+         (s.planned ? std::to_string(*s.planned) : std::string("?")) + " issues have labels";
 }
 
 std::vector<std::int64_t> mark_abandoned_runs(Db& db) {

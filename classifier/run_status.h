@@ -25,11 +25,11 @@ bool owner_alive(const RunOwner& owner);
 
 struct RunStatus {
   std::int64_t id = 0;
-  bool in_progress = false;              // written now, or left unfinished
-  bool abandoned = false;                // marked: its process was gone
-  std::int64_t labeled_issues = 0;       // issues with labels stored
-  std::optional<std::int64_t> planned;   // issues it set out to label (schema 0018 and later)
-  std::optional<RunOwner> owner;         // while in progress (schema 0018 and later)
+  bool in_progress = false;             // written now, or left unfinished
+  bool abandoned = false;               // marked: its process was gone
+  std::int64_t labeled_issues = 0;      // issues with labels stored
+  std::optional<std::int64_t> planned;  // issues it set out to label (schema 0018 and later)
+  std::optional<RunOwner> owner;        // while in progress (schema 0018 and later)
 };
 // The status of run `id`; nullopt when there is no such run.
 std::optional<RunStatus> run_status(Db& db, std::int64_t id);
