@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "classifier/engine.h"
 #include "classifier/execution_evidence.h"
@@ -29,6 +30,9 @@ struct RunSummary {
   std::int64_t execution_issues = 0;              // issues with execution evidence
   // dimension -> labels the execution evidence changed (from what the text alone gives)
   std::map<std::string, std::int64_t> moved_by_execution;
+  // Unfinished runs of this host whose classify had died, marked abandoned before this run
+  // started (run_status.h).
+  std::vector<std::int64_t> abandoned_runs;
 };
 
 struct ClassifyOptions {

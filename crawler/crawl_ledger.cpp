@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/json_util.h"
+#include "core/text.h"
 
 namespace convfail::crawler {
 
@@ -18,7 +19,10 @@ bool CrawlLedger::needs_details(const std::string& repo, std::int64_t number, co
   bool known = stored_updated_at_.step();
   std::optional<std::string> old = known ? stored_updated_at_.opt_text(0) : std::nullopt;
   stored_updated_at_.reset();
-  return !known || old != opt_string(issue, "updated_at");
+  std::optional<std::string> now = opt_string(issue, "updated_at");
+  if (!known) return true;
+  if (old && now) return compare_times(*old, *now) != 0;  // instants: stored times are UTC
+  return old != now;
 }
 
 std::vector<std::int64_t> CrawlLedger::store_page(const std::string& repo,
@@ -41,7 +45,9 @@ std::vector<std::int64_t> CrawlLedger::store_page(const std::string& repo,
       }
       if (r == UpsertResult::kStale) continue;
       if (auto u = opt_string(it.issue, "updated_at"))
-        if (!state.max_updated_at || *u > *state.max_updated_at) state.max_updated_at = u;
+        if (auto utc = utc_time(*u))  // stored as the store stores it: UTC
+          if (!state.max_updated_at || compare_times(*utc, *state.max_updated_at) > 0)
+            state.max_updated_at = utc;
       if (!it.details) continue;
       if (it.have_comments && store_.store_comments(id, it.comments)) {
         comments_changed_.insert(it.number);

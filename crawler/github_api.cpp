@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/text.h"
 #include "crawler/link_header.h"
 
@@ -125,18 +126,15 @@ bool graphql_timeout_answer(const http::Response& r) {
   return false;
 }
 
-// Attempt state of one URL inside get_all().
-struct Slot {
-  std::size_t index;
-  int attempts = 0;     // failed attempts counted against max_retries
-  int limit_waits = 0;  // rate-limit answers, bounded separately
-  std::string last_error;
-};
-
 }  // namespace
 
 Json parse_bounded_json(const std::string& body, const ApiOptions& o, bool top_is_page,
                         const std::string& where) {
+  // Nesting first, with import's limit and scan: the store dumps what it keeps, and nlohmann's
+  // dump() recurses once per level (100,000 levels overflow the stack).
+  if (json_nesting_depth(body) > kMaxJsonDepth)
+    throw UserError(where + ": the answer holds JSON nested deeper than " +
+                    std::to_string(kMaxJsonDepth) + " levels; refusing it");
   // One pass: the parser's callback counts values and array items as they arrive and stops the
   // parse at the first bound crossed, before the rest is built in memory.
   struct Over {
@@ -286,229 +284,261 @@ std::vector<Fetched> GitHubApi::get_all(const std::vector<std::string>& urls) {
   return fetch_all(urls, std::nullopt);
 }
 
-Fetched GitHubApi::post(const std::string& url, const std::string& body, bool shrinkable) {
-  return std::move(fetch_all({url}, body, shrinkable)[0]);
+Fetched GitHubApi::post(const std::string& url, const std::string& body, bool shrinkable,
+                        const std::string& what) {
+  return std::move(fetch_all({url}, body, shrinkable, what)[0]);
 }
+
+// One fetch_all(): its URLs, what came back, the URLs still to ask for, and the current round's
+// faults and waits.
+struct GitHubApi::Call {
+  // Attempt state of one URL.
+  struct Slot {
+    std::size_t index;
+    int attempts = 0;     // failed attempts counted against max_retries
+    int limit_waits = 0;  // rate-limit answers, bounded separately
+    std::string last_error;
+  };
+  const std::vector<std::string>& urls;
+  const std::optional<std::string>& post_body;
+  bool shrinkable;
+  std::string what;  // POST: what it asks for, named in errors
+  std::vector<std::optional<Fetched>> done;
+  std::vector<Slot> pending;
+  // The current round.
+  std::vector<Slot> round;
+  std::vector<Slot> retry;  // faults: count an attempt, back off
+  double told_wait = 0;     // Retry-After or rate-limit reset: wait as told
+  std::string told_why;
+
+  bool posting() const { return post_body.has_value(); }
+  // "GET <url>" or "POST <url> (what)": names the request in errors.
+  std::string where(std::size_t k) const {
+    std::string w = get_of(urls[round[k].index], posting());
+    return what.empty() ? w : w + " (" + what + ")";
+  }
+  void fault(std::size_t k, const std::string& why) {
+    round[k].last_error = why;
+    ++round[k].attempts;
+    retry.push_back(round[k]);
+  }
+};
 
 std::vector<Fetched> GitHubApi::fetch_all(const std::vector<std::string>& urls,
                                           const std::optional<std::string>& post_body,
-                                          bool shrinkable) {
-  const bool posting = post_body.has_value();
-  std::vector<std::optional<Fetched>> done(urls.size());
-  std::vector<Slot> pending;
-  for (std::size_t i = 0; i < urls.size(); ++i) pending.push_back(Slot{i, 0, 0, {}});
-
-  while (!pending.empty()) {
+                                          bool shrinkable, const std::string& what) {
+  Call call{urls, post_body, shrinkable, what, {}, {}, {}, {}, 0, {}};
+  call.done.resize(urls.size());
+  for (std::size_t i = 0; i < urls.size(); ++i) call.pending.push_back(Call::Slot{i, 0, 0, {}});
+  while (!call.pending.empty()) {
     wait_for_budget();
-    // Never send more than the budget above the floor allows; unknown budget: a small probe.
-    // Big rounds keep all connections busy (a round ends waiting for its slowest transfer).
-    std::size_t allowance =
-        static_cast<std::size_t>((stats_.rate_remaining ? 256 : 1) * std::max(1, opt_.concurrency));
-    if (stats_.rate_remaining)
-      allowance =
-          std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
-                                               1, *stats_.rate_remaining - opt_.rate_floor)));
-    if (serial_) allowance = 1;
-    std::size_t n = std::min(allowance, pending.size());
-    std::vector<Slot> round(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
-    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
+    std::size_t n = round_size(call.pending.size());
+    call.round.assign(call.pending.begin(), call.pending.begin() + static_cast<std::ptrdiff_t>(n));
+    call.pending.erase(call.pending.begin(), call.pending.begin() + static_cast<std::ptrdiff_t>(n));
+    call.retry.clear();
+    call.told_wait = 0;
+    call.told_why.clear();
 
     std::vector<http::Request> requests;
-    for (const Slot& s : round) requests.push_back(make_request(urls[s.index], post_body));
+    for (const Call::Slot& s : call.round)
+      requests.push_back(make_request(urls[s.index], post_body));
     std::vector<http::Response> responses = multi_.perform_all(requests);
-
-    std::vector<Slot> retry;  // faults: count an attempt, back off
-    double told_wait = 0;     // Retry-After or rate-limit reset: wait as told
-    std::string told_why;
-    for (std::size_t k = 0; k < round.size(); ++k) {
-      Slot& s = round[k];
-      const std::string& url = urls[s.index];
-      http::Response& r = responses[k];
-      ++stats_.requests;
-      stats_.requests += r.redirects;  // each redirect was a request, and cost budget
-      note_rate(r);
-      auto fault = [&](const std::string& why) {
-        s.last_error = why;
-        ++s.attempts;
-        retry.push_back(s);
-      };
-      if (!r.transport_ok()) {
-        if (r.failure == http::Failure::kTooLarge)
-          throw UserError(get_of(url, posting) + ": the response is larger than the cap of " +
-                          std::to_string(opt_.max_response_bytes >> 20) +
-                          " MB (--max-response-mb)");
-        if (!http::should_retry(r)) throw UserError(get_of(url, posting) + ": " + r.error);
-      }
-      if (r.redirects > 0 && !on_api_origin(r.effective_url)) {
-        // A redirect may move the API from http to https on the same host; any other origin
-        // is refused (libcurl sent it no Authorization header).
-        auto to = http::origin_of(r.effective_url);
-        if (to && !origins_.empty() && starts_with(*to, "https://") &&
-            host_of(*to) == host_of(origins_.front()))
-          origins_.push_back(*to);
-        else
-          throw UserError(get_of(url, posting) + ": redirected to " + r.effective_url +
-                          ", which is not on the API origin; refusing its answer");
-      }
-      if (!r.transport_ok()) {
-        fault(r.error);
-        continue;
-      }
-      if (r.status == 304) {
-        std::optional<CacheEntry> c = cache_ ? cache_->get(url) : std::nullopt;
-        if (!c) throw UserError(get_of(url, posting) + ": 304 Not Modified without a cached copy");
-        Fetched f{url,          Json::parse(c->body, nullptr, false),
-                  std::nullopt, true,
-                  std::nullopt, std::nullopt};
-        if (f.data.is_discarded()) throw UserError("cached body of " + url + " is not JSON");
-        // GitHub may omit Link on a 304: the cached page remembers its next page.
-        if (auto link = r.header("link"))
-          f.next_url = link_with_rel(*link, "next");
-        else
-          f.next_url = c->next_url;
-        if (f.next_url) check_origin(*f.next_url, get_of(url, posting) + ": Link rel=\"next\"");
-        ++stats_.not_modified;
-        done[s.index] = std::move(f);
-        continue;
-      }
-      // A rate-limit answer: wait as told (the longest wait of the round), then ask again.
-      auto limit_wait = [&](double wait, const std::string& why) {
-        if (++s.limit_waits > 50)
-          throw UserError(get_of(url, posting) + ": still rate limited after 50 waits");
-        if (wait >= told_wait) {
-          told_wait = std::max(0.0, wait);
-          told_why = why;
-        }
-        pending.push_back(s);
-      };
-      // GitHub's rule for secondary limits: Retry-After when given, else at least a minute,
-      // doubling while they last; and serial requests from now on.
-      auto secondary = [&](std::optional<std::int64_t> retry_after, const std::string& msg) {
-        if (!serial_) {
-          serial_ = true;
-          if (notice_ && opt_.concurrency > 1)
-            notice_("secondary rate limit: one request at a time for the rest of the run");
-        }
-        std::string status = "HTTP " + std::to_string(r.status);
-        if (retry_after)
-          return limit_wait(static_cast<double>(*retry_after), status + " with Retry-After " +
-                                                                   std::to_string(*retry_after) +
-                                                                   " (secondary rate limit)");
-        limit_wait(std::min(opt_.backoff_max_s * 60,
-                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits + 1)),
-                   status + ": " + msg.substr(0, 80) + " (no Retry-After), backing off");
-      };
-      // Until the reset (X-RateLimit-Reset, else the last rateLimit.resetAt); without one, or a
-      // stale one, a minute (60 x --backoff-base), doubling.
-      auto until_reset = [&](const std::string& what) {
-        double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
-        if (wait > 0) return limit_wait(wait, what + ", until the reset");
-        limit_wait(std::min(opt_.backoff_max_s * 60,
-                            opt_.backoff_base_s * 30 * std::pow(2, s.limit_waits + 1)),
-                   what + " (no reset time), backing off");
-      };
-      if (r.status == 200) {
-        Json data = parse_bounded_json(r.body, opt_, !posting, get_of(url, posting));
-        if (data.is_discarded()) {
-          fault("truncated or unparsable JSON body");
-          continue;
-        }
-        if (posting && graphql_rate_limited(data)) {  // RATE_LIMITED / RATE_LIMIT with HTTP 200
-          std::string type = opt_string(at_errors0(data), "type").value_or("RATE_LIMITED");
-          until_reset("GraphQL " + type + " (HTTP 200)");
-          continue;
-        }
-        if (posting) {
-          if (auto msg = graphql_secondary_limit(data)) {  // a secondary limit with HTTP 200
-            secondary(header_int(r, "retry-after"), *msg);
-            continue;
-          }
-        }
-        Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
-        if (posting) {
-          done[s.index] = std::move(f);
-          continue;
-        }
-        if (r.redirects > 0) f.redirected_to = r.effective_url;
-        if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
-        if (f.next_url) check_origin(*f.next_url, get_of(url, posting) + ": Link rel=\"next\"");
-        auto etag = r.header("etag");
-        auto last_modified = r.header("last-modified");
-        if (cache_ && (etag || last_modified))
-          f.cache_update = CacheEntry{url, etag, last_modified, r.body, f.next_url};
-        done[s.index] = std::move(f);
-        continue;
-      }
-      if (r.status == 403 || r.status == 429) {
-        auto retry_after = header_int(r, "retry-after");
-        auto remaining = header_int(r, "x-ratelimit-remaining");
-        std::string msg = error_message(r);
-        if (says_secondary(msg) || retry_after) {
-          secondary(retry_after, msg);
-          continue;
-        }
-        if ((remaining && *remaining == 0) || r.status == 429) {
-          until_reset("rate limit exhausted (HTTP " + std::to_string(r.status) + ")");
-          continue;
-        }
-        throw UserError(get_of(url, posting) + ": HTTP " + std::to_string(r.status) + ": " + msg);
-      }
-      if (posting && (r.status == 404 || r.status == 501))
-        throw NoGraphQLEndpoint(get_of(url, posting) + ": HTTP " + std::to_string(r.status) +
-                                ": the server has no GraphQL endpoint (" + error_message(r) +
-                                "; --api rest crawls without it)");
-      if (posting && graphql_timeout_answer(r)) {  // GitHub's timeout: ask for less, or retry
-        if (shrinkable) {
-          Fetched f{url, Json(), std::nullopt, false, std::nullopt, std::nullopt};
-          f.status = r.status;
-          f.timed_out = true;
-          done[s.index] = std::move(f);
-        } else {
-          fault("HTTP " + std::to_string(r.status) + ", GitHub's GraphQL timeout answer");
-        }
-        continue;
-      }
-      if (http::should_retry(r)) {  // 5xx but 501 (429 was a rate limit above)
-        fault("HTTP " + std::to_string(r.status));
-        continue;
-      }
-      if (r.status == 401)
-        throw UserError(get_of(url, posting) + ": HTTP 401: bad credentials (check the token)");
-      if (r.status == 404)
-        throw UserError(get_of(url, posting) +
-                        ": HTTP 404: not found (repository name, or access?)");
-      throw UserError(get_of(url, posting) + ": HTTP " + std::to_string(r.status) + ": " +
-                      error_message(r));
-    }
-    if (!retry.empty()) {
-      http::RetryPolicy policy{opt_.max_retries, opt_.backoff_base_s, opt_.backoff_max_s};
-      int worst = 0;
-      for (Slot& s : retry) {
-        if (policy.gives_up_after(s.attempts))
-          throw UserError(get_of(urls[s.index], posting) + " failed " + std::to_string(s.attempts) +
-                          " times, last: " + s.last_error);
-        worst = std::max(worst, s.attempts);
-        ++stats_.retries;
-      }
-      double backoff = http::backoff_delay(policy, worst, rng_);
-      if (backoff > 0 && told_wait <= 0) {
-        if (notice_ && backoff >= 1.0)
-          notice_("retrying " + std::to_string(retry.size()) + " request(s) in " +
-                  fmt_seconds(backoff) + " (" + retry.front().last_error + ")");
-        std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
-      }
-      for (Slot& s : retry) pending.push_back(s);
-    }
-    if (told_wait > 0) {
-      sleep_for(told_wait, told_why, true);
-      stats_.rate_remaining.reset();  // unknown: the next round probes with few requests
-    }
+    for (std::size_t k = 0; k < call.round.size(); ++k) take(call, k, responses[k]);
+    end_round(call);
     if (on_progress) on_progress();
   }
   std::vector<Fetched> out;
-  out.reserve(done.size());
-  for (auto& f : done) out.push_back(std::move(*f));
+  out.reserve(call.done.size());
+  for (auto& f : call.done) out.push_back(std::move(*f));
   return out;
+}
+
+// How many requests the next round may send: never more than the budget above the floor
+// allows; with an unknown budget a small probe. Big rounds keep all connections busy (a round
+// ends waiting for its slowest transfer).
+std::size_t GitHubApi::round_size(std::size_t pending) const {
+  std::size_t allowance =
+      static_cast<std::size_t>((stats_.rate_remaining ? 256 : 1) * std::max(1, opt_.concurrency));
+  if (stats_.rate_remaining)
+    allowance = std::min<std::size_t>(allowance, static_cast<std::size_t>(std::max<std::int64_t>(
+                                                     1, *stats_.rate_remaining - opt_.rate_floor)));
+  if (serial_) allowance = 1;
+  return std::min(allowance, pending);
+}
+
+// One response of a round: stored in call.done, or queued again (a fault, a rate limit), or an
+// error thrown.
+void GitHubApi::take(Call& call, std::size_t k, http::Response& r) {
+  const std::string& url = call.urls[call.round[k].index];
+  ++stats_.requests;
+  stats_.requests += r.redirects;  // each redirect was a request, and cost budget
+  note_rate(r);
+  if (!r.transport_ok()) {
+    if (r.failure == http::Failure::kTooLarge)
+      throw UserError(call.where(k) + ": the response is larger than the cap of " +
+                      std::to_string(opt_.max_response_bytes >> 20) + " MB (--max-response-mb)");
+    if (!http::should_retry(r)) throw UserError(call.where(k) + ": " + r.error);
+  }
+  if (r.redirects > 0 && !on_api_origin(r.effective_url)) {
+    // A redirect may move the API from http to https on the same host; any other origin is
+    // refused (libcurl sent it no Authorization header).
+    auto to = http::origin_of(r.effective_url);
+    if (to && !origins_.empty() && starts_with(*to, "https://") &&
+        host_of(*to) == host_of(origins_.front()))
+      origins_.push_back(*to);
+    else
+      throw UserError(call.where(k) + ": redirected to " + r.effective_url +
+                      ", which is not on the API origin; refusing its answer");
+  }
+  if (!r.transport_ok()) return call.fault(k, r.error);
+  if (r.status == 304) return take_not_modified(call, k, r);
+  if (r.status == 200) return take_ok(call, k, r);
+  if (r.status == 403 || r.status == 429) {
+    auto retry_after = header_int(r, "retry-after");
+    auto remaining = header_int(r, "x-ratelimit-remaining");
+    std::string msg = error_message(r);
+    if (says_secondary(msg) || retry_after) return secondary(call, k, r, retry_after, msg);
+    if ((remaining && *remaining == 0) || r.status == 429)
+      return until_reset(call, k, "rate limit exhausted (HTTP " + std::to_string(r.status) + ")");
+    throw UserError(call.where(k) + ": HTTP " + std::to_string(r.status) + ": " + msg);
+  }
+  if (call.posting() && (r.status == 404 || r.status == 501))
+    throw NoGraphQLEndpoint(call.where(k) + ": HTTP " + std::to_string(r.status) +
+                            ": the server has no GraphQL endpoint (" + error_message(r) +
+                            "; --api rest crawls without it)");
+  if (call.posting() && graphql_timeout_answer(r)) {  // GitHub's timeout: ask for less, or retry
+    if (!call.shrinkable)
+      return call.fault(k,
+                        "HTTP " + std::to_string(r.status) + ", GitHub's GraphQL timeout answer");
+    Fetched f{url, Json(), std::nullopt, false, std::nullopt, std::nullopt};
+    f.status = r.status;
+    f.timed_out = true;
+    call.done[call.round[k].index] = std::move(f);
+    return;
+  }
+  if (http::should_retry(r))  // 5xx but 501 (429 was a rate limit above)
+    return call.fault(k, "HTTP " + std::to_string(r.status));
+  if (r.status == 401)
+    throw UserError(call.where(k) + ": HTTP 401: bad credentials (check the token)");
+  if (r.status == 404)
+    throw UserError(call.where(k) + ": HTTP 404: not found (repository name, or access?)");
+  throw UserError(call.where(k) + ": HTTP " + std::to_string(r.status) + ": " + error_message(r));
+}
+
+// A 304: the cached copy, with its next page (GitHub may omit Link on a 304).
+void GitHubApi::take_not_modified(Call& call, std::size_t k, const http::Response& r) {
+  const std::string& url = call.urls[call.round[k].index];
+  std::optional<CacheEntry> c = cache_ ? cache_->get(url) : std::nullopt;
+  if (!c) throw UserError(call.where(k) + ": 304 Not Modified without a cached copy");
+  Fetched f{url,          parse_bounded_json(c->body, opt_, true, "cached body of " + url),
+            std::nullopt, true,
+            std::nullopt, std::nullopt};
+  if (f.data.is_discarded()) throw UserError("cached body of " + url + " is not JSON");
+  if (auto link = r.header("link"))
+    f.next_url = link_with_rel(*link, "next");
+  else
+    f.next_url = c->next_url;
+  if (f.next_url) check_origin(*f.next_url, call.where(k) + ": Link rel=\"next\"");
+  ++stats_.not_modified;
+  call.done[call.round[k].index] = std::move(f);
+}
+
+// A 200: its JSON within the bounds, or GraphQL's rate-limit answers given with HTTP 200.
+void GitHubApi::take_ok(Call& call, std::size_t k, const http::Response& r) {
+  const std::string& url = call.urls[call.round[k].index];
+  Json data = parse_bounded_json(r.body, opt_, !call.posting(), call.where(k));
+  if (data.is_discarded()) return call.fault(k, "truncated or unparsable JSON body");
+  if (call.posting() && graphql_rate_limited(data)) {  // RATE_LIMITED / RATE_LIMIT, HTTP 200
+    std::string type = opt_string(at_errors0(data), "type").value_or("RATE_LIMITED");
+    return until_reset(call, k, "GraphQL " + type + " (HTTP 200)");
+  }
+  if (call.posting())
+    if (auto msg = graphql_secondary_limit(data))  // a secondary limit with HTTP 200
+      return secondary(call, k, r, header_int(r, "retry-after"), *msg);
+  Fetched f{url, std::move(data), std::nullopt, false, std::nullopt, std::nullopt};
+  if (!call.posting()) {
+    if (r.redirects > 0) f.redirected_to = r.effective_url;
+    if (auto link = r.header("link")) f.next_url = link_with_rel(*link, "next");
+    if (f.next_url) check_origin(*f.next_url, call.where(k) + ": Link rel=\"next\"");
+    auto etag = r.header("etag");
+    auto last_modified = r.header("last-modified");
+    if (cache_ && (etag || last_modified))
+      f.cache_update = CacheEntry{url, etag, last_modified, r.body, f.next_url};
+  }
+  call.done[call.round[k].index] = std::move(f);
+}
+
+// A rate-limit answer: wait as told (the longest wait of the round), then ask again.
+void GitHubApi::limit_wait(Call& call, std::size_t k, double wait, const std::string& why) {
+  if (++call.round[k].limit_waits > 50)
+    throw UserError(call.where(k) + ": still rate limited after 50 waits");
+  if (wait >= call.told_wait) {
+    call.told_wait = std::max(0.0, wait);
+    call.told_why = why;
+  }
+  call.pending.push_back(call.round[k]);
+}
+
+// GitHub's rule for secondary limits: Retry-After when given, else at least a minute, doubling
+// while they last; and serial requests from now on.
+void GitHubApi::secondary(Call& call, std::size_t k, const http::Response& r,
+                          std::optional<std::int64_t> retry_after, const std::string& msg) {
+  if (!serial_) {
+    serial_ = true;
+    if (notice_ && opt_.concurrency > 1)
+      notice_("secondary rate limit: one request at a time for the rest of the run");
+  }
+  std::string status = "HTTP " + std::to_string(r.status);
+  if (retry_after)
+    return limit_wait(
+        call, k, static_cast<double>(*retry_after),
+        status + " with Retry-After " + std::to_string(*retry_after) + " (secondary rate limit)");
+  limit_wait(call, k,
+             std::min(opt_.backoff_max_s * 60,
+                      opt_.backoff_base_s * 30 * std::pow(2, call.round[k].limit_waits + 1)),
+             status + ": " + msg.substr(0, 80) + " (no Retry-After), backing off");
+}
+
+// Until the reset (X-RateLimit-Reset, else the last rateLimit.resetAt); without one, or a stale
+// one, a minute (60 x --backoff-base), doubling.
+void GitHubApi::until_reset(Call& call, std::size_t k, const std::string& what) {
+  double wait = reset_epoch_ ? static_cast<double>(*reset_epoch_) - now_epoch() + 0.05 : 0;
+  if (wait > 0) return limit_wait(call, k, wait, what + ", until the reset");
+  limit_wait(call, k,
+             std::min(opt_.backoff_max_s * 60,
+                      opt_.backoff_base_s * 30 * std::pow(2, call.round[k].limit_waits + 1)),
+             what + " (no reset time), backing off");
+}
+
+// After a round: faults back off (counted, with jitter) and are queued again; a told wait is
+// waited.
+void GitHubApi::end_round(Call& call) {
+  if (!call.retry.empty()) {
+    http::RetryPolicy policy{opt_.max_retries, opt_.backoff_base_s, opt_.backoff_max_s};
+    int worst = 0;
+    for (Call::Slot& s : call.retry) {
+      if (policy.gives_up_after(s.attempts)) {
+        std::string w = get_of(call.urls[s.index], call.posting());
+        if (!call.what.empty()) w += " (" + call.what + ")";
+        throw UserError(w + " failed " + std::to_string(s.attempts) +
+                        " times, last: " + s.last_error);
+      }
+      worst = std::max(worst, s.attempts);
+      ++stats_.retries;
+    }
+    double backoff = http::backoff_delay(policy, worst, rng_);
+    if (backoff > 0 && call.told_wait <= 0) {
+      if (notice_ && backoff >= 1.0)
+        notice_("retrying " + std::to_string(call.retry.size()) + " request(s) in " +
+                fmt_seconds(backoff) + " (" + call.retry.front().last_error + ")");
+      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    }
+    for (Call::Slot& s : call.retry) call.pending.push_back(s);
+  }
+  if (call.told_wait > 0) {
+    sleep_for(call.told_wait, call.told_why, true);
+    stats_.rate_remaining.reset();  // unknown: the next round probes with few requests
+  }
 }
 
 }  // namespace convfail::crawler

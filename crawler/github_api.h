@@ -100,7 +100,9 @@ class GitHubApi {
   // message says "secondary rate limit" waits like a secondary-limit 403. A timeout answer
   // (502/504, JSON or HTML) is returned with timed_out set when `shrinkable` (the caller asks
   // for less), else retried as a fault. 404 and 501 throw NoGraphQLEndpoint at once.
-  Fetched post(const std::string& url, const std::string& body, bool shrinkable = false);
+  // `what` names the request in errors ("POST URL (what): ...").
+  Fetched post(const std::string& url, const std::string& body, bool shrinkable = false,
+               const std::string& what = "");
 
   const ApiStats& stats() const { return stats_; }
   // A budget read from a response body (GraphQL's rateLimit{remaining resetAt}) when the
@@ -114,9 +116,19 @@ class GitHubApi {
   std::function<void()> on_progress;
 
  private:
+  struct Call;  // one fetch_all(): URLs, results, the round's faults and waits
   std::vector<Fetched> fetch_all(const std::vector<std::string>& urls,
                                  const std::optional<std::string>& post_body,
-                                 bool shrinkable = false);
+                                 bool shrinkable = false, const std::string& what = "");
+  std::size_t round_size(std::size_t pending) const;
+  void take(Call& call, std::size_t k, http::Response& r);
+  void take_not_modified(Call& call, std::size_t k, const http::Response& r);
+  void take_ok(Call& call, std::size_t k, const http::Response& r);
+  void limit_wait(Call& call, std::size_t k, double wait, const std::string& why);
+  void secondary(Call& call, std::size_t k, const http::Response& r,
+                 std::optional<std::int64_t> retry_after, const std::string& msg);
+  void until_reset(Call& call, std::size_t k, const std::string& what);
+  void end_round(Call& call);
   http::Request make_request(const std::string& url, const std::optional<std::string>& body);
   void note_rate(const http::Response& r);
   void check_origin(const std::string& url, const std::string& what);

@@ -215,7 +215,7 @@ class GraphQLWalk : public Walk {
   std::optional<Json> query(const char* document, const Json& variables, const std::string& what,
                             bool may_shrink) {
     Json body = {{"query", document}, {"variables", variables}};
-    Fetched f = api_.post(endpoint_, body.dump(), may_shrink);
+    Fetched f = api_.post(endpoint_, body.dump(), may_shrink, what);
     if (f.timed_out) {
       shrink_reason_ = "timed out";
       return std::nullopt;
@@ -324,9 +324,9 @@ class GraphQLWalk : public Walk {
            (cp && cp->after ? " after " + *cp->after : "") + ")";
   }
 
-  // One page of issues: fetch (shrinking the page on timeouts), map, store with the checkpoint.
-  bool page(const std::string& position, bool* changed, std::optional<std::string>* next) override {
-    const Checkpoint cp = decode(position).value_or(Checkpoint{});
+  // The repository object of the page at `cp`: asks for page_size_ issues, halving it while
+  // GitHub answers that the request was too big, and growing it back after good pages.
+  Json fetch_page(const Checkpoint& cp) {
     Json repo;
     for (;;) {
       int first = page_size_;
@@ -370,6 +370,13 @@ class GraphQLWalk : public Walk {
                 " pages in a row; asking for " + std::to_string(page_size_) +
                 " issues per request again");
     }
+    return repo;
+  }
+
+  // One page of issues: fetch (shrinking the page on timeouts), map, store with the checkpoint.
+  bool page(const std::string& position, bool* changed, std::optional<std::string>* next) override {
+    const Checkpoint cp = decode(position).value_or(Checkpoint{});
+    Json repo = fetch_page(cp);
     check_rename(repo);
     const Json& conn = at(repo, {"issues"});
     if (!at(conn, {"nodes"}).is_array())

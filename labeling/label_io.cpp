@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -67,140 +68,231 @@ void put_record(LabelFormat format, nlohmann::json j, std::ostream& out, nlohman
     array.push_back(std::move(j));
 }
 
-// Errors of one import, named "ORIGIN:LINE: what".
-struct ImportPlace {
-  std::string origin;
-  UserError at(std::int64_t line, const std::string& what) const {
-    return UserError(terminal_safe(origin) + ":" + std::to_string(line) + ": " + what);
-  }
-};
+// The longest row a labels CSV may hold: a few ids and up to five notes of kMaxNoteBytes.
+constexpr std::size_t kMaxLabelRowBytes = std::size_t{1} << 20;
+
+// Makes the error "ORIGIN:LINE: what is wrong".
+using ImportFail = std::function<UserError(std::int64_t, const std::string&)>;
 
 // Cells exported with a formula guard (`'=...`, core/csv.h) read back as written; nothing that
 // cannot be printed back (invalid UTF-8, NUL, control characters) is stored.
-void check_cells(std::vector<CsvRecord>& records, const ImportPlace& place) {
-  for (CsvRecord& rec : records) {
-    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
-      rec.fields[i] = csv_unneutralise(rec.fields[i]);
-      const CsvRecord& head = records.front();
-      std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
-      bool note =
-          name == "note" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_note") == 0);
-      std::string problem = cell_problem(rec.fields[i], note);
-      if (!problem.empty()) {
-        throw place.at(rec.line,
-                       "column " + std::to_string(i + 1) +
-                           (name.empty() || &rec == &head ? "" : " (" + terminal_safe(name) + ")") +
-                           ": " + problem);
-      }
-    }
+void check_cells(CsvRecord& rec, const CsvRecord& head, const ImportFail& fail) {
+  for (std::size_t i = 0; i < rec.fields.size(); ++i) {
+    rec.fields[i] = csv_unneutralise(rec.fields[i]);
+    std::string name = i < head.fields.size() ? lower(trim(head.fields[i], " \t")) : "";
+    bool note =
+        name == "note" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_note") == 0);
+    std::string problem = cell_problem(rec.fields[i], note);
+    if (!problem.empty())
+      throw fail(rec.line,
+                 "column " + std::to_string(i + 1) +
+                     (name.empty() || &rec == &head ? "" : " (" + terminal_safe(name) + ")") +
+                     ": " + problem);
   }
 }
 
-// Where each column of a label CSV is (-1: absent).
-struct LabelColumns {
+// The columns of a labels CSV, from its header.
+struct Columns {
+  std::map<std::string, int> index;
   int repo = -1, number = -1, symptom = -1, cause = -1, subtype = -1, stage = -1, note = -1;
   int annotator = -1, kind = -1;
   std::map<std::string, int> dim_note;  // symptom_note, cause_note, ...: one dimension's note
+  int column(const std::string& name) const {
+    auto it = index.find(name);
+    return it == index.end() ? -1 : it->second;
+  }
 };
 
-LabelColumns read_header(const CsvRecord& header, const ImportPlace& place,
-                         const LabelImportOptions& options) {
-  std::map<std::string, int> col;
+Columns read_header(const CsvRecord& header, const std::string& origin,
+                    const LabelImportOptions& options, const ImportFail& fail) {
+  Columns c;
   for (int i = 0; i < static_cast<int>(header.fields.size()); ++i) {
     std::string name = lower(trim(header.fields[i], " \t"));
-    if (col.count(name)) throw place.at(header.line, "duplicate column \"" + name + "\"");
-    col[name] = i;
+    if (c.index.count(name)) throw fail(header.line, "duplicate column \"" + name + "\"");
+    c.index[name] = i;
   }
-  auto column = [&](const std::string& name) { return col.count(name) ? col[name] : -1; };
-  LabelColumns c;
-  c.repo = column("repo");
-  c.number = column("number");
+  c.repo = c.column("repo");
+  c.number = c.column("number");
   if (c.repo < 0 || c.number < 0)
-    throw place.at(header.line, "the header needs columns \"repo\" and \"number\"");
-  c.symptom = column("symptom");
-  c.cause = column("cause");
-  c.subtype = column("subtype");
-  c.stage = column("stage");
-  c.note = column("note");
+    throw fail(header.line, "the header needs columns \"repo\" and \"number\"");
+  c.symptom = c.column("symptom"), c.cause = c.column("cause"), c.subtype = c.column("subtype"),
+  c.stage = c.column("stage"), c.note = c.column("note");
   if (c.symptom < 0 && c.cause < 0 && c.subtype < 0 && c.stage < 0)
-    throw place.at(header.line, "no label column (symptom, cause, subtype or stage)");
-  if (column("rater") >= 0 && column("annotator") >= 0)
-    throw place.at(header.line, "both \"rater\" and \"annotator\" columns; keep one");
-  c.annotator = column("rater") >= 0 ? column("rater") : column("annotator");
-  c.kind = column("kind");
+    throw fail(header.line, "no label column (symptom, cause, subtype or stage)");
+  if (c.column("rater") >= 0 && c.column("annotator") >= 0)
+    throw fail(header.line, "both \"rater\" and \"annotator\" columns; keep one");
+  c.annotator = c.column("rater") >= 0 ? c.column("rater") : c.column("annotator");
+  c.kind = c.column("kind");
   if (c.annotator < 0 && !options.annotator)
-    throw UsageError(place.origin + ": no rater/annotator column: give --annotator NAME");
+    throw UsageError(origin + ": no rater/annotator column: give --annotator NAME");
   for (const std::string& dim : manual_dimensions())
-    if (column(dim + "_note") >= 0) c.dim_note[dim] = column(dim + "_note");
+    if (c.column(dim + "_note") >= 0) c.dim_note[dim] = c.column(dim + "_note");
   return c;
 }
 
-// One data row, checked: the issue, who labeled it and how, and the labels (values checked
-// against the taxonomy before the issue is looked up, so a bad value is an error even for
-// unknown issues).
-struct LabelRow {
-  std::string repo;
-  std::int64_t number = 0;
-  std::string annotator, kind;
-  LabelChoice choice;
-  std::map<std::string, std::string> dim_notes;
+// One labels import: the header's columns, then each row checked and appended.
+class LabelRows {
+ public:
+  LabelRows(Db& db, const Taxonomy& tax, const CsvRecord& header, const std::string& origin,
+            const LabelImportOptions& options, const ImportFail& fail)
+      : tax_(tax),
+        header_(header),
+        c_(read_header(header, origin, options, fail)),
+        options_(options),
+        fail_(fail),
+        source_("import:" + origin.substr(origin.find_last_of('/') + 1)),
+        issues_(db),
+        store_(db) {}
+
+  void add(const CsvRecord& rec);
+  LabelImportResult result() {
+    result_.annotators.assign(annotators_.begin(), annotators_.end());
+    return result_;
+  }
+
+ private:
+  std::int64_t number_of(const CsvRecord& rec);
+  std::string annotator_of(const CsvRecord& rec);
+  std::optional<std::int64_t> issue_of(const std::string& repo, std::int64_t number);
+
+  const Taxonomy& tax_;
+  const CsvRecord& header_;
+  Columns c_;
+  const LabelImportOptions& options_;
+  const ImportFail& fail_;
+  std::string source_;
+  IssueStore issues_;
+  ManualLabels store_;
+  LabelImportResult result_;
+  std::set<std::string> annotators_;
 };
 
-LabelRow read_row(const CsvRecord& rec, const CsvRecord& header, const LabelColumns& c,
-                  const Taxonomy& tax, const LabelImportOptions& options,
-                  const ImportPlace& place) {
-  if (rec.fields.size() != header.fields.size())
-    throw place.at(rec.line, std::to_string(rec.fields.size()) + " field(s), the header has " +
-                                 std::to_string(header.fields.size()));
-  LabelRow row;
-  auto repo = cell(rec, c.repo);
-  auto number_text = cell(rec, c.number);
-  if (!repo || !valid_repo_name(*repo))
-    throw place.at(rec.line, "repo " + quoted_excerpt(repo.value_or("")) + " must be OWNER/NAME");
-  row.repo = *repo;
+std::int64_t LabelRows::number_of(const CsvRecord& rec) {
+  auto number_text = cell(rec, c_.number);
   try {
     std::size_t used = 0;
-    row.number = number_text ? std::stoll(*number_text, &used) : 0;
-    if (!number_text || used != number_text->size() || row.number <= 0 ||
-        row.number > kMaxIssueNumber)
+    std::int64_t number = number_text ? std::stoll(*number_text, &used) : 0;
+    if (!number_text || used != number_text->size() || number <= 0 || number > kMaxIssueNumber)
       throw std::exception();
+    return number;
   } catch (const std::exception&) {
-    throw place.at(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
-                                 " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
+    throw fail_(rec.line, "number " + quoted_excerpt(number_text.value_or("")) +
+                              " is not an integer in 1.." + std::to_string(kMaxIssueNumber));
   }
-  // One rule: --annotator names the annotator of every row; a row that names another one is a
-  // conflict, refused (never silently re-attributed either way).
-  std::optional<std::string> annotator = cell(rec, c.annotator);
-  if (annotator && options.annotator && *annotator != *options.annotator)
-    throw place.at(rec.line, "the " + header.fields[c.annotator] + " column says " +
-                                 quoted_excerpt(*annotator) + " but --annotator says " +
-                                 quoted_excerpt(*options.annotator) + " (to import the rows as " +
-                                 quoted_excerpt(*options.annotator) +
-                                 ", drop or edit that column)");
-  if (!annotator) annotator = options.annotator;
-  if (!annotator) throw place.at(rec.line, "no annotator (empty rater cell and no --annotator)");
-  row.annotator = *annotator;
+}
 
-  row.kind = cell(rec, c.kind).value_or("label");
-  if (row.kind != "label" && row.kind != "adjudication")
-    throw place.at(
-        rec.line, "kind " + quoted_excerpt(row.kind) + " must be label or adjudication (or empty)");
-  row.choice = LabelChoice{cell(rec, c.symptom), cell(rec, c.cause), cell(rec, c.subtype),
-                           cell(rec, c.stage), cell(rec, c.note)};
-  for (const auto& [dim, col] : c.dim_note)
-    if (auto n = cell(rec, col)) row.dim_notes[dim] = *n;
-  const LabelChoice& choice = row.choice;
+// One rule: --annotator names the annotator of every row; a row that names another one is a
+// conflict, refused (never silently re-attributed either way).
+std::string LabelRows::annotator_of(const CsvRecord& rec) {
+  std::optional<std::string> annotator = cell(rec, c_.annotator);
+  if (annotator && options_.annotator && *annotator != *options_.annotator)
+    throw fail_(rec.line, "the " + header_.fields[c_.annotator] + " column says " +
+                              quoted_excerpt(*annotator) + " but --annotator says " +
+                              quoted_excerpt(*options_.annotator) + " (to import the rows as " +
+                              quoted_excerpt(*options_.annotator) + ", drop or edit that column)");
+  if (!annotator) annotator = options_.annotator;
+  if (!annotator) throw fail_(rec.line, "no annotator (empty rater cell and no --annotator)");
+  return *annotator;
+}
+
+std::optional<std::int64_t> LabelRows::issue_of(const std::string& repo, std::int64_t number) {
+  auto issue_id = issues_.find_issue(repo, number);
+  if (!issue_id && options_.create_missing) {
+    std::int64_t id = 0;
+    issues_.upsert_issue(repo, Json{{"number", number}}, &id);
+    ++result_.created_issues;
+    return id;
+  }
+  if (!issue_id) {
+    ++result_.skipped_unknown;
+    std::string ref = repo + "#" + std::to_string(number);
+    if (std::find(result_.unknown_issues.begin(), result_.unknown_issues.end(), ref) ==
+        result_.unknown_issues.end())
+      result_.unknown_issues.push_back(ref);
+  }
+  return issue_id;
+}
+
+void LabelRows::add(const CsvRecord& rec) {
+  if (rec.fields.size() != header_.fields.size())
+    throw fail_(rec.line, std::to_string(rec.fields.size()) + " field(s), the header has " +
+                              std::to_string(header_.fields.size()));
+  ++result_.rows;
+  auto repo = cell(rec, c_.repo);
+  if (!repo || !valid_repo_name(*repo))
+    throw fail_(rec.line, "repo " + quoted_excerpt(repo.value_or("")) + " must be OWNER/NAME");
+  std::int64_t number = number_of(rec);
+  std::string annotator = annotator_of(rec);
+  std::string kind = cell(rec, c_.kind).value_or("label");
+  if (kind != "label" && kind != "adjudication")
+    throw fail_(rec.line,
+                "kind " + quoted_excerpt(kind) + " must be label or adjudication (or empty)");
+  LabelChoice choice{cell(rec, c_.symptom), cell(rec, c_.cause), cell(rec, c_.subtype),
+                     cell(rec, c_.stage), cell(rec, c_.note)};
+  std::map<std::string, std::string> dim_notes;
+  for (const auto& [dim, col] : c_.dim_note)
+    if (auto n = cell(rec, col)) dim_notes[dim] = *n;
+  // Check values before looking the issue up, so a bad value is an error even for unknown
+  // issues.
   try {
-    if (choice.symptom) checked_label(tax, "symptom", *choice.symptom);
-    if (choice.stage) checked_label(tax, "stage", *choice.stage);
+    if (choice.symptom) checked_label(tax_, "symptom", *choice.symptom);
+    if (choice.stage) checked_label(tax_, "stage", *choice.stage);
     if (choice.cause) {
-      std::string cause = checked_label(tax, "cause", *choice.cause);
-      if (choice.subtype) checked_subtype(tax, cause, *choice.subtype);
+      std::string cause = checked_label(tax_, "cause", *choice.cause);
+      if (choice.subtype) checked_subtype(tax_, cause, *choice.subtype);
     }
   } catch (const UserError& e) {
-    throw place.at(rec.line, e.what());
+    throw fail_(rec.line, e.what());
   }
-  return row;
+  auto issue_id = issue_of(*repo, number);
+  if (!issue_id) return;
+  if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) return;
+  try {
+    LabelOutcome o =
+        append_choice(store_, tax_, *issue_id, annotator, choice, source_, kind, dim_notes);
+    result_.written += o.written;
+    result_.unchanged += o.unchanged;
+    if (o.written) annotators_.insert(annotator);
+  } catch (const UserError& e) {
+    throw fail_(rec.line, e.what());
+  }
+}
+
+// Reads `in` one record at a time (never more than kMaxLabelRowBytes of it at once) and imports
+// the rows in one transaction.
+LabelImportResult import_label_stream(Db& db, const Taxonomy& tax, std::istream& in,
+                                      const std::string& origin,
+                                      const LabelImportOptions& options) {
+  ImportFail fail = [&](std::int64_t line, const std::string& what) {
+    return UserError(terminal_safe(origin) + ":" + std::to_string(line) + ": " + what);
+  };
+  CsvReader reader(in, CsvLimits{kMaxNoteBytes, kMaxLabelRowBytes});
+  CsvRecord header, rec;
+  auto read = [&](CsvRecord* r) {
+    try {
+      return reader.next(r);
+    } catch (const CsvTooLong& e) {  // a 200 MB note is refused after 64 KB of it
+      std::size_t i = e.column - 1;
+      std::string name = r != &header && i < header.fields.size()
+                             ? " (" + terminal_safe(lower(trim(header.fields[i], " \t"))) + ")"
+                             : "";
+      throw fail(e.line, "column " + std::to_string(e.column) + name + ": " + e.problem +
+                             " (a label note holds at most " + std::to_string(kMaxNoteBytes >> 10) +
+                             " KB); nothing was imported");
+    } catch (const UserError& e) {  // the reader's "LINE: what is wrong"
+      throw UserError(terminal_safe(origin) + ":" + e.what());
+    }
+  };
+  if (!read(&header)) throw fail(1, "empty file (expected a header with repo and number)");
+  check_cells(header, header, fail);
+  Transaction tx(db);
+  LabelRows rows(db, tax, header, origin, options, fail);
+  while (read(&rec)) {
+    check_cells(rec, header, fail);
+    rows.add(rec);
+  }
+  tx.commit();
+  return rows.result();
 }
 
 }  // namespace
@@ -209,66 +301,14 @@ LabelImportResult import_label_csv(Db& db, const Taxonomy& tax, const std::strin
                                    const LabelImportOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot read the file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return import_label_csv_text(db, tax, buf.str(), path, options);
+  return import_label_stream(db, tax, in, path, options);
 }
 
 LabelImportResult import_label_csv_text(Db& db, const Taxonomy& tax, const std::string& text,
                                         const std::string& origin,
                                         const LabelImportOptions& options) {
-  std::vector<CsvRecord> records;
-  try {
-    records = parse_csv(text);
-  } catch (const UserError& e) {
-    throw UserError(terminal_safe(origin) + ":" + e.what());
-  }
-  const ImportPlace place{origin};
-  if (records.empty()) throw place.at(1, "empty file (expected a header with repo and number)");
-  check_cells(records, place);
-  const CsvRecord& header = records.front();
-  const LabelColumns columns = read_header(header, place, options);
-
-  LabelImportResult result;
-  std::set<std::string> annotators;
-  std::string source = "import:" + origin.substr(origin.find_last_of('/') + 1);
-  Transaction tx(db);
-  IssueStore issues(db);
-  ManualLabels store(db);
-  for (std::size_t r = 1; r < records.size(); ++r) {
-    const CsvRecord& rec = records[r];
-    ++result.rows;
-    LabelRow row = read_row(rec, header, columns, tax, options, place);
-    auto issue_id = issues.find_issue(row.repo, row.number);
-    if (!issue_id && options.create_missing) {
-      std::int64_t id = 0;
-      issues.upsert_issue(row.repo, Json{{"number", row.number}}, &id);
-      issue_id = id;
-      ++result.created_issues;
-    }
-    if (!issue_id) {
-      ++result.skipped_unknown;
-      std::string ref = row.repo + "#" + std::to_string(row.number);
-      if (std::find(result.unknown_issues.begin(), result.unknown_issues.end(), ref) ==
-          result.unknown_issues.end())
-        result.unknown_issues.push_back(ref);
-      continue;
-    }
-    const LabelChoice& choice = row.choice;
-    if (!choice.symptom && !choice.cause && !choice.subtype && !choice.stage) continue;
-    try {
-      LabelOutcome o = append_choice(store, tax, *issue_id, row.annotator, choice, source, row.kind,
-                                     row.dim_notes);
-      result.written += o.written;
-      result.unchanged += o.unchanged;
-      if (o.written) annotators.insert(row.annotator);
-    } catch (const UserError& e) {
-      throw place.at(rec.line, e.what());
-    }
-  }
-  tx.commit();
-  result.annotators.assign(annotators.begin(), annotators.end());
-  return result;
+  std::istringstream in(text);
+  return import_label_stream(db, tax, in, origin, options);
 }
 
 std::int64_t export_labels(Db& db, const std::optional<std::string>& annotator, LabelFormat format,

@@ -53,6 +53,9 @@ std::int64_t ManualLabels::append(std::int64_t issue_id, const std::string& anno
                                   const std::optional<std::string>& value, const std::string& kind,
                                   const std::optional<std::string>& note,
                                   const std::string& source) {
+  if (note && note->size() > kMaxNoteBytes)
+    throw UserError("note: " + std::to_string(note->size()) + " bytes, over the limit of " +
+                    std::to_string(kMaxNoteBytes >> 10) + " KB");
   insert_.bind(1, issue_id)
       .bind(2, annotator)
       .bind(3, dimension)
@@ -106,19 +109,33 @@ std::optional<std::int64_t> ManualLabels::undo(std::int64_t issue_id, const std:
 
 std::vector<ManualLabelRow> ManualLabels::history(std::int64_t issue_id,
                                                   const std::optional<std::string>& annotator) {
-  Stmt st(db_, std::string(kRowColumns) +
-                   "WHERE issue_id = ?1 AND (?2 IS NULL OR annotator = ?2) ORDER BY id");
+  // typeof() reads no note; a note is read up to kMaxNoteBytes + 1 bytes (Db::read_prefix).
+  Stmt st(db_,
+          "SELECT id, issue_id, annotator, dimension, value, kind, typeof(note), source, "
+          "created_at, CASE WHEN typeof(note) IN ('integer', 'real') THEN CAST(note AS TEXT) END "
+          "FROM manual_labels WHERE issue_id = ?1 AND (?2 IS NULL OR annotator = ?2) ORDER BY id");
   st.bind(1, issue_id).bind(2, annotator);
   std::vector<ManualLabelRow> out;
-  while (st.step()) out.push_back(read_row(st));
+  while (st.step()) {
+    out.push_back(read_row(st));
+    ManualLabelRow& r = out.back();
+    r.note = st.opt_text(9);  // a number another tool stored
+    if (st.text(6) != "text" && st.text(6) != "blob") continue;
+    std::size_t size = 0;
+    std::string note = db_.read_prefix("manual_labels", "note", r.id, kMaxNoteBytes + 1, &size);
+    r.note_truncated = size > kMaxNoteBytes;
+    r.note = r.note_truncated ? truncate_utf8(note, kMaxNoteBytes) : note;
+  }
   return out;
 }
 
 Json history_row_json(const ManualLabelRow& r) {
   auto opt = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(); };
-  return {{"id", r.id},          {"annotator", r.annotator},   {"dimension", r.dimension},
-          {"kind", r.kind},      {"created_at", r.created_at}, {"value", opt(r.value)},
-          {"note", opt(r.note)}, {"source", opt(r.source)}};
+  Json j = {{"id", r.id},          {"annotator", r.annotator},   {"dimension", r.dimension},
+            {"kind", r.kind},      {"created_at", r.created_at}, {"value", opt(r.value)},
+            {"note", opt(r.note)}, {"source", opt(r.source)}};
+  if (r.note_truncated) j["note_truncated"] = true;
+  return j;
 }
 
 std::optional<ManualLabelRow> ManualLabels::row(std::int64_t id) {

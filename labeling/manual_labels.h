@@ -2,6 +2,7 @@
 // label ids against the taxonomy, and `convfail label`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,6 +16,11 @@
 
 namespace convfail::labeling {
 
+// The longest note a label may carry, as the web's request body cap (web/server.h max_body):
+// ManualLabels::append refuses longer ones, `labels import` refuses the row, and history()
+// cuts notes stored longer by earlier versions (ManualLabelRow::note_truncated).
+inline constexpr std::size_t kMaxNoteBytes = 64 * 1024;
+
 // The dimensions a person labels, in the order they are asked.
 const std::vector<std::string>& manual_dimensions();  // symptom, cause, subtype, stage
 
@@ -26,18 +32,21 @@ struct ManualLabelRow {
   std::optional<std::string> value;
   std::string kind;  // label | skip | adjudication | undo
   std::optional<std::string> note;
+  bool note_truncated = false;  // history(): the stored note is longer than kMaxNoteBytes
   std::optional<std::string> source;
   std::string created_at;
 };
 
 // One history row as `labels history --json`, the web's label history and the issue dossier
-// print it: id, annotator, dimension, kind, created_at, value, note, source (null when unset).
+// print it: id, annotator, dimension, kind, created_at, value, note, source (null when unset),
+// and "note_truncated": true when the note was cut.
 Json history_row_json(const ManualLabelRow& r);
 
 // The one place that writes manual_labels (append only) and reads it back.
 class ManualLabels {
  public:
   explicit ManualLabels(Db& db);
+  // Throws UserError("note: ...") for a note longer than kMaxNoteBytes.
   std::int64_t append(std::int64_t issue_id, const std::string& annotator,
                       const std::string& dimension, const std::optional<std::string>& value,
                       const std::string& kind, const std::optional<std::string>& note,
@@ -57,7 +66,8 @@ class ManualLabels {
   // or it is another annotator's or another issue's.
   std::optional<std::int64_t> undo(std::int64_t issue_id, const std::string& annotator,
                                    std::int64_t row_id, const std::string& source);
-  // Every row of an issue (of one annotator when given), oldest first.
+  // Every row of an issue (of one annotator when given), oldest first; notes longer than
+  // kMaxNoteBytes (stored before the cap) are read cut to it, so a page of them stays small.
   std::vector<ManualLabelRow> history(std::int64_t issue_id,
                                       const std::optional<std::string>& annotator = {});
   // Rows written with a given source (e.g. "annotate:3"), oldest first.

@@ -5,6 +5,7 @@
 
 #include "classifier/latest_run.h"
 #include "classifier/run_labels.h"
+#include "classifier/run_status.h"
 #include "core/error.h"
 #include "labeling/manual_labels.h"
 
@@ -86,13 +87,25 @@ OriginCounts count_origins(const std::vector<IssueLabels>& labels) {
   return n;
 }
 
+std::optional<std::string> partial_label_set(Db& db, const LabelSource& src) {
+  if (src.kind != LabelSource::Kind::kClassifier || !src.run) return std::nullopt;
+  std::optional<classifier::RunStatus> status = classifier::run_status(db, *src.run);
+  if (!status || !status->in_progress) return std::nullopt;
+  return classifier::describe_unfinished(*status);
+}
+
 std::vector<IssueLabels> load_label_set(Db& db, const std::string& source,
-                                        std::optional<double> min_confidence) {
-  return load_label_set(db, LabelSource::parse(source), min_confidence);
+                                        std::optional<double> min_confidence, bool allow_partial) {
+  return load_label_set(db, LabelSource::parse(source), min_confidence, allow_partial);
 }
 
 std::vector<IssueLabels> load_label_set(Db& db, const LabelSource& src,
-                                        std::optional<double> min_confidence) {
+                                        std::optional<double> min_confidence, bool allow_partial) {
+  if (!allow_partial)
+    if (auto why = partial_label_set(db, src))
+      throw UserError(*why +
+                      "; its labels are partial (report --allow-partial shows them, "
+                      "saying so)");
   std::vector<IssueLabels> out;
   const std::string source = src.text();
   switch (src.kind) {

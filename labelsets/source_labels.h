@@ -44,10 +44,18 @@ OriginCounts count_origins(const std::vector<IssueLabels>& labels);
 // "hybrid:ANNOTATOR" (see load_hybrid_labels; `min_confidence` applies to it only), or an
 // annotator. Throws UserError naming the sources that exist when the source has no labels.
 // `source` is parsed by LabelSource::parse (UsageError for a malformed one).
+// A classifier run that is unfinished (classify still writing it, or killed: run_status.h) is
+// refused with UserError("classifier run N is unfinished: ...") unless `allow_partial`.
 std::vector<IssueLabels> load_label_set(Db& db, const std::string& source,
-                                        std::optional<double> min_confidence = {});
+                                        std::optional<double> min_confidence = {},
+                                        bool allow_partial = false);
 std::vector<IssueLabels> load_label_set(Db& db, const labeling::LabelSource& source,
-                                        std::optional<double> min_confidence = {});
+                                        std::optional<double> min_confidence = {},
+                                        bool allow_partial = false);
+
+// Why the label set of `source` is partial, in one line: a classifier:RUN whose run is
+// unfinished; nullopt for a complete run and every other source.
+std::optional<std::string> partial_label_set(Db& db, const labeling::LabelSource& source);
 
 // The sources that hold labels: "classifier" when a run exists, every annotator, "consensus".
 std::vector<std::string> label_sources(Db& db);

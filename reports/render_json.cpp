@@ -34,6 +34,7 @@ std::string render_json(const ReportData& d) {
               {"period", d.period},
               {"issues_by_period", d.issues_by_period},
               {"causes_by_period", d.causes_by_period}};
+  if (!d.partial.empty()) out["partial"] = d.partial;
   if (d.cells) out["cells"] = {{"manual", d.cells->manual}, {"automatic", d.cells->automatic}};
   if (d.compare_source) {
     out["compare_source"] = *d.compare_source;

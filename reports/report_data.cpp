@@ -51,9 +51,10 @@ const std::string* value_of(const labeling::IssueLabels& l, const std::string& d
 }
 
 void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::IssueLabels>& labels,
-                   ReportData& out, std::optional<double> min_confidence,
-                   const std::vector<TrainedSource>& trained) {
-  auto other = labelsets::load_label_set(db, *out.compare_source, min_confidence);
+                   ReportData& out, const ReportOptions& opts) {
+  const std::vector<TrainedSource>& trained = opts.trained;
+  auto other =
+      labelsets::load_label_set(db, *out.compare_source, opts.min_confidence, opts.allow_partial);
   std::map<std::int64_t, const labeling::IssueLabels*> by_id;
   for (const auto& l : other) by_id[l.issue_id] = &l;
   const labelsets::LabelsByIssue mine = labelsets::labels_by_issue(labels);
@@ -176,7 +177,7 @@ std::vector<labeling::IssueLabels> report_labels(Db& db, const ReportOptions& o)
   if (o.period != "year" && o.period != "quarter")
     throw UsageError("--by must be year or quarter, not " + o.period);
   std::vector<labeling::IssueLabels> labels;
-  for (auto& l : labelsets::load_label_set(db, source, o.min_confidence))
+  for (auto& l : labelsets::load_label_set(db, source, o.min_confidence, o.allow_partial))
     if (keep(l, o)) labels.push_back(std::move(l));
   if (labels.empty())
     throw UserError("no issues labeled by \"" + o.source + "\" match --repo/--since/--until");
@@ -190,6 +191,10 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
   ReportData r;
   r.source = o.source;
   r.compare_source = o.compare;
+  for (const std::string* s : {&o.source, o.compare ? &*o.compare : nullptr})
+    if (s)
+      if (auto why = labelsets::partial_label_set(db, labeling::LabelSource::parse(*s)))
+        r.partial.push_back(*why);
   r.period = o.period;
   r.issues = static_cast<long>(labels.size());
   if (source.hybrid()) r.cells = labelsets::count_origins(labels);
@@ -234,7 +239,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
       ++cause_row[conv][*cause];
   }
 
-  if (o.compare) add_agreement(db, tax, labels, r, o.min_confidence, o.trained);
+  if (o.compare) add_agreement(db, tax, labels, r, o);
   add_repro(tax, labels, o.verdicts, r);
   add_runtime_history(labels, o.histories, r);
   return r;

@@ -34,7 +34,10 @@ struct ReportOptions {
   std::string period = "year";           // year | quarter (section 5)
   std::optional<std::string> compare;    // a second source (section 6)
   std::optional<double> min_confidence;  // hybrid sources: confidence an automatic label needs
-  std::vector<TrainedSource> trained;    // sources labeled by a trained model (for compare)
+  // An unfinished classifier run (classify running or killed) as source or compare source:
+  // refused unless this is set; then the report says it is partial (ReportData::partial).
+  bool allow_partial = false;
+  std::vector<TrainedSource> trained;  // sources labeled by a trained model (for compare)
   // Section 7, given by the caller since reports do not read repro's tables: each issue's latest
   // repro verdict (repro::latest_issue_verdicts; none: no section 7) and the stored bisects
   // (repro::runtime_histories).
@@ -78,6 +81,8 @@ std::string runtime_history_text(const RuntimeHistory& h);
 
 struct ReportData {
   std::string source;
+  // One line per source that is an unfinished classifier run (with --allow-partial).
+  std::vector<std::string> partial;
   std::optional<std::string> compare_source;
   std::string period;                            // year | quarter
   std::vector<std::string> converters;           // sorted

@@ -363,6 +363,7 @@ PrintedReport printed_report(const ReportData& d, const Taxonomy& tax) {
     out.title += "; " + std::to_string(d.cells->manual) + " labels manual, " +
                  std::to_string(d.cells->automatic) + " automatic";
   out.title += ")";
+  for (const std::string& why : d.partial) out.title += " - PARTIAL: " + why;
   label_by_converter(d, tax, "stage", d.stage_by_converter, "stage_by_converter",
                      "Stage by converter", out);
   label_by_converter(d, tax, "symptom", d.symptom_by_converter, "symptom_by_converter",

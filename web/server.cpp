@@ -14,6 +14,7 @@
 #include "core/db.h"
 #include "core/embedded_files.h"
 #include "core/error.h"
+#include "core/issue_schema.h"
 #include "core/json_util.h"
 #include "core/text.h"
 #include "web/api.h"
@@ -39,9 +40,42 @@ const char* const kCsp =
 const char* const kReportCsp =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'";
 
+// The longest string an answer carries, import's field limit: text stored by earlier versions
+// or other tools (a note of 200 MB) is cut here, so no answer holds an unbounded field.
+constexpr std::size_t kMaxAnswerString = std::size_t{1} << 20;
+
+bool has_long_string(const Json& j) {
+  if (j.is_string()) return j.get_ref<const std::string&>().size() > kMaxAnswerString;
+  if (j.is_structured())
+    for (const Json& v : j)
+      if (has_long_string(v)) return true;
+  return false;
+}
+
+// Cuts every string longer than kMaxAnswerString at a character boundary; returns how many.
+std::size_t cut_long_strings(Json& j) {
+  if (j.is_string()) {
+    std::string& s = j.get_ref<std::string&>();
+    if (s.size() <= kMaxAnswerString) return 0;
+    s = truncate_utf8(s, kMaxAnswerString);
+    return 1;
+  }
+  std::size_t n = 0;
+  if (j.is_structured())
+    for (Json& v : j) n += cut_long_strings(v);
+  return n;
+}
+
 void send_json(HttpReply& res, const Json& j, int status = 200) {
   res.status = status;
-  res.set_content(json_text(j), "application/json");
+  if (!has_long_string(j)) {
+    res.set_content(json_text(j), "application/json");
+    return;
+  }
+  Json copy = j;
+  std::size_t cut = cut_long_strings(copy);
+  res.set_header("X-Convfail-Cut-Strings", std::to_string(cut));
+  res.set_content(json_text(copy), "application/json");
 }
 
 void send_error(HttpReply& res, int status, const std::string& message) {
@@ -284,6 +318,10 @@ struct Server::Impl {
   }
 
   Json parse_body(const HttpRequest& req) {
+    // Import's and the crawler's nesting limit: the label path may dump what it was given.
+    if (json_nesting_depth(req.body) > kMaxJsonDepth)
+      throw HttpError(400,
+                      "body: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     Json body = Json::parse(req.body, nullptr, false);
     if (body.is_discarded()) throw HttpError(400, "malformed JSON body");
     if (!body.is_object()) throw HttpError(400, "body: expected a JSON object");

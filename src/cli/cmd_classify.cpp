@@ -86,6 +86,13 @@ void run_classify(Context& ctx, const ClassifyArgs& a) {
   };
   classifier::RunSummary s = classifier::classify_and_store(ctx.db(), engine, a.repos, options);
   if (tty) std::cerr << "\n";
+  if (!s.abandoned_runs.empty()) {
+    std::string ids;
+    for (std::int64_t id : s.abandoned_runs) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    std::cerr << "notice: classifier run(s) " << ids
+              << " were left unfinished by a classify that died; marked abandoned (report "
+                 "--source classifier:N --allow-partial still shows one)\n";
+  }
   if (a.json) {
     nlohmann::json out = {{"run_id", s.run_id},
                           {"issues", s.issues},
@@ -96,7 +103,8 @@ void run_classify(Context& ctx, const ClassifyArgs& a) {
                           {"model_id", s.model_id},
                           {"predictors", s.predictors},
                           {"execution_issues", s.execution_issues},
-                          {"moved_by_execution", s.moved_by_execution}};
+                          {"moved_by_execution", s.moved_by_execution},
+                          {"abandoned_runs", s.abandoned_runs}};
     std::cout << out.dump(2) << "\n";
     return;
   }

@@ -13,8 +13,10 @@ void add_import_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
       "Load issue dumps: a JSON array of GitHub REST issue objects, or JSONL (one issue per\n"
       "line, REST or flattened {repo, number, title, ..., comments, timeline}). Re-importing is\n"
-      "idempotent; a newer updated_at replaces an older copy. All files are imported in one\n"
-      "transaction: on any error nothing is stored and the error names FILE:LINE: FIELD.\n"
+      "idempotent; a newer updated_at replaces an older copy (times compare as instants and are\n"
+      "stored in UTC). Every file is checked first: on any error nothing is stored and the\n"
+      "error names FILE:LINE: FIELD. Then the issues are written in short transactions (about\n"
+      "100 ms each), so `serve` and other jobs can write in between.\n"
       "\n"
       "Accepted objects (other fields are kept unchecked; any listed field may be null):\n"
       "  number      integer 1..2^53 (required)\n"
@@ -63,7 +65,9 @@ void add_import_command(CLI::App* cmd, Context& ctx) {
                             {"stale", c.stale},
                             {"pull_requests", c.pull_requests},
                             {"comment_sets_changed", c.comment_sets_changed},
-                            {"timelines_changed", c.timelines_changed}};
+                            {"timelines_changed", c.timelines_changed},
+                            {"transactions", c.transactions},
+                            {"largest_transaction", c.largest_transaction}};
       std::cout << out.dump(2) << "\n";
       return;
     }

@@ -24,7 +24,7 @@ void add_label_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--subtype", args->subtype,
                   "cause subtype (must belong to --cause, or to your current cause)");
   cmd->add_option("--stage", args->stage, "converter stage label id");
-  cmd->add_option("--note", args->note, "free-text note kept with these labels");
+  cmd->add_option("--note", args->note, "free-text note kept with these labels (at most 64 KB)");
   cmd->callback([&ctx, args] {
     Taxonomy tax = Taxonomy::load(ctx.data_dir);
     IssueRef ref = parse_issue_ref(args->issue);

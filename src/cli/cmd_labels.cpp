@@ -29,7 +29,9 @@ void add_import(CLI::App& parent, Context& ctx) {
       "Spreadsheet names (Wrong Code, Incompatability, Not Dis., ...) are accepted. One\n"
       "transaction: a malformed file writes nothing and the error names FILE:LINE. Rows for\n"
       "issues not in the store are reported and skipped. Values equal to the annotator's\n"
-      "current label are not appended again, so re-importing is harmless.");
+      "current label are not appended again, so re-importing is harmless. A note holds at most\n"
+      "64 KB (as on the web); a longer cell is refused (FILE:LINE, column) without reading it\n"
+      "all.");
   struct Args {
     std::string file;
     std::optional<std::string> annotator;

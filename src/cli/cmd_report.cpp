@@ -114,6 +114,9 @@ void add_report_command(CLI::App* cmd, Context& ctx) {
                   "consensus, or hybrid[:ANNOTATOR] (manual labels where they exist, else the "
                   "classifier's confident ones)")
       ->capture_default_str();
+  cmd->add_flag("--allow-partial", args->options.allow_partial,
+                "report an unfinished classifier run (classify still running, or killed) as\n"
+                "--source or --compare, saying in the title that it is partial (refused without)");
   cmd->add_option(
          "--min-confidence", args->min_confidence,
          "hybrid sources: the confidence a classifier label needs (default: the threshold\n"

@@ -4,59 +4,113 @@
 
 namespace convfail {
 
-std::vector<CsvRecord> parse_csv(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  std::vector<CsvRecord> out;
-  std::size_t i = 0, n = text.size();
-  std::int64_t line = 1;
-  while (i < n) {
+CsvReader::CsvReader(std::istream& in, CsvLimits limits)
+    : in_(in), limits_(limits), buf_(std::size_t{1} << 16) {}
+
+int CsvReader::peek() {
+  if (pos_ == end_) {
+    in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    end_ = static_cast<std::size_t>(in_.gcount());
+    pos_ = 0;
+    if (end_ == 0) return -1;
+  }
+  return static_cast<unsigned char>(buf_[pos_]);
+}
+
+int CsvReader::get() {
+  int c = peek();
+  if (c >= 0) ++pos_;
+  return c;
+}
+
+void CsvReader::add(std::string& field, char c, const CsvRecord& rec) {
+  std::size_t column = rec.fields.size() + 1;
+  if (field.size() >= limits_.max_field_bytes)
+    throw CsvTooLong(rec.line, column,
+                     "a field longer than " + std::to_string(limits_.max_field_bytes) + " bytes");
+  if (++record_bytes_ > limits_.max_record_bytes)
+    throw CsvTooLong(rec.line, column,
+                     "a record longer than " + std::to_string(limits_.max_record_bytes) + " bytes");
+  field += c;
+}
+
+bool CsvReader::next(CsvRecord* out) {
+  if (!started_) {  // a UTF-8 BOM at the start of the first read
+    started_ = true;
+    if (peek() >= 0 &&
+        std::string_view(buf_.data() + pos_, end_ - pos_).substr(0, 3) == "\xEF\xBB\xBF")
+      pos_ += 3;
+  }
+  while (peek() >= 0) {
     CsvRecord rec;
-    rec.line = line;
+    rec.line = line_;
+    record_bytes_ = 0;
     bool blank = true;
     while (true) {  // one field per iteration
       std::string field;
-      if (i < n && text[i] == '"') {
+      if (peek() == '"') {
         blank = false;
-        std::int64_t start_line = line;
-        ++i;
+        std::int64_t start_line = line_;
+        get();
         while (true) {
-          if (i >= n) throw UserError(std::to_string(start_line) + ": unterminated quoted field");
-          char c = text[i++];
+          int c = get();
+          if (c < 0) throw UserError(std::to_string(start_line) + ": unterminated quoted field");
           if (c == '"') {
-            if (i < n && text[i] == '"') {
-              field += '"';
-              ++i;
-            } else {
-              break;
-            }
-          } else {
-            if (c == '\n') ++line;
-            field += c;
+            if (peek() != '"') break;
+            get();
+          } else if (c == '\n') {
+            ++line_;
           }
+          add(field, static_cast<char>(c), rec);
         }
-        if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-          throw UserError(std::to_string(line) + ": text after a closing quote");
+        int c = peek();
+        if (c >= 0 && c != ',' && c != '\n' && c != '\r')
+          throw UserError(std::to_string(line_) + ": text after a closing quote");
       } else {
-        while (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-          if (text[i] == '"')
-            throw UserError(std::to_string(line) + ": quote inside an unquoted field");
-          field += text[i++];
+        for (int c = peek(); c >= 0 && c != ',' && c != '\n' && c != '\r'; c = peek()) {
+          if (c == '"') throw UserError(std::to_string(line_) + ": quote inside an unquoted field");
+          add(field, static_cast<char>(get()), rec);
         }
         if (!field.empty()) blank = false;
       }
       rec.fields.push_back(std::move(field));
-      if (i < n && text[i] == ',') {
+      if (peek() == ',') {
         blank = false;
-        ++i;
+        get();
         continue;
       }
       break;  // end of record (newline or end of text)
     }
-    if (i < n && text[i] == '\r') ++i;
-    if (i < n && text[i] == '\n') ++i;
-    ++line;
-    if (!blank) out.push_back(std::move(rec));
+    if (peek() == '\r') get();
+    if (peek() == '\n') get();
+    ++line_;
+    if (!blank) {
+      *out = std::move(rec);
+      return true;
+    }
   }
+  return false;
+}
+
+namespace {
+
+// A read-only stream over text held elsewhere (no copy).
+struct ViewBuf : std::streambuf {
+  explicit ViewBuf(std::string_view text) {
+    char* p = const_cast<char*>(text.data());
+    setg(p, p, p + text.size());
+  }
+};
+
+}  // namespace
+
+std::vector<CsvRecord> parse_csv(std::string_view text) {
+  ViewBuf buf(text);
+  std::istream in(&buf);
+  CsvReader reader(in);
+  std::vector<CsvRecord> out;
+  CsvRecord rec;
+  while (reader.next(&rec)) out.push_back(std::move(rec));
   return out;
 }
 

@@ -2,10 +2,15 @@
 // and writer: `labels import` / `labels export`, `report --format csv`, gold files of `eval`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <istream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/error.h"
 
 namespace convfail {
 
@@ -14,9 +19,49 @@ struct CsvRecord {
   std::vector<std::string> fields;
 };
 
-// Parses the whole text. A UTF-8 BOM is ignored, CRLF and LF both end records, blank lines are
-// skipped. Throws UserError("LINE: what is wrong") on an unterminated quote or text after a
-// closing quote.
+struct CsvLimits {
+  std::size_t max_field_bytes = std::numeric_limits<std::size_t>::max();
+  std::size_t max_record_bytes = std::numeric_limits<std::size_t>::max();  // fields together
+};
+
+// A field or record over CsvLimits: "LINE: column K: ..." (the reader stops reading there, so a
+// 200 MB field costs no more than the limit).
+struct CsvTooLong : UserError {
+  CsvTooLong(std::int64_t at_line, std::size_t at_column, const std::string& what)
+      : UserError(std::to_string(at_line) + ": column " + std::to_string(at_column) + ": " + what),
+        line(at_line),
+        column(at_column),
+        problem(what) {}
+  std::int64_t line;
+  std::size_t column;   // 1-based
+  std::string problem;  // "a field longer than N bytes", "a record longer than N bytes"
+};
+
+// Reads RFC 4180 records one at a time from a stream, holding one record in memory. A UTF-8 BOM
+// is ignored, CRLF and LF (and a lone CR) end records, blank lines are skipped. Throws
+// UserError("LINE: what is wrong") on an unterminated quote, text after a closing quote or a
+// quote inside an unquoted field, and CsvTooLong past `limits`.
+class CsvReader {
+ public:
+  explicit CsvReader(std::istream& in, CsvLimits limits = {});
+  // The next non-blank record into *rec; false at the end of the input.
+  bool next(CsvRecord* rec);
+
+ private:
+  int peek();
+  int get();
+  void add(std::string& field, char c, const CsvRecord& rec);
+
+  std::istream& in_;
+  CsvLimits limits_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0;
+  std::int64_t line_ = 1;
+  std::size_t record_bytes_ = 0;
+  bool started_ = false;
+};
+
+// Every record of `text` (CsvReader without limits).
 std::vector<CsvRecord> parse_csv(std::string_view text);
 
 // Spreadsheet formula injection (OWASP "CSV Injection"): a cell beginning with =, +, -, @, tab or

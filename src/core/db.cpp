@@ -115,6 +115,23 @@ void Db::exec(std::string_view sql) {
   }
 }
 
+std::string Db::read_prefix(const char* table, const char* column, std::int64_t rowid,
+                            std::size_t max_bytes, std::size_t* size) {
+  sqlite3_blob* blob = nullptr;
+  if (sqlite3_blob_open(db_, "main", table, column, rowid, 0, &blob) != SQLITE_OK) {
+    sqlite3_blob_close(blob);
+    fail(std::string("reading ") + table + "." + column);
+  }
+  auto total = static_cast<std::size_t>(sqlite3_blob_bytes(blob));
+  std::string out(std::min(total, max_bytes), '\0');
+  int rc = out.empty() ? SQLITE_OK
+                       : sqlite3_blob_read(blob, out.data(), static_cast<int>(out.size()), 0);
+  sqlite3_blob_close(blob);
+  if (rc != SQLITE_OK) fail(std::string("reading ") + table + "." + column);
+  *size = total;
+  return out;
+}
+
 std::int64_t Db::last_insert_id() const {
   return sqlite3_last_insert_rowid(db_);
 }

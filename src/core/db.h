@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -100,6 +101,12 @@ class Db {
   // polls every millisecond (SQLite's own handler sleeps up to 100 ms between tries, and
   // would miss the short gaps a batch job leaves between its transactions).
   void set_busy_timeout(std::chrono::milliseconds wait);
+
+  // The first `max_bytes` of the TEXT or BLOB in `column` of row `rowid` of main.`table`, and
+  // in *size its full size in bytes, read by incremental blob I/O: the rest of a 200 MB value
+  // is never loaded (a SELECT of it, even through substr(), loads all of it).
+  std::string read_prefix(const char* table, const char* column, std::int64_t rowid,
+                          std::size_t max_bytes, std::size_t* size);
 
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }

@@ -1,7 +1,10 @@
 #include "core/importer.h"
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/error.h"
@@ -34,11 +37,8 @@ std::int64_t line_at(std::string_view text, std::size_t offset) {
   return line;
 }
 
-// One issue object, from either shape, into the store.
-void import_object(IssueStore& store, const Json& obj, std::string_view text,
-                   const ImportOptions& options, ImportCounts& counts) {
-  // The whole object, embedded comments and timeline included, even when it turns out stale.
-  validate_issue(obj, options.limits);
+// The repository of an object: "repo", else its URLs, else --repo.
+std::string repo_of(const Json& obj, const ImportOptions& options) {
   std::optional<std::string> repo = opt_string(obj, "repo");
   if (!repo) repo = repo_from_issue_urls(obj);
   if (!repo) repo = options.default_repo;
@@ -48,20 +48,28 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
         "(pass --repo OWNER/NAME)");
   }
   check_repo_name(*repo);
-  std::int64_t id = 0;
-  // Without embedded threads the text as received is the raw JSON: no need to re-serialise.
+  return *repo;
+}
+
+// Without embedded threads the text as received is the raw JSON: no need to re-serialise.
+std::optional<std::string_view> raw_text_of(const Json& obj, std::string_view text) {
   auto c = obj.find("comments");
-  auto t = obj.find("timeline");
-  bool embedded = t != obj.end() || (c != obj.end() && c->is_array());
-  std::optional<std::string_view> raw;
-  if (!embedded) {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-      text.remove_suffix(1);
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-      text.remove_prefix(1);
-    if (text.find('\n') == std::string_view::npos) raw = text;  // pretty-printed: re-serialise
-  }
-  switch (store.upsert_issue(*repo, obj, &id, raw)) {
+  bool embedded = obj.contains("timeline") || (c != obj.end() && c->is_array());
+  if (embedded) return std::nullopt;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  if (text.find('\n') != std::string_view::npos) return std::nullopt;  // pretty-printed
+  return text;
+}
+
+// One issue object, from either shape, into the store.
+void import_object(IssueStore& store, const Json& obj, std::string_view text,
+                   const ImportOptions& options, ImportCounts& counts) {
+  std::string repo = repo_of(obj, options);
+  std::int64_t id = 0;
+  switch (store.upsert_issue(repo, obj, &id, raw_text_of(obj, text))) {
     case UpsertResult::kInserted:
       ++counts.inserted;
       break;
@@ -76,52 +84,29 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
       return;  // keep the newer stored thread
   }
   if (is_pull_request(obj)) ++counts.pull_requests;
+  auto c = obj.find("comments");
+  auto t = obj.find("timeline");
   if (c != obj.end() && c->is_array() && store.store_comments(id, *c))
     ++counts.comment_sets_changed;
-  if (t != obj.end() && !t->is_null() && store.store_timeline(id, *repo, *t))
+  if (t != obj.end() && !t->is_null() && store.store_timeline(id, repo, *t))
     ++counts.timelines_changed;
 }
 
-void import_text(IssueStore& store, const std::string& path, std::string_view text,
-                 const ImportOptions& options, ImportCounts& counts) {
+// The issue objects of a file's text: (1-based line, text), from a JSON array or JSONL.
+std::vector<std::pair<std::int64_t, std::string_view>> elements_of(const std::string& path,
+                                                                   std::string_view text) {
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM
   std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return;  // an empty file holds no issues
-  std::int64_t n = 0;
-  auto one = [&](std::int64_t line, std::string_view element) {
-    std::string where = terminal_safe(path) + ":" + std::to_string(line) + ": ";
-    Json obj;
-    try {
-      check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
-      check_string_lengths(element, options.limits);  // before the parser copies it
-      obj = Json::parse(element);
-    } catch (const Json::exception& e) {  // parse_error, out_of_range (a number like 1e999)
-      // The message quotes the bytes read last: keep it one short, printable line.
-      std::string what = e.what();
-      std::size_t pos = what.find("] ");
-      if (pos != std::string::npos) what.erase(0, pos + 2);
-      throw UserError(where + "malformed JSON: " + terminal_safe(truncate_utf8(what, 200)));
-    } catch (const UserError& e) {
-      throw UserError(where + e.what());
-    }
-    try {
-      import_object(store, obj, element, options, counts);
-    } catch (const UserError& e) {
-      throw UserError(where + e.what());
-    }
-    if (options.progress) options.progress(path, ++n);
-  };
+  if (first == std::string_view::npos) return {};  // an empty file holds no issues
   if (text[first] == '[') {
-    std::vector<std::pair<std::int64_t, std::string_view>> elements;
     try {
-      elements = split_json_array(text);
+      return split_json_array(text);
     } catch (const UserError& e) {
       throw UserError(terminal_safe(path) + ":" + e.what());
     }
-    for (auto& [line, element] : elements) one(line, element);
-    return;
   }
   // JSONL: one object per non-blank line.
+  std::vector<std::pair<std::int64_t, std::string_view>> out;
   std::size_t pos = 0;
   std::int64_t line = 0;
   while (pos <= text.size()) {
@@ -129,10 +114,110 @@ void import_text(IssueStore& store, const std::string& path, std::string_view te
     if (end == std::string_view::npos) end = text.size();
     ++line;
     std::string_view row = text.substr(pos, end - pos);
-    if (row.find_first_not_of(" \t\r") != std::string_view::npos) one(line, row);
+    if (row.find_first_not_of(" \t\r") != std::string_view::npos) out.emplace_back(line, row);
     pos = end + 1;
   }
+  return out;
 }
+
+// "FILE:LINE: " for errors.
+std::string where_of(const std::string& path, std::int64_t line) {
+  return terminal_safe(path) + ":" + std::to_string(line) + ": ";
+}
+
+// Parses one element, refusing deep nesting and over-long strings before the parser runs.
+Json parse_element(const std::string& where, std::string_view element,
+                   const ImportOptions& options) {
+  try {
+    check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
+    check_string_lengths(element, options.limits);  // before the parser copies it
+    return Json::parse(element);
+  } catch (const Json::exception& e) {  // parse_error, out_of_range (a number like 1e999)
+    // The message quotes the bytes read last: keep it one short, printable line.
+    std::string what = e.what();
+    std::size_t pos = what.find("] ");
+    if (pos != std::string::npos) what.erase(0, pos + 2);
+    throw UserError(where + "malformed JSON: " + terminal_safe(truncate_utf8(what, 200)));
+  } catch (const UserError& e) {
+    throw UserError(where + e.what());
+  }
+}
+
+// The first pass: every object of every file parsed and checked as the store will check it;
+// nothing is written.
+void check_files(IssueStore& store, const std::vector<std::string>& paths,
+                 const ImportOptions& options) {
+  for (const std::string& path : paths) {
+    std::string text = read_file(path);
+    for (auto& [line, element] : elements_of(path, text)) {
+      std::string where = where_of(path, line);
+      Json obj = parse_element(where, element, options);
+      try {
+        store.check(obj, raw_text_of(obj, element));  // the whole object first, then its repo
+        repo_of(obj, options);
+      } catch (const UserError& e) {
+        throw UserError(where + e.what());
+      }
+    }
+  }
+}
+
+// The second pass: objects parsed outside any transaction, then written a slice at a time.
+class SliceWriter {
+ public:
+  SliceWriter(Db& db, IssueStore& store, const ImportOptions& options, ImportCounts& counts)
+      : db_(db), store_(store), options_(options), counts_(counts) {}
+
+  void add(const std::string& path, std::int64_t line, std::string_view element) {
+    std::string where = where_of(path, line);
+    pending_.push_back({parse_element(where, element, options_), element, where, path});
+    if (pending_.size() >= slice_ || std::chrono::steady_clock::now() - started_ >= kImportSlice)
+      write();
+  }
+
+  void write() {
+    if (pending_.empty()) return;
+    auto begun = std::chrono::steady_clock::now();
+    Transaction tx(db_);
+    for (const Parsed& p : pending_) {
+      try {
+        import_object(store_, p.obj, p.text, options_, counts_);
+      } catch (const UserError& e) {
+        throw UserError(p.where + e.what());
+      }
+      if (options_.progress) options_.progress(p.path, ++in_file_[p.path]);
+    }
+    store_.flush();
+    tx.commit();
+    ++counts_.transactions;
+    counts_.largest_transaction =
+        std::max(counts_.largest_transaction, static_cast<std::int64_t>(pending_.size()));
+    pending_.clear();
+    started_ = std::chrono::steady_clock::now();
+    // The next slice holds as many objects as kImportSlice of writing took (issues with long
+    // threads cost more), within [kImportSliceMinIssues, kImportSliceMaxIssues].
+    double took = std::chrono::duration<double>(started_ - begun).count();
+    double target = std::chrono::duration<double>(kImportSlice).count();
+    double next = took > 0 ? static_cast<double>(slice_) * target / took : kImportSliceMaxIssues;
+    slice_ =
+        std::clamp(static_cast<std::size_t>(next), kImportSliceMinIssues, kImportSliceMaxIssues);
+  }
+
+ private:
+  struct Parsed {
+    Json obj;
+    std::string_view text;
+    std::string where, path;
+  };
+  Db& db_;
+  IssueStore& store_;
+  const ImportOptions& options_;
+  ImportCounts& counts_;
+  std::vector<Parsed> pending_;
+  std::size_t slice_ = kImportSliceMinIssues;  // objects of the next slice
+  std::map<std::string, std::int64_t> in_file_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace
 
@@ -215,16 +300,16 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
                    nullptr, nullptr);
     }
   } restore{db, cache};
-  Transaction tx(db);
   IssueStore store(db);
   store.set_limits(options.limits);
+  check_files(store, paths, options);  // a malformed file: nothing is written
   store.begin_bulk();
+  SliceWriter writer(db, store, options, counts);
   for (const std::string& path : paths) {
     std::string text = read_file(path);
-    import_text(store, path, text, options, counts);
+    for (auto& [line, element] : elements_of(path, text)) writer.add(path, line, element);
+    writer.write();  // the elements point into `text`
   }
-  store.flush();
-  tx.commit();
   return counts;
 }
 

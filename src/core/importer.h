@@ -2,6 +2,8 @@
 // shape with embedded comments/timeline) into the store.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -21,6 +23,8 @@ struct ImportCounts {
   std::int64_t pull_requests = 0;
   std::int64_t comment_sets_changed = 0;
   std::int64_t timelines_changed = 0;
+  std::int64_t transactions = 0;         // write transactions (slices) the import took
+  std::int64_t largest_transaction = 0;  // issues written by the largest one
   std::int64_t total() const { return inserted + updated + unchanged + stale; }
 };
 
@@ -33,9 +37,20 @@ struct ImportOptions {
   FieldLimits limits;
 };
 
-// Imports all files in one transaction: either every file is stored or, on the first error,
-// nothing is, and a UserError "FILE:LINE: FIELD: what is wrong" is thrown. Every object is
-// checked against the schema of core/issue_schema.h; a leading UTF-8 BOM is skipped; JSON nested
+// The writes of an import go in slices: objects are parsed outside any transaction, then
+// written in one short transaction of about kImportSlice (the number of objects of a slice
+// follows how long the last one took to write, between the bounds below), so a label post or
+// another job gets the database between two slices, as between classify's.
+inline constexpr std::chrono::milliseconds kImportSlice{100};
+inline constexpr std::size_t kImportSliceMinIssues = 50;
+inline constexpr std::size_t kImportSliceMaxIssues = 5000;
+
+// Imports the files in two passes. First every object of every file is parsed and checked
+// against the schema of core/issue_schema.h as the store will check it (IssueStore::check),
+// writing nothing: on the first error a UserError "FILE:LINE: FIELD: what is wrong" is thrown
+// and the database is unchanged. Then the objects are written in short transactions (slices,
+// above); a failure of the database itself half-way leaves the slices before it stored, which
+// a re-import completes (import is idempotent). A leading UTF-8 BOM is skipped; JSON nested
 // deeper than kMaxJsonDepth is refused before parsing.
 ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
                           const ImportOptions& options = {});

@@ -9,6 +9,15 @@
 namespace convfail {
 namespace {
 
+// A time field as stored: its instant in UTC (core/text utc_time: "+14:00" and "Z" times compare
+// by when they happened), or the text as it came when it is no time.
+std::optional<std::string> stored_time(const Json& obj, const char* key) {
+  std::optional<std::string> t = opt_string(obj, key);
+  if (t)
+    if (auto utc = utc_time(*t)) return utc;
+  return t;
+}
+
 // Author: REST user.login, or flattened "author".
 std::optional<std::string> author_of(const Json& j) {
   if (auto login = opt_nested_string(j, "user", "login")) return login;
@@ -35,6 +44,17 @@ bool truncate_body(std::optional<std::string>& body, const FieldLimits& limits) 
   if (!body || body->size() <= limits.max_field_bytes) return false;
   *body = truncate_utf8(*body, limits.max_field_bytes);
   return true;
+}
+
+// A comment's raw_json as stored (its body cut when truncating) and its body.
+std::string comment_raw(const Json& c, const FieldLimits& limits, std::optional<std::string>* body,
+                        bool* cut) {
+  *body = opt_string(c, "body");
+  *cut = truncate_body(*body, limits);
+  if (!*cut) return c.dump();
+  Json copy = c;
+  copy["body"] = **body;
+  return copy.dump();
 }
 
 }  // namespace
@@ -294,13 +314,33 @@ std::optional<std::int64_t> IssueStore::find_issue(const std::string& repo, std:
   return sel.int64(0);
 }
 
+void IssueStore::check(const Json& issue, std::optional<std::string_view> raw_text) const {
+  validate_issue(issue, limits_);  // embedded comments and timeline included
+  checked_issue_number(issue["number"]);
+  std::optional<std::string> body = opt_string(issue, "body");
+  bool truncated = truncate_body(body, limits_);
+  check_raw_size(truncated  ? issue_raw(issue, &*body)
+                 : raw_text ? std::string(*raw_text)
+                            : issue_raw(issue));
+  auto c = issue.find("comments");
+  if (c != issue.end() && c->is_array())
+    for (const Json& comment : *c) {
+      std::optional<std::string> comment_body;
+      bool cut = false;
+      check_raw_size(comment_raw(comment, limits_, &comment_body, &cut));
+    }
+  auto t = issue.find("timeline");
+  if (t != issue.end() && t->is_array())
+    for (const Json& e : *t) check_raw_size(e.dump());
+}
+
 UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue,
                                       std::int64_t* issue_id,
                                       std::optional<std::string_view> raw_text) {
   validate_issue(issue, limits_);
   std::optional<std::int64_t> number = checked_issue_number(issue["number"]);
   std::int64_t repo_id = repository_id(repo);
-  std::optional<std::string> updated = opt_string(issue, "updated_at");
+  std::optional<std::string> updated = stored_time(issue, "updated_at");
   std::optional<std::string> body = opt_string(issue, "body");
   bool truncated = truncate_body(body, limits_);
   std::string raw = truncated  ? issue_raw(issue, &*body)
@@ -326,9 +366,10 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
   if (existing) {
     *issue_id = *existing;
     if (updated && stored_updated) {
-      // ISO 8601 timestamps in one format compare as strings.
-      if (*updated < *stored_updated) return UpsertResult::kStale;
-      if (*updated == *stored_updated) return UpsertResult::kUnchanged;
+      // Instants, not text: a copy stored with an offset by an older version compares right.
+      int order = compare_times(*updated, *stored_updated);
+      if (order < 0) return UpsertResult::kStale;
+      if (order == 0) return UpsertResult::kUnchanged;
     } else if (raw == stored_raw) {
       return UpsertResult::kUnchanged;
     }
@@ -349,9 +390,9 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(6, opt_string(issue, "state"))
       .bind(7, author_of(issue))
       .bind(8, opt_string(issue, "author_association"))
-      .bind(9, opt_string(issue, "created_at"))
+      .bind(9, stored_time(issue, "created_at"))
       .bind(10, updated)
-      .bind(11, opt_string(issue, "closed_at"))
+      .bind(11, stored_time(issue, "closed_at"))
       .bind(12, opt_string(issue, "html_url"))
       .bind(13, static_cast<std::int64_t>(is_pull_request(issue)))
       .bind(14, comment_count)
@@ -359,6 +400,10 @@ UpsertResult IssueStore::upsert_issue(const std::string& repo, const Json& issue
       .bind(17, static_cast<std::int64_t>(truncated));
   if (existing) st.bind(16, *existing);
   if (staged) {
+    // The first of a batch: ids follow the store's as it is now (another process may have
+    // added issues since the last batch was committed).
+    if (staging_->ids.empty())
+      staging_->next_id = db_.scalar("SELECT coalesce(max(id), 0) + 1 FROM main.issues");
     *issue_id = staging_->next_id++;
     st.bind(16, *issue_id);
     staging_->ids.insert(*issue_id);
@@ -380,15 +425,11 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
   std::vector<std::optional<std::string>> bodies;
   std::vector<bool> cut;
   for (const Json& c : comments) {
-    bodies.push_back(opt_string(c, "body"));
-    cut.push_back(truncate_body(bodies.back(), limits_));
-    if (cut.back()) {
-      Json copy = c;
-      copy["body"] = *bodies.back();
-      raws.push_back(copy.dump());
-    } else {
-      raws.push_back(c.dump());
-    }
+    std::optional<std::string> body;
+    bool was_cut = false;
+    raws.push_back(comment_raw(c, limits_, &body, &was_cut));
+    bodies.push_back(std::move(body));
+    cut.push_back(was_cut);
     check_raw_size(raws.back());
   }
   bool staged = staging_ && staging_->ids.count(issue_id);
@@ -410,8 +451,8 @@ bool IssueStore::store_comments(std::int64_t issue_id, const Json& comments) {
         .bind(3, opt_int(c, "id"))
         .bind(4, author_of(c))
         .bind(5, opt_string(c, "author_association"))
-        .bind(6, opt_string(c, "created_at"))
-        .bind(7, opt_string(c, "updated_at"))
+        .bind(6, stored_time(c, "created_at"))
+        .bind(7, stored_time(c, "updated_at"))
         .bind(8, bodies[static_cast<std::size_t>(pos)])
         .bind(9, raws[static_cast<std::size_t>(pos)])
         .bind(10, static_cast<std::int64_t>(cut[static_cast<std::size_t>(pos)]))
@@ -456,6 +497,8 @@ bool IssueStore::store_timeline(std::int64_t issue_id, const std::string& repo,
       src_is_pr = static_cast<std::int64_t>(is_pull_request(si));
     }
     auto [actor, date] = timeline_actor_and_date(e);
+    if (date)
+      if (auto utc = utc_time(*date)) date = utc;
     insert.bind(1, issue_id)
         .bind(2, pos)
         .bind(3, opt_string(e, "event"))

@@ -59,6 +59,11 @@ class IssueStore {
   std::int64_t rename_repository(const std::string& old_name, const std::string& new_name,
                                  std::optional<std::int64_t> github_id);
 
+  // Every check upsert_issue, store_comments and store_timeline make of an object with its
+  // embedded comments and timeline, writing nothing (import checks every file before it
+  // writes). Throws UserError("FIELD: what is wrong").
+  void check(const Json& issue, std::optional<std::string_view> raw_text = std::nullopt) const;
+
   // Upserts one issue object (REST or flattened shape) of repository `repo`. A newer updated_at
   // replaces the stored copy, an older one is ignored (kStale), an identical one changes nothing.
   // Throws UserError when the object breaks the schema (issue_schema.h). Embedded
@@ -79,11 +84,11 @@ class IssueStore {
   // The issue id of repo#number, if stored.
   std::optional<std::int64_t> find_issue(const std::string& repo, std::int64_t number);
 
-  // Bulk mode, for a caller that holds a write transaction (the importer): new issues and their
+  // Bulk mode, for a caller that writes in transactions (the importer): new issues and their
   // labels, comments and events are staged in TEMP tables and moved into the store by flush()
   // with one INSERT ... SELECT per table, every `batch` issues. Row-by-row inserts would make
   // FTS5 flush its index at every statement (it syncs on each statement savepoint), which cost
-  // ~80% of import time. The caller MUST call flush() before committing.
+  // ~80% of import time. The caller MUST call flush() before each commit.
   void begin_bulk(std::size_t batch = 20000);
   void flush();
 

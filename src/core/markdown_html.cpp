@@ -4,6 +4,7 @@
 #include <cmark-gfm.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,33 @@ std::size_t table_cells_bound(std::string_view text) {
   for (std::string_view line : lines)
     most = std::max<std::size_t>(most, std::count(line.begin(), line.end(), '|'));
   return most == 0 ? 0 : lines.size() * (most + 1);
+}
+
+// Whether a link URL is a data: URL as a browser reads it: leading spaces and control
+// characters skipped, tabs and line breaks ignored, the scheme in any case.
+bool is_data_url(const char* url) {
+  if (!url) return false;
+  std::string scheme;
+  for (const char* p = url; *p && scheme.size() < 5; ++p) {
+    auto c = static_cast<unsigned char>(*p);
+    if (c == '\t' || c == '\n' || c == '\r' || (scheme.empty() && c <= 0x20)) continue;
+    scheme += static_cast<char>(std::tolower(c));
+  }
+  return scheme == "data:";
+}
+
+// cmark's safe mode keeps data:image/png, gif, jpeg and webp URLs on links as on images; a link
+// (which a click opens as a page) gets none.
+void drop_data_links(cmark_node* doc) {
+  cmark_iter* it = cmark_iter_new(doc);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node* node = cmark_iter_get_node(it);
+    if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(node) == CMARK_NODE_LINK &&
+        is_data_url(cmark_node_get_url(node)))
+      cmark_node_set_url(node, "");
+  }
+  cmark_iter_free(it);
 }
 
 struct ParserFree {
@@ -47,6 +75,7 @@ std::optional<std::string> markdown_to_safe_html(std::string_view markdown) {
   }
   cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
   std::unique_ptr<cmark_node, NodeFree> doc(cmark_parser_finish(parser.get()));
+  drop_data_links(doc.get());
   char* html =
       cmark_render_html(doc.get(), options, cmark_parser_get_syntax_extensions(parser.get()));
   std::string out = html ? html : "";

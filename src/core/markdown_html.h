@@ -2,7 +2,8 @@
 // Debian's libcmark-gfm with the table, strikethrough, autolink, tagfilter and tasklist
 // extensions, in cmark's safe mode (CMARK_OPT_UNSAFE is never set): raw HTML, block or inline,
 // becomes "<!-- raw HTML omitted -->", and link and image URLs with a javascript:, vbscript:,
-// file: or data: scheme (images: but png, gif, jpeg and webp data) are dropped (href=""); invalid
+// file: or data: scheme (images only: png, gif, jpeg and webp data; links never) are dropped
+// (href=""); invalid
 // UTF-8 is replaced. Tables are rendered with align attributes, never style attributes (the page's
 // CSP allows no inline style).
 #pragma once

@@ -185,6 +185,20 @@ std::string format_iso8601(std::int64_t epoch) {
   return buf;
 }
 
+std::optional<std::string> utc_time(std::string_view text) {
+  std::optional<std::int64_t> t = parse_iso8601(text);
+  if (!t && text.size() == 10) t = parse_iso8601(std::string(text) + "T00:00:00Z");
+  if (!t) return std::nullopt;
+  return format_iso8601(*t);
+}
+
+int compare_times(std::string_view a, std::string_view b) {
+  std::optional<std::string> ua = utc_time(a), ub = utc_time(b);
+  if (ua && ub) return ua->compare(*ub);
+  if (ua || ub) return ua ? -1 : 1;
+  return a.compare(b);
+}
+
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i] (0 if invalid), and its code point.

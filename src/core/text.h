@@ -56,6 +56,13 @@ std::optional<std::int64_t> parse_int64(std::string_view text);
 std::optional<std::int64_t> parse_iso8601(std::string_view text);
 // Epoch seconds as "YYYY-MM-DDTHH:MM:SSZ" (UTC).
 std::string format_iso8601(std::int64_t epoch);
+// A time as stored: an ISO-8601 time (any offset) or date (YYYY-MM-DD: midnight UTC) as its
+// instant in UTC, "YYYY-MM-DDTHH:MM:SSZ" (fraction of a second dropped), so that stored times
+// compare as text in the order of their instants; nullopt when `text` is neither.
+std::optional<std::string> utc_time(std::string_view text);
+// Orders two stored times by their instants (utc_time); text that is no time compares as text,
+// after every time. Negative, zero or positive as a < b, a == b, a > b.
+int compare_times(std::string_view a, std::string_view b);
 
 // "1 file", "2 files", "0 files": a count and its noun, plural by adding s unless `plural` is
 // given.

@@ -104,6 +104,10 @@ std::string gzip_padding(int mb) {
 }
 
 // Timeline "fix kinds": 1-4 are the four has_fix_link rules, 5-7 look alike but are not.
+// The placeholder of --deep-issue's value in a response object; splice_deep() replaces it in the
+// response text (building the nested value as JSON would recurse 100,000 levels here too).
+const char* const kDeepPlaceholder = "@@fake-github-deep-value@@";
+
 enum Kind {
   kNone = 0,
   kClosedCommit = 1,
@@ -141,6 +145,17 @@ struct FakeGitHub::Impl {
   int posts = 0;                               // POST /graphql answered (for --graphql-shape)
   mutable std::atomic<std::int64_t> fresh{0};  // --endless-pages: cursor and page counter
   std::string empty_body;                      // --empty-objects-mb: made on first use
+
+  // The response text with --deep-issue's placeholder replaced by [[[...null...]]].
+  std::string splice_deep(std::string body) const {
+    if (opt.deep_issue <= 0) return body;
+    std::string quoted = std::string("\"") + kDeepPlaceholder + "\"";
+    std::size_t at = body.find(quoted);
+    if (at == std::string::npos) return body;
+    auto levels = static_cast<std::size_t>(std::max(0, opt.deep_levels));
+    std::string deep = std::string(levels, '[') + "null" + std::string(levels, ']');
+    return body.replace(at, quoted.size(), deep);
+  }
 
   // A user, or REST's "ghost" for a deleted account (--deleted-users: one user in ten).
   Json user(const std::string& origin, int k) const {
@@ -235,6 +250,7 @@ struct FakeGitHub::Impl {
               {"author_association", kAssociations[h(n, 41) % 6]},
               {"active_lock_reason", nullptr},
               {"performed_via_github_app", nullptr}};
+    if (n == opt.deep_issue) j["performed_via_github_app"] = kDeepPlaceholder;
     if (pr(n)) {
       std::string html = "https://github.com/" + repo + "/pull/" + std::to_string(n);
       j["pull_request"] = {{"url", api + "/pulls/" + std::to_string(n)},
@@ -674,7 +690,7 @@ struct FakeGitHub::Impl {
       all =
           what == "comments" ? comments(origin(req), number) : timeline(origin(req), repo, number);
     }
-    std::string body = paginate(req, res, all, repo, rest).dump();
+    std::string body = splice_deep(paginate(req, res, all, repo, rest).dump());
     std::string etag = weak_etag(body);
 
     // Rate limit: 304s are free, as on GitHub.
@@ -861,6 +877,13 @@ struct FakeGitHub::Impl {
       }
       tl.push_back(g);
     }
+    if (n == opt.deep_issue)  // a renamed title whose previousTitle is --deep-issue's value
+      tl.push_back({{"__typename", "RenamedTitleEvent"},
+                    {"id", "RTE_" + std::to_string(n)},
+                    {"actor", gql_user(r["user"])},
+                    {"createdAt", r["updated_at"]},
+                    {"previousTitle", kDeepPlaceholder},
+                    {"currentTitle", r["title"]}});
     std::string state = r["state"] == "closed" ? "CLOSED" : "OPEN";
     return {{"__typename", "Issue"},
             {"id", r["node_id"]},
@@ -994,7 +1017,7 @@ struct FakeGitHub::Impl {
   void gql_answer(const httplib::Request& req, httplib::Response& res, int status,
                   const Json& body) {
     res.status = status;
-    res.set_content(body.dump(), "application/json; charset=utf-8");
+    res.set_content(splice_deep(body.dump()), "application/json; charset=utf-8");
     log(req, status);
   }
 

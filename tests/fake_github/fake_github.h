@@ -66,6 +66,12 @@ struct FakeGitHubOptions {
   bool endless_pages = false;  // the listing (REST and GraphQL) repeats its first page forever
                                // under fresh page numbers / cursors
   int empty_objects_mb = 0;    // the listing answers a page of this many MB of empty objects
+  // Issue #41: issue deep_issue carries a value nested deep_levels arrays deep (2 bytes a
+  // level: 100,000 levels are 200 KB). REST: its listing object's performed_via_github_app (an
+  // object or null on GitHub); GraphQL: the previousTitle (a string on GitHub) of a
+  // RenamedTitleEvent in its timeline items. Everything else is served as usual.
+  int deep_issue = 0;
+  int deep_levels = 100000;
 };
 
 struct LoggedRequest {

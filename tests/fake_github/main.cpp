@@ -83,6 +83,12 @@ int main(int argc, char** argv) {
   app.add_option("--empty-objects-mb", o.empty_objects_mb,
                  "hostile: the listing is a page of this many MB of empty objects")
       ->check(CLI::Range(0, 4096));
+  app.add_option("--deep-issue", o.deep_issue,
+                 "hostile: this issue carries a value nested --deep-levels arrays deep (REST: "
+                 "its performed_via_github_app; GraphQL: a renamed-title item's previousTitle)");
+  app.add_option("--deep-levels", o.deep_levels, "nesting of --deep-issue's value")
+      ->check(CLI::Range(0, 10000000))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (!rename.empty()) {
     auto eq = rename.find('=');

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "core/csv.h"
 #include "core/error.h"
 
@@ -67,4 +69,36 @@ TEST_CASE("CSV: formula cells are neutralised (OWASP) and read back exactly") {
   REQUIRE(back.size() == 1);
   for (std::size_t i = 0; i < fields.size(); ++i)
     CHECK(csv_unneutralise(back[0].fields[i]) == fields[i]);
+}
+
+// Issue #41: the labels CSV reader slurped a 200 MB note; a reader with limits stops at them.
+TEST_CASE("CSV: the reader holds one record and stops at its limits") {
+  std::string big = "repo,number,note\na/b,1,\"" + std::string(1000, 'x') + "\"\na/b,2,ok\n";
+  std::istringstream in(big);
+  CsvReader reader(in, CsvLimits{100, 1000});
+  CsvRecord rec;
+  REQUIRE(reader.next(&rec));
+  CHECK(rec.fields.size() == 3);
+  try {
+    reader.next(&rec);
+    FAIL("no error");
+  } catch (const CsvTooLong& e) {
+    CHECK(e.line == 2);
+    CHECK(e.column == 3);
+    CHECK(std::string(e.what()) == "2: column 3: a field longer than 100 bytes");
+  }
+  std::istringstream wide("a,b,c\n" + std::string(60, 'y') + "," + std::string(60, 'z') + "\n");
+  CsvReader narrow(wide, CsvLimits{100, 100});
+  REQUIRE(narrow.next(&rec));
+  CHECK_THROWS_WITH_AS(narrow.next(&rec), "2: column 2: a record longer than 100 bytes",
+                       CsvTooLong);
+  // Records across the reader's 64 KB buffer, and no limits: as parse_csv.
+  std::string many = "\xEF\xBB\xBFn,text\n";
+  for (int i = 0; i < 5000; ++i)
+    many += std::to_string(i) + ",\"line\n" + std::to_string(i) + "\"\n";
+  auto recs = parse_csv(many);
+  REQUIRE(recs.size() == 5001);
+  CHECK(recs[0].fields[0] == "n");
+  CHECK(recs[4999].fields[1] == "line\n4998");
+  CHECK(recs[4999].line == 2 + 4998 * 2);
 }

@@ -80,6 +80,44 @@ TEST_CASE("import: flattened JSONL with comments; newer updated_at replaces, old
   CHECK(db->scalar("SELECT count(*) FROM comments") == 2);
 }
 
+// Issue #41: times were compared as text, so an issue stored with updated_at
+// 2024-01-01T00:00:00+14:00 (2023-12-31T10:00:00Z) judged a copy of 2023-12-31T12:00:00Z, two
+// hours newer, stale and dropped it. Times are stored as UTC instants and compared so.
+TEST_CASE("import: times with offsets are stored in UTC and compared as instants") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("i.db"));
+  auto issue = [](const char* title, const char* updated) {
+    return std::string(R"({"repo":"onnx/onnx","number":7,"title":")") + title +
+           R"(","created_at":"2023-12-31T20:00:00-05:00","updated_at":")" + updated +
+           R"(","comments":[{"author":"c","created_at":"2024-01-01T01:30:00+01:30","body":"x"}],)" +
+           R"("timeline":[{"event":"closed","created_at":"2024-01-01","actor":{"login":"a"}}]})" +
+           "\n";
+  };
+  import_files(*db, {dir.write("a.jsonl", issue("first", "2024-01-01T00:00:00+14:00"))});
+  auto text = [&](const char* sql) {
+    Stmt st(*db, sql);
+    REQUIRE(st.step());
+    return st.text(0);
+  };
+  CHECK(text("SELECT updated_at FROM issues") == "2023-12-31T10:00:00Z");
+  CHECK(text("SELECT created_at FROM issues") == "2024-01-01T01:00:00Z");
+  CHECK(text("SELECT created_at FROM comments") == "2024-01-01T00:00:00Z");
+  CHECK(text("SELECT created_at FROM timeline_events") == "2024-01-01T00:00:00Z");
+  // Two hours newer, written in UTC: stored, not judged stale.
+  ImportCounts c =
+      import_files(*db, {dir.write("b.jsonl", issue("second", "2023-12-31T12:00:00Z"))});
+  CHECK(c.stale == 0);
+  CHECK(c.updated == 1);
+  CHECK(text("SELECT title FROM issues") == "second");
+  CHECK(text("SELECT updated_at FROM issues") == "2023-12-31T12:00:00Z");
+  // The same instant with another offset is unchanged; an earlier one is stale.
+  CHECK(import_files(*db, {dir.write("c.jsonl", issue("third", "2024-01-01T02:00:00+14:00"))})
+            .unchanged == 1);
+  CHECK(import_files(*db, {dir.write("d.jsonl", issue("fourth", "2023-12-31T13:59:59+02:00"))})
+            .stale == 1);
+  CHECK(text("SELECT title FROM issues") == "second");
+}
+
 TEST_CASE("import: FTS index follows inserts and updates") {
   test::TempDir dir;
   auto db = open_database(dir.file("i.db"));

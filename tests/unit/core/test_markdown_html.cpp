@@ -56,6 +56,22 @@ TEST_CASE("markdown_to_safe_html: raw HTML omitted, dangerous URLs dropped") {
   CHECK(has(h, "<a href=\"\">click</a>"));
 }
 
+// Issue #41: cmark's safe mode lets data:image/png|gif|jpeg|webp through on links as on images;
+// a data: URL is allowed on an image only.
+TEST_CASE("markdown_to_safe_html: data: URLs only on images, never on links") {
+  std::string h = html(
+      "[x](data:image/png;base64,AA==) [y](DATA:image/gif;base64,AA==)\n\n"
+      "[z](<\tdata:image/webp;base64,AA==>) ![ok](data:image/png;base64,AA==)\n");
+  CHECK(!has(h, "href=\"data"));
+  CHECK(!has(h, "href=\"DATA"));
+  CHECK(!has(h, "href=\"\tdata"));
+  CHECK(has(h, "<a href=\"\">x</a>"));
+  CHECK(has(h, "<a href=\"\">y</a>"));
+  CHECK(has(h, "<img src=\"data:image/png;base64,AA==\" alt=\"ok\" />"));
+  // Other links are kept.
+  CHECK(has(html("[a](https://example.com/data:x)"), "href=\"https://example.com/data:x\""));
+}
+
 TEST_CASE("markdown_to_safe_html: invalid UTF-8 replaced, too long refused, wide tables as text") {
   CHECK(has(html("a\xff"
                  "b"),
