@@ -77,6 +77,10 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   for (const auto& src : config.sources) tv = tv || is_torchvision_source(src);
   json tv_models = tv ? oracles[0]->torchvision_models() : json::array();
   std::vector<ModelTask> plan = make_plan(config, tv_models);
+  if (options.shard.active()) {
+    key["shard"] = shard_json(options.shard, plan.size());
+    plan = shard_plan(plan, options.shard);
+  }
   s.planned = static_cast<int>(plan.size());
 
   std::optional<std::int64_t> existing;
