@@ -10,6 +10,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libmicrohttpd-dev libssl-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev  # Markdown to safe HTML (core/markdown_html)
   curl jq  # the crawler e2e tests read the fake server's log
+  parallel  # GNU parallel: the sharded campaign test (tests/e2e/testing_shard_merge.sh)
   bubblewrap libseccomp-dev  # the sandbox of repro/ (and core_install.sh hides the checkout)
 )
 if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then

@@ -77,13 +77,17 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   for (const auto& src : config.sources) tv = tv || is_torchvision_source(src);
   json tv_models = tv ? oracles[0]->torchvision_models() : json::array();
   std::vector<ModelTask> plan = make_plan(config, tv_models);
+  if (options.shard.active()) {
+    key["shard"] = shard_json(options.shard, plan.size());
+    plan = shard_plan(plan, options.shard);
+  }
   s.planned = static_cast<int>(plan.size());
 
   std::optional<std::int64_t> existing;
   if (!options.new_campaign) existing = find_campaign(db, key);
   s.campaign = existing ? *existing : create_campaign(db, key, versions);
   // One run per campaign at a time: a second one would do all the work again beside it.
-  CampaignLock lock(options.store_dir, s.campaign);
+  CampaignLock campaign_lock(options.store_dir, s.campaign, db.path());
   std::set<int> done = stored_seqs(db, s.campaign);
   std::vector<const ModelTask*> todo;
   for (const auto& t : plan)

@@ -9,6 +9,7 @@
 
 #include "core/db.h"
 #include "testing/plan.h"
+#include "testing/shard.h"
 
 namespace convfail::testing {
 
@@ -20,6 +21,9 @@ struct RunOptions {
   bool progress_tty = false;       // rewrite it in place
   bool new_campaign = false;       // never continue a stored one with the same configuration
   std::string store_dir;           // content-addressed model files
+  // Only the plan's models of this shard (seq % N == K); the campaign's configuration records
+  // the shard and the whole plan's size (testing/shard.h), so it is a campaign of its own.
+  Shard shard;
 };
 
 struct RunSummary {

@@ -16,12 +16,16 @@ namespace fs = std::filesystem;
 
 namespace convfail::testing {
 
-CampaignLock::CampaignLock(const std::string& store_dir, std::int64_t campaign) {
+CampaignLock::CampaignLock(const std::string& store_dir, std::int64_t campaign,
+                           const std::string& db_path) {
   if (store_dir.empty()) return;  // nothing stored on disk (tests of the loop alone)
   fs::path dir = fs::path(store_dir).parent_path() / "locks";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  fs::path file = dir / ("campaign-" + std::to_string(campaign) + ".lock");
+  // Databases in one folder share its store and locks, and each numbers its campaigns from 1:
+  // the database's file name is part of the lock's.
+  std::string db_name = db_path.empty() ? "" : fs::path(db_path).filename().string() + ".";
+  fs::path file = dir / (db_name + "campaign-" + std::to_string(campaign) + ".lock");
   fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw UserError("cannot open the campaign lock " + file.string() + ": " + std::strerror(errno));

@@ -1,5 +1,6 @@
 #include "testing/campaign_pipeline.h"
 
+#include "testing/campaign_store.h"
 #include "testing/groups.h"
 
 namespace convfail::testing {
@@ -7,18 +8,33 @@ namespace convfail::testing {
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request) {
   CampaignResult out;
   out.run = run_campaign(db, request.config, request.run);  // regroups when finished
-  if (!out.run.finished) return out;  // the rest waits until every model is stored
-  if (request.minimise) {
-    MinimiseOptions mo;
-    mo.budget = request.minimise_budget;
-    mo.time_budget = request.minimise_seconds;
-    mo.store_dir = request.run.store_dir;
-    mo.progress = request.run.progress;
-    mo.perturb = request.config.perturb;
-    out.minimised = minimise_groups(db, out.run.campaign, request.config.oracle, mo);
-  }
-  match_groups(db, out.run.campaign, request.data_dir);
+  // The rest waits until every model is stored; a shard leaves it to `test merge`, once.
+  if (!out.run.finished || request.run.shard.active()) return out;
+  SettleOptions so;
+  so.minimise = request.minimise;
+  so.minimise_budget = request.minimise_budget;
+  so.minimise_seconds = request.minimise_seconds;
+  so.store_dir = request.run.store_dir;
+  so.data_dir = request.data_dir;
+  so.progress = request.run.progress;
+  out.minimised = settle_groups(db, out.run.campaign, so);
   return out;
+}
+
+MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options) {
+  MinimiseSummary ms;
+  if (options.minimise) {
+    nlohmann::json cfg = campaign_config(db, campaign);
+    MinimiseOptions mo;
+    mo.budget = options.minimise_budget;
+    mo.time_budget = options.minimise_seconds;
+    mo.store_dir = options.store_dir;
+    mo.progress = options.progress;
+    mo.perturb = cfg.value("perturb_export", false);
+    ms = minimise_groups(db, campaign, oracle_options_from_config(cfg), mo);
+  }
+  match_groups(db, campaign, options.data_dir);
+  return ms;
 }
 
 void rematch_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {

@@ -30,6 +30,18 @@ struct CampaignResult {
 
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request);
 
+// What follows once every model of a campaign is stored (a run, or `test merge` of its shards):
+// minimise each group's model (unless `minimise` is false) and match the groups to stored
+// issues. The oracle options and the perturb hook come from the stored configuration.
+struct SettleOptions {
+  bool minimise = true;
+  int minimise_budget = 48;
+  double minimise_seconds = 600;
+  std::string store_dir, data_dir;
+  bool progress = false;
+};
+MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options);
+
 // After a campaign changed (minimised again) or new issues were stored: match every group of the
 // campaign to the stored issues again (candidates, classifier labels).
 void rematch_groups(Db& db, std::int64_t campaign, const std::string& data_dir);

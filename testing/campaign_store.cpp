@@ -406,4 +406,93 @@ std::vector<CampaignListing> list_campaigns(Db& db) {
   return out;
 }
 
+// ---- test compare and test merge (#42) ----
+
+namespace {
+
+std::optional<double> opt_real(Stmt& st, int col) {
+  return st.is_null(col) ? std::nullopt : std::optional<double>(st.real(col));
+}
+
+void bind_opt_real(Stmt& st, int index, const std::optional<double>& v) {
+  if (v)
+    st.bind(index, *v);
+  else
+    st.bind_null(index);
+}
+
+}  // namespace
+
+void for_each_model_row(Db& db, std::int64_t campaign,
+                        const std::function<void(const StoredModelRow&)>& fn, int after,
+                        int limit) {
+  auto st = db.prepare(
+      "SELECT seq, source, name, nodes, model_sha256, outcome, mismatch_mode, signature, message, "
+      "max_abs_diff, max_rel_diff, operators_json, graph_json, durations_json, seed, family FROM "
+      "campaign_models WHERE campaign_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+  st.bind(1, campaign).bind(2, after).bind(3, limit);
+  while (st.step()) {
+    StoredModelRow r;
+    r.seq = static_cast<int>(st.int64(0));
+    r.source = st.text(1);
+    r.name = st.text(2);
+    r.nodes = st.opt_int64(3);
+    r.model_sha256 = st.opt_text(4);
+    r.outcome = st.text(5);
+    r.mismatch_mode = st.opt_text(6);
+    r.signature = st.opt_text(7);
+    r.message = st.opt_text(8);
+    r.max_abs_diff = opt_real(st, 9);
+    r.max_rel_diff = opt_real(st, 10);
+    r.operators_json = st.opt_text(11);
+    r.graph_json = st.opt_text(12);
+    r.durations_json = st.opt_text(13);
+    r.seed = st.opt_int64(14);
+    r.family = st.opt_text(15);
+    fn(r);
+  }
+}
+
+int insert_missing_model_rows(Db& db, std::int64_t campaign,
+                              const std::vector<StoredModelRow>& rows) {
+  Transaction tx(db);
+  auto st = db.prepare(
+      "INSERT OR IGNORE INTO campaign_models (campaign_id, seq, source, name, nodes, "
+      "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
+      "operators_json, graph_json, durations_json, seed, family) VALUES "
+      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  int added = 0;
+  for (const auto& r : rows) {
+    st.bind(1, campaign).bind(2, r.seq).bind(3, r.source).bind(4, r.name).bind(5, r.nodes);
+    st.bind(6, r.model_sha256).bind(7, r.outcome).bind(8, r.mismatch_mode);
+    st.bind(9, r.signature).bind(10, r.message);
+    bind_opt_real(st, 11, r.max_abs_diff);
+    bind_opt_real(st, 12, r.max_rel_diff);
+    st.bind(13, r.operators_json).bind(14, r.graph_json).bind(15, r.durations_json);
+    st.bind(16, r.seed).bind(17, r.family);
+    st.run();
+    added += db.changes();
+  }
+  tx.commit();
+  return added;
+}
+
+std::vector<StoredCampaign> stored_campaigns(Db& db) {
+  std::vector<StoredCampaign> out;
+  auto st = db.prepare(
+      "SELECT id, config_json, versions_json, finished_at, created_at FROM campaigns ORDER BY id");
+  while (st.step()) {
+    StoredCampaign c;
+    c.id = st.int64(0);
+    c.config = json::parse(st.text(1), nullptr, false);
+    c.versions = json::parse(st.text(2), nullptr, false);
+    if (c.config.is_discarded()) c.config = nullptr;
+    if (c.versions.is_discarded()) c.versions = nullptr;
+    c.finished_at = st.opt_text(3);
+    c.created_at = st.text(4);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace convfail::testing

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -127,5 +128,37 @@ struct CampaignListing {
 };
 // Every campaign, newest first.
 std::vector<CampaignListing> list_campaigns(Db& db);
+
+// ---- test compare and test merge (#42): whole model rows, every campaign's configuration ----
+
+// One campaign_models row as stored (NULLs kept), group_id left out: what `test merge` copies
+// and `test compare` matches.
+struct StoredModelRow {
+  int seq = 0;
+  std::string source, name;
+  std::optional<std::int64_t> nodes;
+  std::optional<std::string> model_sha256;
+  std::string outcome;
+  std::optional<std::string> mismatch_mode, signature, message;
+  std::optional<double> max_abs_diff, max_rel_diff;
+  std::optional<std::string> operators_json, graph_json, durations_json;
+  std::optional<std::int64_t> seed;  // schema 0019
+  std::optional<std::string> family;
+};
+
+// Calls `fn` on each model row of the campaign in seq order (one row in memory at a time): those
+// after seq `after`, at most `limit` of them (-1: all).
+void for_each_model_row(Db& db, std::int64_t campaign,
+                        const std::function<void(const StoredModelRow&)>& fn, int after = -1,
+                        int limit = -1);
+
+// Inserts the rows whose seq the campaign does not hold yet (a stored row is never replaced), in
+// one short transaction; returns how many were added.
+int insert_missing_model_rows(Db& db, std::int64_t campaign,
+                              const std::vector<StoredModelRow>& rows);
+
+// Every stored campaign, oldest first, with its configuration and versions (parsed; a malformed
+// one is json(nullptr)).
+std::vector<StoredCampaign> stored_campaigns(Db& db);
 
 }  // namespace convfail::testing

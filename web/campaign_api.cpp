@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "reports/render.h"
+#include "testing/campaign_compare.h"
+#include "testing/campaign_compare_report.h"
 #include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
 
@@ -34,7 +36,10 @@ json campaigns_json(Db& db) {
   return {{"campaigns", out}};
 }
 
-ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
+namespace {
+
+// A stored campaign's id: 400 when malformed, 404 when unknown.
+long long stored_campaign_id(Db& db, const std::string& id) {
   char* end = nullptr;
   errno = 0;
   long long n = std::strtoll(id.c_str(), &end, 10);
@@ -43,14 +48,46 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
   bool known = false;
   for (const testing::CampaignListing& c : testing::list_campaigns(db)) known |= c.id == n;
   if (!known) throw HttpError(404, "no campaign " + std::to_string(n));
+  return n;
+}
+
+std::string format_param(const Params& params, reports::ReportFormat* rf) {
   auto f = params.find("format");
   std::string format = f == params.end() || f->second.empty() ? "html" : f->second;
-  reports::ReportFormat rf;
   try {
-    rf = reports::parse_report_format(format);
+    *rf = reports::parse_report_format(format);
   } catch (const UsageError& e) {
     throw HttpError(400, e.what());
   }
+  return format;
+}
+
+}  // namespace
+
+ReportText campaign_compare_text(Db& db, const std::string& a, const std::string& b,
+                                 const Params& params) {
+  long long ia = stored_campaign_id(db, a), ib = stored_campaign_id(db, b);
+  reports::ReportFormat rf;
+  std::string format = format_param(params, &rf);
+  std::string text;
+  try {
+    testing::Comparison c = testing::compare_campaigns(testing::load_compare_side(db, ia, "A", ""),
+                                                       testing::load_compare_side(db, ib, "B", ""));
+    text = testing::comparison_report(c, rf);
+  } catch (const UserError& e) {
+    throw HttpError(500, e.what());  // a malformed stored row
+  }
+  return typed_report(std::move(text), format);
+}
+
+ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
+  // /api/campaigns/A/compare/B
+  auto compare = id.find("/compare/");
+  if (compare != std::string::npos)
+    return campaign_compare_text(db, id.substr(0, compare), id.substr(compare + 9), params);
+  long long n = stored_campaign_id(db, id);
+  reports::ReportFormat rf;
+  std::string format = format_param(params, &rf);
   std::string text;
   try {
     text = testing::campaign_report(db, n, rf);

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/report_output.h"
 #include "cli/repro_options.h"
+#include "cli/test_campaigns.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "testing/bundle.h"
@@ -83,11 +84,31 @@ void print_status(const testing::StatusCounts& s) {
   std::printf("  groups %lld\n", static_cast<long long>(s.groups));
 }
 
+// --source checked before anything starts (default synthetic); scripts' absolute paths.
+void check_sources(testing::CampaignConfig* config) {
+  if (config->sources.empty()) config->sources = {"synthetic"};
+  for (const auto& s : config->sources) {
+    if (s == "synthetic") continue;
+    if (testing::is_torchvision_source(s)) {
+      testing::torchvision_subset(s);  // names checked before anything starts
+      continue;
+    }
+    if (s.rfind("script:", 0) != 0)
+      throw UsageError(
+          "--source: expected synthetic, torchvision[:NAME,...] or script:FILE.py, got '" +
+          terminal_safe(s) + "'");
+    std::string file = s.substr(7);
+    if (!fs::is_regular_file(file))
+      throw UserError("--source " + terminal_safe(s) + ": no such file");
+    config->scripts_abs.push_back(fs::canonical(file).string());
+  }
+}
+
 void add_run(CLI::App& parent, Context& ctx) {
   struct Args {
     testing::CampaignConfig config;
     testing::RunOptions run;
-    std::string nodes = "15-100:5";
+    std::string nodes = "15-100:5", shard;
     bool json = false, unsafe = false, no_minimise = false;
     int minimise_budget = 48;
     double minimise_time = 600;
@@ -115,6 +136,7 @@ void add_run(CLI::App& parent, Context& ctx) {
   cmd->add_option("--time-budget", a->run.time_budget_seconds,
                   "seconds; models not started by then are left for a rerun")
       ->check(CLI::Range(0.0, 1e7));
+  auto* shard_option = add_shard_option(cmd, &a->shard);
   cmd->add_flag("--new", a->run.new_campaign,
                 "a new campaign even when one with the same configuration is stored");
   cmd->add_flag("--no-minimise", a->no_minimise, "group and match, but do not minimise");
@@ -129,24 +151,10 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
-  cmd->callback([&ctx, a] {
+  cmd->callback([&ctx, a, shard_option] {
+    a->run.shard = chosen_shard(*shard_option, a->shard);
     testing::parse_nodes(a->nodes, &a->config);
-    if (a->config.sources.empty()) a->config.sources = {"synthetic"};
-    for (const auto& s : a->config.sources) {
-      if (s == "synthetic") continue;
-      if (testing::is_torchvision_source(s)) {
-        testing::torchvision_subset(s);  // names checked before anything starts
-        continue;
-      }
-      if (s.rfind("script:", 0) != 0)
-        throw UsageError(
-            "--source: expected synthetic, torchvision[:NAME,...] or script:FILE.py, got '" +
-            terminal_safe(s) + "'");
-      std::string file = s.substr(7);
-      if (!fs::is_regular_file(file))
-        throw UserError("--source " + terminal_safe(s) + ": no such file");
-      a->config.scripts_abs.push_back(fs::canonical(file).string());
-    }
+    check_sources(&a->config);
     apply_sandbox_choice(a->unsafe);
     Db& db = ctx.create_db();  // a campaign fills a database, like import and crawl
     a->run.store_dir = testing::model_store_for(ctx.db_path);
@@ -360,6 +368,8 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
   add_minimise(*cmd, ctx);
   add_bundle(*cmd, ctx);
   add_report(*cmd, ctx);
+  add_test_compare(*cmd, ctx);
+  add_test_merge(*cmd, ctx);
   cmd->require_subcommand(1);
 }
 

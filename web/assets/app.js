@@ -756,13 +756,42 @@ async function viewCampaigns() {
   show(el('h1', {}, 'Campaigns'), el('div', { class: 'scroll' }, t));
 }
 
+// "Compare with campaign [B]": the comparison of this campaign (A) with another of the database.
+async function compareForm(id) {
+  const data = await api('/api/campaigns');
+  const others = data.campaigns.filter((c) => String(c.id) !== String(id));
+  if (!others.length) return el('p', {}, 'No other campaign to compare with.');
+  const select = el('select', { id: 'compare-with', 'aria-label': 'campaign B' },
+    others.map((c) => el('option', { value: String(c.id) }, 'campaign ' + c.id)));
+  const form = el('form', { id: 'compare-form' }, 'Compare with ', select, ' ',
+    el('button', { type: 'submit' }, 'compare'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    location.hash = `#/campaign/${id}/compare/${select.value}`;
+  });
+  return form;
+}
+
 async function viewCampaign(id) {
   const html = await apiText('/api/campaigns/' + id + '?format=html');
   const downloads = el('p', { class: 'downloads' }, 'Download: ',
     ['md', 'csv', 'latex', 'json', 'html'].map((f) => el('a', { href: `/api/campaigns/${id}?` + query({ format: f, download: '1' }), download: '' }, f)));
   const report = safeHtml(html, 'report campaign');
   report.id = 'campaign-report';
-  show(el('h1', {}, `Campaign ${id}`), el('p', {}, el('a', { href: '#/campaigns' }, '← all campaigns')), downloads, report);
+  show(el('h1', {}, `Campaign ${id}`), el('p', {}, el('a', { href: '#/campaigns' }, '← all campaigns')), await compareForm(id), downloads, report);
+}
+
+// What changed from campaign A to campaign B (`convfail test compare A B`).
+async function viewCampaignCompare(a, b) {
+  const path = `/api/campaigns/${a}/compare/${b}`;
+  const html = await apiText(path + '?format=html');
+  const downloads = el('p', { class: 'downloads' }, 'Download: ',
+    ['md', 'csv', 'latex', 'json', 'html'].map((f) => el('a', { href: path + '?' + query({ format: f, download: '1' }), download: '' }, f)));
+  const report = safeHtml(html, 'report campaign-compare');
+  report.id = 'campaign-compare';
+  show(el('h1', {}, `Campaign ${a} → campaign ${b}`),
+    el('p', {}, el('a', { href: '#/campaign/' + a }, '← campaign ' + a), ' · ', el('a', { href: '#/campaign/' + b }, 'campaign ' + b)),
+    downloads, report);
 }
 
 // ---- Routing
@@ -786,6 +815,8 @@ async function route() {
     if (path === '/campaigns') return await viewCampaigns();
     const c = path.match(/^\/campaign\/(\d+)$/);
     if (c) return await viewCampaign(c[1]);
+    const cc = path.match(/^\/campaign\/(\d+)\/compare\/(\d+)$/);
+    if (cc) return await viewCampaignCompare(cc[1], cc[2]);
     return await viewIssues(params);
   } catch (e) {
     showError(e.message);

@@ -1,0 +1,21 @@
+// `convfail test compare` and `convfail test merge` (cmd_test_campaigns.cpp): subcommands of
+// `convfail test` over whole campaigns, registered by add_test_command; and `test run`'s shard.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.h"
+#include "testing/shard.h"
+
+namespace convfail::cli {
+
+void add_test_compare(CLI::App& parent, Context& ctx);
+void add_test_merge(CLI::App& parent, Context& ctx);
+
+// `test run --shard K/N` into `*text`.
+CLI::Option* add_shard_option(CLI::App* cmd, std::string* text);
+// The shard of a run: --shard when given, else SLURM_ARRAY_TASK_ID/COUNT when set, else none
+// (UsageError for a bad K/N). A shard says on stderr which it is and where it came from.
+testing::Shard chosen_shard(const CLI::Option& option, const std::string& text);
+
+}  // namespace convfail::cli

@@ -1,0 +1,222 @@
+#include "testing/campaign_compare.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "core/json_util.h"
+#include "testing/campaign_store.h"
+#include "testing/groups.h"
+#include "testing/outcomes.h"
+
+using nlohmann::json;
+
+namespace convfail::testing {
+namespace {
+
+constexpr std::size_t kExamples = 3;
+
+std::string value_text(const json& j, const std::string& key) {
+  if (!j.is_object() || !j.contains(key)) return "-";
+  const json& v = j[key];
+  return v.is_string() ? v.get<std::string>() : json_text(v);
+}
+
+void differing_keys(const json& a, const json& b, const std::string& suffix,
+                    std::vector<ConfigDifference>& out) {
+  std::set<std::string> keys;
+  for (const json* j : {&a, &b})
+    if (j->is_object())
+      for (const auto& [k, v] : j->items()) keys.insert(k);
+  for (const auto& k : keys) {
+    std::string va = value_text(a, k), vb = value_text(b, k);
+    if (va != vb) out.push_back({k + suffix, va, vb});
+  }
+}
+
+bool is_failure(const std::string& outcome) {
+  return outcome == kConversionFailure || outcome == kOrtFailure || outcome == kMismatch;
+}
+
+// The pairs (index in A, index in B) of the models both campaigns ran; counts how each was found.
+std::vector<std::pair<std::size_t, std::size_t>> match_models(Comparison& c) {
+  const auto& ma = c.a.models;
+  const auto& mb = c.b.models;
+  std::vector<bool> used_a(ma.size()), used_b(mb.size());
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  auto pair_up = [&](std::size_t i, std::size_t j, int& counter) {
+    used_a[i] = used_b[j] = true;
+    pairs.emplace_back(i, j);
+    ++counter;
+  };
+  std::multimap<std::string, std::size_t> by_sha;
+  std::map<std::pair<int, std::string>, std::size_t> by_seq;
+  std::map<std::string, std::vector<std::size_t>> names_b, names_a;
+  for (std::size_t j = 0; j < mb.size(); ++j) {
+    if (!mb[j].sha256.empty()) by_sha.emplace(mb[j].sha256, j);
+    by_seq[{mb[j].seq, mb[j].name}] = j;
+  }
+  for (std::size_t i = 0; i < ma.size(); ++i) {
+    if (ma[i].sha256.empty()) continue;
+    auto [lo, hi] = by_sha.equal_range(ma[i].sha256);
+    for (auto it = lo; it != hi; ++it)
+      if (!used_b[it->second]) {
+        pair_up(i, it->second, c.by_hash);
+        break;
+      }
+  }
+  for (std::size_t i = 0; i < ma.size(); ++i) {
+    auto it = by_seq.find({ma[i].seq, ma[i].name});
+    if (!used_a[i] && it != by_seq.end() && !used_b[it->second])
+      pair_up(i, it->second, c.by_position);
+  }
+  for (std::size_t i = 0; i < ma.size(); ++i)
+    if (!used_a[i]) names_a[ma[i].name].push_back(i);
+  for (std::size_t j = 0; j < mb.size(); ++j)
+    if (!used_b[j]) names_b[mb[j].name].push_back(j);
+  for (const auto& [name, is] : names_a) {
+    auto it = names_b.find(name);
+    if (is.size() == 1 && it != names_b.end() && it->second.size() == 1)
+      pair_up(is[0], it->second[0], c.by_name);
+  }
+  c.matched = static_cast<int>(pairs.size());
+  c.only_a = static_cast<int>(ma.size() - pairs.size());
+  c.only_b = static_cast<int>(mb.size() - pairs.size());
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+void count_transitions(Comparison& c,
+                       const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  std::map<std::pair<std::string, std::string>, Transition> t;
+  for (const auto& [i, j] : pairs) {
+    const auto& from = c.a.models[i].outcome;
+    const auto& to = c.b.models[j].outcome;
+    Transition& x = t[{from, to}];
+    x.from = from;
+    x.to = to;
+    ++x.models;
+    if (x.examples.size() < kExamples) x.examples.push_back(c.b.models[j].name);
+    if (from != to) ++c.changed;
+    if (from == kSuccess && is_failure(to)) ++c.regressed;
+  }
+  for (auto& [k, x] : t) c.transitions.push_back(std::move(x));
+  std::stable_sort(c.transitions.begin(), c.transitions.end(),
+                   [](const Transition& x, const Transition& y) {
+                     bool cx = x.from != x.to, cy = y.from != y.to;
+                     if (cx != cy) return cx;
+                     return x.models > y.models;
+                   });
+}
+
+using GroupKey = std::pair<std::string, std::string>;  // outcome, signature
+
+std::map<GroupKey, const json*> groups_by_key(const json& groups) {
+  std::map<GroupKey, const json*> out;
+  if (!groups.is_array()) return out;
+  for (const auto& g : groups) out[{g.value("outcome", ""), g.value("signature", "")}] = &g;
+  return out;
+}
+
+std::string model_name_at(const CompareSide& s, const json& g) {
+  const json& rep = g.contains("representative_seq") ? g["representative_seq"] : json();
+  if (!rep.is_number_integer()) return "";
+  for (const auto& m : s.models)
+    if (m.seq == rep.get<int>()) return m.name;
+  return "";
+}
+
+// A group as one side has it; `other` tells each of its models' outcome on the other side.
+ComparedGroup compared_group(const std::string& status, const GroupKey& key, const json* ga,
+                             const json* gb, const CompareSide& own,
+                             const std::vector<std::string>& other) {
+  ComparedGroup g;
+  g.status = status;
+  g.outcome = key.first;
+  g.signature = key.second;
+  if (ga) g.id_a = (*ga).value("id", std::int64_t{0}), g.size_a = (*ga).value("size", 0);
+  if (gb) g.id_b = (*gb).value("id", std::int64_t{0}), g.size_b = (*gb).value("size", 0);
+  g.representative = model_name_at(own, gb ? *gb : *ga);
+  for (std::size_t i = 0; i < own.models.size(); ++i)
+    if (own.models[i].outcome == key.first && own.models[i].signature == key.second &&
+        !other[i].empty())
+      ++g.other_side[other[i]];
+  return g;
+}
+
+void match_groups_by_signature(Comparison& c,
+                               const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  std::vector<std::string> a_in_b(c.a.models.size()), b_in_a(c.b.models.size());
+  for (const auto& [i, j] : pairs) {
+    a_in_b[i] = c.b.models[j].outcome;
+    b_in_a[j] = c.a.models[i].outcome;
+  }
+  auto ga = groups_by_key(c.a.groups), gb = groups_by_key(c.b.groups);
+  for (const auto& [key, g] : gb) {
+    auto it = ga.find(key);
+    c.groups.push_back(compared_group(it == ga.end() ? "new" : "still", key,
+                                      it == ga.end() ? nullptr : it->second, g, c.b, b_in_a));
+  }
+  for (const auto& [key, g] : ga)
+    if (!gb.count(key)) c.groups.push_back(compared_group("fixed", key, g, nullptr, c.a, a_in_b));
+  auto rank = [](const std::string& s) { return s == "new" ? 0 : s == "still" ? 1 : 2; };
+  std::stable_sort(c.groups.begin(), c.groups.end(),
+                   [&](const ComparedGroup& x, const ComparedGroup& y) {
+                     if (rank(x.status) != rank(y.status)) return rank(x.status) < rank(y.status);
+                     return std::max(x.size_a, x.size_b) > std::max(y.size_a, y.size_b);
+                   });
+}
+
+}  // namespace
+
+std::vector<ConfigDifference> config_differences(const json& config_a, const json& config_b,
+                                                 const json& versions_a, const json& versions_b) {
+  std::vector<ConfigDifference> out;
+  differing_keys(config_a, config_b, "", out);
+  differing_keys(versions_a, versions_b, " version", out);
+  return out;
+}
+
+std::string differences_line(const std::vector<ConfigDifference>& d, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < d.size() && i < max; ++i)
+    out += (i ? "; " : "") + d[i].setting + " " + d[i].a + ", not " + d[i].b;
+  if (d.size() > max) out += "; ...";
+  return out;
+}
+
+int Comparison::count(const std::string& status) const {
+  return static_cast<int>(std::count_if(
+      groups.begin(), groups.end(), [&](const ComparedGroup& g) { return g.status == status; }));
+}
+
+CompareSide load_compare_side(Db& db, std::int64_t campaign, const std::string& label,
+                              const std::string& db_name) {
+  CompareSide s;
+  s.label = label;
+  s.db = db_name;
+  s.campaign = campaign;
+  StatusCounts st = campaign_status(db, campaign);  // UserError when unknown
+  s.finished = st.finished;
+  s.config = st.config;
+  s.versions = st.versions;
+  for_each_model_row(db, campaign, [&](const StoredModelRow& r) {
+    s.models.push_back(
+        {r.seq, r.name, r.model_sha256.value_or(""), r.outcome, r.signature.value_or("")});
+  });
+  s.groups = list_groups(db, campaign);
+  return s;
+}
+
+Comparison compare_campaigns(CompareSide a, CompareSide b) {
+  Comparison c;
+  c.a = std::move(a);
+  c.b = std::move(b);
+  c.differences = config_differences(c.a.config, c.b.config, c.a.versions, c.b.versions);
+  auto pairs = match_models(c);
+  count_transitions(c, pairs);
+  match_groups_by_signature(c, pairs);
+  return c;
+}
+
+}  // namespace convfail::testing

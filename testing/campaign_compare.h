@@ -1,0 +1,91 @@
+// Two campaigns side by side (`convfail test compare A B`, `serve`'s /api/campaigns/A/compare/B):
+// what differs in their configurations and versions, the models both planned with each one's
+// outcome in A and in B (the transitions), and the failure groups matched by (outcome,
+// signature): new in B, fixed in B, still failing. The CI gate of a converter's pull request
+// runs a small campaign on the base and on the head and fails on a new group.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+
+namespace convfail::testing {
+
+// One setting that differs: a configuration key ("seed", "ort", "opset", "rtol", "shard", ...)
+// or a version ("torch version", "onnx version", ...); values as JSON text, strings unquoted,
+// "-" when absent.
+struct ConfigDifference {
+  std::string setting, a, b;
+};
+
+// Every differing setting: the configurations' keys in name order, then the versions'.
+std::vector<ConfigDifference> config_differences(const nlohmann::json& config_a,
+                                                 const nlohmann::json& config_b,
+                                                 const nlohmann::json& versions_a,
+                                                 const nlohmann::json& versions_b);
+
+// "seed 3, not 4; ort 1.20.1, not 1.19.2" (the first `max` of them, then "..."): one line.
+std::string differences_line(const std::vector<ConfigDifference>& d, std::size_t max = 4);
+
+// One model row as the comparison needs it.
+struct ComparedModel {
+  int seq = 0;
+  std::string name, sha256, outcome, signature;  // sha256 "" when it failed before export
+};
+
+// One campaign: its rows and stored groups (testing/groups list_groups).
+struct CompareSide {
+  std::string label;  // "A" or "B"
+  std::string db;     // the database it was read from (printed)
+  std::int64_t campaign = 0;
+  bool finished = false;
+  nlohmann::json config, versions, groups;
+  std::vector<ComparedModel> models;  // seq order
+};
+
+// Reads campaign `campaign` of `db` (UserError when there is none).
+CompareSide load_compare_side(Db& db, std::int64_t campaign, const std::string& label,
+                              const std::string& db_name);
+
+struct Transition {
+  std::string from, to;  // outcomes in A and in B
+  int models = 0;
+  std::vector<std::string> examples;  // the first few models' names (seq order)
+};
+
+struct ComparedGroup {
+  std::string status;  // new (only in B) | fixed (only in A) | still (in both)
+  std::string outcome, signature;
+  std::optional<std::int64_t> id_a, id_b;
+  std::int64_t size_a = 0, size_b = 0;
+  std::string representative;  // B's representative model (A's for a fixed group)
+  // Of the group's models (B's; A's for a fixed group) that the other campaign also ran: their
+  // outcome there ("success" -> 5 for a new mismatch group).
+  std::map<std::string, int> other_side;
+};
+
+struct Comparison {
+  CompareSide a, b;
+  std::vector<ConfigDifference> differences;
+  int matched = 0, by_hash = 0, by_position = 0, by_name = 0;
+  int only_a = 0, only_b = 0, changed = 0;
+  int regressed = 0;  // success in A, a failure (conversion, ONNX Runtime, mismatch) in B
+  std::vector<Transition> transitions;  // changed ones first, then by count
+  std::vector<ComparedGroup> groups;    // new, still, fixed; larger first
+  int count(const std::string& status) const;
+  bool no_change() const { return changed == 0 && count("new") == 0 && count("fixed") == 0; }
+};
+
+// Models are matched one to one: the same exported model (model_sha256), else the same plan
+// position and name (the name carries a synthetic model's seed; a model that failed before
+// export has no hash, and a changed converter exports another file), else the same name when
+// it is unique on both sides.
+Comparison compare_campaigns(CompareSide a, CompareSide b);
+
+}  // namespace convfail::testing

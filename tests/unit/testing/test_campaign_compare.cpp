@@ -1,0 +1,319 @@
+// testing/: shards of a plan, the merge of shard databases and the comparison of two campaigns,
+// on campaigns stored by SQL (no torch: tests/e2e/testing_shard_merge.sh and
+// testing_compare.sh run real ones).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/migrations.h"
+#include "test_helpers.h"
+#include "testing/campaign_compare.h"
+#include "testing/campaign_compare_report.h"
+#include "testing/campaign_merge.h"
+#include "testing/campaign_store.h"
+#include "testing/groups.h"
+#include "testing/plan.h"
+#include "testing/shard.h"
+
+using namespace convfail;
+using namespace convfail::testing;
+using nlohmann::json;
+
+namespace {
+
+std::map<std::string, std::string>* fake_env = nullptr;
+const char* fake_getenv(const char* name) {
+  auto it = fake_env->find(name);
+  return it == fake_env->end() ? nullptr : it->second.c_str();
+}
+
+std::string sha_of(int n) {
+  std::string s = std::to_string(n);
+  return std::string(64 - s.size(), 'a') + s;
+}
+
+StoredModelRow row(int seq, const std::string& outcome, const std::string& signature = "",
+                   std::optional<std::string> sha = std::nullopt) {
+  StoredModelRow r;
+  r.seq = seq;
+  r.source = "synthetic";
+  r.name = "synthetic-n5-s" + std::to_string(seq);
+  r.nodes = 5 + seq % 3;
+  r.outcome = outcome;
+  if (!signature.empty()) r.signature = signature;
+  r.model_sha256 = sha;
+  return r;
+}
+
+// A campaign of `rows` in `db`, regrouped; returns its id.
+std::int64_t stored_campaign(Db& db, const json& config, const std::vector<StoredModelRow>& rows,
+                             const json& versions = {{"torch", "2.1"}}) {
+  std::int64_t id = create_campaign(db, config, versions);
+  insert_missing_model_rows(db, id, rows);
+  regroup(db, id);
+  finish_campaign(db, id);
+  return id;
+}
+
+// What the merge must reproduce: every model row and every group, as text.
+std::string campaign_fingerprint(Db& db, std::int64_t id) {
+  std::string out;
+  for_each_model_row(db, id, [&](const StoredModelRow& r) {
+    out += std::to_string(r.seq) + " " + r.name + " " + r.outcome + " " +
+           r.signature.value_or("-") + " " + r.model_sha256.value_or("-") + "\n";
+  });
+  for (const auto& g : list_groups(db, id))
+    out += g["outcome"].get<std::string>() + " " + g["signature"].get<std::string>() + " " +
+           g["size"].dump() + " " + g["representative_seq"].dump() + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shard: K/N is parsed strictly and the shards partition the plan") {
+  Shard s = parse_shard("2/4");
+  CHECK(s.index == 2);
+  CHECK(s.count == 4);
+  CHECK(s.text() == "2/4");
+  for (const char* bad : {"4/4", "5/4", "0/0", "-1/4", "1/-4", "a/4", "1/", "/4", "1", "", "1/4x",
+                          "1/4/5", " 1/4", "0/10001", "99999999999999999999/4"})
+    CHECK_THROWS_AS(parse_shard(bad), UsageError);
+  CampaignConfig c;
+  c.sources = {"synthetic"};
+  c.models = 23;
+  auto plan = make_plan(c, json::array());
+  std::multiset<int> seen;
+  for (int k = 0; k < 4; ++k)
+    for (const auto& t : shard_plan(plan, parse_shard(std::to_string(k) + "/4"))) {
+      CHECK(t.seq % 4 == k);
+      seen.insert(t.seq);
+    }
+  CHECK(seen.size() == plan.size());
+  CHECK(std::set<int>(seen.begin(), seen.end()).size() == plan.size());
+  CHECK(shard_plan(plan, Shard{}).size() == plan.size());
+  CHECK(shard_json(parse_shard("1/4"), 23) ==
+        json{{"index", 1}, {"count", 4}, {"plan_models", 23}});
+}
+
+TEST_CASE("shard: SLURM_ARRAY_TASK_ID/COUNT give K/N; half of them or junk is refused") {
+  std::map<std::string, std::string> env;
+  fake_env = &env;
+  CHECK_FALSE(shard_from_slurm(fake_getenv));
+  env = {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "16"}};
+  auto s = shard_from_slurm(fake_getenv);
+  REQUIRE(s);
+  CHECK(s->index == 3);
+  CHECK(s->count == 16);
+  CHECK(s->from_slurm);
+  env = {{"SLURM_ARRAY_TASK_ID", "16"}, {"SLURM_ARRAY_TASK_COUNT", "16"}};  // --array=1-16
+  CHECK_THROWS_AS(shard_from_slurm(fake_getenv), UsageError);
+  env = {{"SLURM_ARRAY_TASK_ID", "3"}};
+  CHECK_THROWS_AS(shard_from_slurm(fake_getenv), UsageError);
+  env = {{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "4"}};
+  CHECK_THROWS_AS(shard_from_slurm(fake_getenv), UsageError);
+  fake_env = nullptr;
+}
+
+TEST_CASE("compare: differing settings, models matched, transitions and groups") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  json ca = {{"seed", 3}, {"opset", 16}, {"ort", "1.20.1"}};
+  json cb = {{"seed", 3}, {"opset", 17}, {"ort", "1.20.1"}, {"rtol", 0.01}};
+  // 0: same file, success both. 1: re-exported (another hash), success -> mismatch. 2: failed
+  // before export in both, the same signature. 3: mismatch fixed. 4: only in A. 5/6: another
+  // position in B, the same name.
+  std::int64_t a =
+      stored_campaign(db, ca,
+                      {row(0, "success", "", sha_of(0)), row(1, "success", "", sha_of(1)),
+                       row(2, "conversion_failure", "unsupported aten::sinh"),
+                       row(3, "mismatch", "both: large float difference", sha_of(3)),
+                       row(4, "success"), row(5, "ort_failure", "op (gemm) failed", sha_of(5))});
+  auto moved = row(6, "ort_failure", "op (gemm) failed", sha_of(56));
+  moved.name = row(5, "").name;
+  std::int64_t b = stored_campaign(db, cb,
+                                   {row(0, "success", "", sha_of(0)),
+                                    row(1, "mismatch", "both: large float difference", sha_of(11)),
+                                    row(2, "conversion_failure", "unsupported aten::sinh"),
+                                    row(3, "success", "", sha_of(33)), moved},
+                                   {{"torch", "2.2"}});
+  Comparison c = compare_campaigns(load_compare_side(db, a, "A", "x.db"),
+                                   load_compare_side(db, b, "B", "x.db"));
+  std::map<std::string, std::pair<std::string, std::string>> diff;
+  for (const auto& d : c.differences) diff[d.setting] = {d.a, d.b};
+  CHECK(diff.size() == 3);
+  CHECK(diff["opset"] == std::make_pair(std::string("16"), std::string("17")));
+  CHECK(diff["rtol"] == std::make_pair(std::string("-"), std::string("0.01")));
+  CHECK(diff["torch version"] == std::make_pair(std::string("2.1"), std::string("2.2")));
+  CHECK(c.matched == 5);
+  CHECK(c.by_hash == 1);
+  CHECK(c.by_position == 3);
+  CHECK(c.by_name == 1);
+  CHECK(c.only_a == 1);
+  CHECK(c.only_b == 0);
+  CHECK(c.changed == 2);
+  CHECK(c.regressed == 1);
+  REQUIRE(c.transitions.size() >= 2);
+  std::set<std::pair<std::string, std::string>> changed;
+  for (const auto& t : c.transitions)
+    if (t.from != t.to) changed.insert({t.from, t.to});
+  CHECK(changed == std::set<std::pair<std::string, std::string>>{{"success", "mismatch"},
+                                                                 {"mismatch", "success"}});
+  CHECK(c.transitions[0].from != c.transitions[0].to);  // changes first
+  // The mismatch group of A (seq 3) and of B (seq 1) have the same signature: still failing.
+  CHECK(c.count("new") == 0);
+  CHECK(c.count("still") == 3);
+  CHECK(c.count("fixed") == 0);
+  CHECK_FALSE(c.no_change());
+
+  // A new signature in B is a new group; A's mismatch signature gone is a fixed one.
+  std::int64_t b2 = stored_campaign(
+      db, {{"seed", 4}},
+      {row(1, "mismatch", "optimised: non-finite value", sha_of(11)), row(3, "success")});
+  Comparison c2 =
+      compare_campaigns(load_compare_side(db, a, "A", ""), load_compare_side(db, b2, "B", ""));
+  REQUIRE(c2.count("new") == 1);
+  const ComparedGroup& g = c2.groups.front();
+  CHECK(g.status == "new");
+  CHECK(g.signature == "optimised: non-finite value");
+  CHECK(g.size_a == 0);
+  CHECK(g.size_b == 1);
+  CHECK(g.representative == "synthetic-n5-s1");
+  CHECK(g.other_side == std::map<std::string, int>{{"success", 1}});
+  CHECK(c2.count("fixed") == 3);
+  json j = comparison_json(c2);
+  CHECK(j["new_groups"] == 1);
+  CHECK(j["groups"][0]["status"] == "new");
+  std::string md = comparison_report(c2, reports::ReportFormat::kMarkdown);
+  CHECK(md.find("new in B") != std::string::npos);
+  CHECK(md.find("What differs") < md.find("Models"));  // the differences come first
+  std::string csv = comparison_report(c2, reports::ReportFormat::kCsv);
+  CHECK(csv.find("transitions,success -> mismatch,Models,1") != std::string::npos);
+
+  // A campaign compared with itself: nothing differs, nothing changed.
+  Comparison same =
+      compare_campaigns(load_compare_side(db, a, "A", ""), load_compare_side(db, a, "B", ""));
+  CHECK(same.differences.empty());
+  CHECK(same.no_change());
+  CHECK(same.matched == 6);
+  CHECK(same.count("still") == 3);
+  CHECK(comparison_report(same, reports::ReportFormat::kMarkdown).find("No change") !=
+        std::string::npos);
+}
+
+TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another plan refused") {
+  test::TempDir dir;
+  json whole = {{"seed", 3}, {"models", 6}, {"ort", "1.20.1"}};
+  auto shard_config = [&](int k) {
+    json c = whole;
+    c["shard"] = {{"index", k}, {"count", 3}, {"plan_models", 6}};
+    return c;
+  };
+  std::vector<StoredModelRow> all = {row(0, "success", "", sha_of(0)),
+                                     row(1, "mismatch", "both: integer output", sha_of(1)),
+                                     row(2, "conversion_failure", "unsupported aten::sinh"),
+                                     row(3, "mismatch", "both: integer output", sha_of(3)),
+                                     row(4, "success", "", sha_of(4)),
+                                     row(5, "ort_failure", "op (gemm)", sha_of(5))};
+  // Shard k in its own database, with its model files in its own store.
+  std::vector<std::string> dbs;
+  for (int k = 0; k < 3; ++k) {
+    std::string sub = dir.file("s" + std::to_string(k));
+    std::filesystem::create_directories(sub);
+    dbs.push_back(sub + "/shard.db");
+    Db db(dbs.back());
+    migrate(db);
+    std::vector<StoredModelRow> rows;
+    for (const auto& r : all)
+      if (r.seq % 3 == k) {
+        rows.push_back(r);
+        if (r.model_sha256) {
+          std::string folder = model_store_for(dbs.back()) + "/" + *r.model_sha256;
+          std::filesystem::create_directories(folder);
+          std::ofstream(folder + "/model.onnx") << "model " << r.seq;
+        }
+      }
+    stored_campaign(db, shard_config(k), rows);
+  }
+  Db one(dir.file("one.db"));
+  migrate(one);
+  std::int64_t single = stored_campaign(one, whole, all);
+
+  Db into(dir.file("all.db"));
+  migrate(into);
+  // Two shards: reported missing, not finished.
+  MergeSummary m = merge_shards({dbs[0], dbs[2]}, into, dir.file("all.db"));
+  CHECK(m.created);
+  CHECK(m.added == 4);
+  CHECK(m.missing == 2);
+  CHECK(m.missing_shards == std::vector<int>{1});
+  CHECK_FALSE(m.finished);
+  CHECK(m.files_copied == 3);
+  m = merge_shards({dbs[1]}, into, dir.file("all.db"));
+  CHECK_FALSE(m.created);
+  CHECK(m.added == 2);
+  CHECK(m.finished);
+  CHECK(m.missing == 0);
+  CHECK(campaign_config(into, m.campaign) == whole);
+  CHECK(campaign_fingerprint(into, m.campaign) == campaign_fingerprint(one, single));
+  CHECK(std::filesystem::is_regular_file(model_store_for(dir.file("all.db")) + "/" + sha_of(1) +
+                                         "/model.onnx"));
+  // Merging everything again adds nothing.
+  std::string before = campaign_fingerprint(into, m.campaign);
+  m = merge_shards(dbs, into, dir.file("all.db"));
+  CHECK(m.added == 0);
+  CHECK(m.already == 6);
+  CHECK(m.files_copied == 0);
+  CHECK(campaign_fingerprint(into, m.campaign) == before);
+  CHECK(into.scalar("SELECT count(*) FROM campaigns") == 1);
+
+  // A shard of another seed, another release, another N: refused, naming the difference.
+  auto refused = [&](json config, const std::string& expect) {
+    std::string path = dir.file("other.db");
+    std::filesystem::remove(path);
+    Db db(path);
+    migrate(db);
+    stored_campaign(db, config, {});
+    try {
+      merge_shards({dbs[0], path}, into, dir.file("all.db"));
+      FAIL("merged a shard of another plan");
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()).find(expect) != std::string::npos);
+      CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    }
+  };
+  json other = shard_config(1);
+  other["seed"] = 4;
+  refused(other, "seed 4, not 3");
+  other = shard_config(1);
+  other["ort"] = "1.19.2";
+  refused(other, "ort 1.19.2, not 1.20.1");
+  other = shard_config(1);
+  other["shard"]["count"] = 4;
+  refused(other, "shard count 4, not 3");
+  CHECK(campaign_fingerprint(into, m.campaign) == before);
+
+  // Hostile rows: a hash that is a path, a seq of another shard; nothing written.
+  auto hostile = [&](StoredModelRow r, const std::string& expect) {
+    std::string path = dir.file("hostile.db");
+    std::filesystem::remove(path);
+    Db db(path);
+    migrate(db);
+    stored_campaign(db, shard_config(0), {r});
+    CHECK_THROWS_WITH_AS(merge_shards({path}, into, dir.file("all.db")),
+                         doctest::Contains(expect.c_str()), UserError);
+  };
+  hostile(row(0, "success", "", std::string("../../../../etc")), "malformed model_sha256");
+  hostile(row(1, "success"), "not a model of this shard");
+  hostile(row(0, "success", "", sha_of(999)), "its files are not in");
+  CHECK(campaign_fingerprint(into, m.campaign) == before);
+  CHECK_THROWS_WITH_AS(merge_shards({dir.file("one.db")}, into, dir.file("all.db")),
+                       doctest::Contains("holds no shard campaign"), UserError);
+}
