@@ -224,8 +224,8 @@ std::optional<std::string> kernel_release_text(const std::string& signature,
 std::optional<std::string> BisectResult::kernel_text() const {
   for (const auto& tr : tried)
     for (const auto& run : tr.runs)
-      if (auto text =
-              kernel_release_text(run.signature, fixed_in, regressed_in, newest_known, still_failing))
+      if (auto text = kernel_release_text(run.signature, fixed_in, regressed_in, newest_known,
+                                          still_failing))
         return text;
   return std::nullopt;
 }

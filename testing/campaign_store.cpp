@@ -98,6 +98,7 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
   }
   st.bind(15, r.durations.dump());
   st.run();
+  store_model_measures(db, campaign, task.seq, r);
   tx.commit();
 }
 
@@ -196,6 +197,67 @@ std::vector<CampaignListing> list_campaigns(Db& db) {
   auto st = db.prepare("SELECT id, created_at, finished_at FROM campaigns ORDER BY id DESC");
   std::vector<CampaignListing> out;
   while (st.step()) out.push_back({st.int64(0), st.text(1), st.opt_text(2)});
+  return out;
+}
+
+// ---- #44: the tolerance curve, the per-type table and missing kernels (schema 0022) ----
+
+void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r) {
+  auto st = db.prepare(
+      "UPDATE campaign_models SET min_tolerance = ?, difference_kind = ?, dtypes_json = ? "
+      "WHERE campaign_id = ? AND seq = ?");
+  const bool compared = (r.outcome == kMismatch || r.outcome == kSuccess) && r.min_tolerance >= 0;
+  if (compared)
+    st.bind(1, std::min(r.min_tolerance, 1e308));
+  else
+    st.bind_null(1);
+  st.bind(2, compared && !r.difference_kind.empty() ? std::optional<std::string>(r.difference_kind)
+                                                    : std::optional<std::string>());
+  st.bind(3, r.dtypes.empty() ? std::optional<std::string>()
+                              : std::optional<std::string>(json(r.dtypes).dump()));
+  st.bind(4, campaign).bind(5, seq);
+  st.run();
+}
+
+std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(
+      "SELECT seq, source, name, outcome, signature, message, min_tolerance, difference_kind, "
+      "dtypes_json, group_id FROM campaign_models WHERE campaign_id = ? ORDER BY seq");
+  st.bind(1, campaign);
+  std::vector<ModelMeasures> out;
+  while (st.step()) {
+    ModelMeasures m;
+    m.seq = st.int64(0);
+    m.source = st.text(1);
+    m.name = st.text(2);
+    m.outcome = st.text(3);
+    m.signature = st.text(4);
+    m.message = st.text(5);
+    if (!st.is_null(6)) m.min_tolerance = st.real(6);
+    m.difference_kind = st.text(7);
+    if (!st.is_null(8)) {
+      json d = json::parse(st.text(8), nullptr, false);
+      bool ok = d.is_array();
+      for (const auto& x : ok ? d : json::array()) ok = ok && x.is_string();
+      if (!ok)
+        throw UserError("campaign " + std::to_string(campaign) + " model " + std::to_string(m.seq) +
+                        " dtypes_json: not a list of type names");
+      m.dtypes = d.get<std::vector<std::string>>();
+    }
+    m.group_id = st.opt_int64(9);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(
+      "SELECT g.id, m.message FROM campaign_groups g JOIN campaign_models m ON m.campaign_id = "
+      "g.campaign_id AND m.seq = g.representative_seq WHERE g.campaign_id = ? AND m.message IS "
+      "NOT NULL AND m.message != ''");
+  st.bind(1, campaign);
+  std::map<std::int64_t, std::string> out;
+  while (st.step()) out[st.int64(0)] = st.text(1);
   return out;
 }
 

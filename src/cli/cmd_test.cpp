@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "core/text.h"
 #include "testing/bundle.h"
 #include "testing/campaign.h"
+#include "testing/campaign_breakdown.h"
 #include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
@@ -83,12 +85,33 @@ void print_status(const testing::StatusCounts& s) {
   std::printf("  groups %lld\n", static_cast<long long>(s.groups));
 }
 
+// --dtypes (NNSmith's nine, or all) and --study (the study's configuration: 1,724 models over
+// all nine types; an explicit --models or --dtypes still applies).
+void add_dtype_options(CLI::App* cmd, std::vector<std::string>& dtypes, bool* study) {
+  cmd->add_option("--dtypes", dtypes,
+                  "synthetic tensor types: float32 float16 float64 uint8 int8 int16 int32\n"
+                  "int64 bool, or all (NNSmith's nine); float32 is always among them")
+      ->check(CLI::IsMember({"float32", "float16", "float64", "uint8", "int8", "int16", "int32",
+                             "int64", "bool", "all"}))
+      ->capture_default_str();
+  cmd->add_flag("--study", *study,
+                "the study's synthetic campaign: " + std::to_string(testing::kStudyModels) +
+                    " models over all nine types\n(--models and --dtypes still apply: "
+                    "--study --dtypes float32 for float32 only)");
+}
+
+void apply_dtype_options(const CLI::App& cmd, bool study, testing::CampaignConfig* config) {
+  if (study && cmd.get_option("--models")->count() == 0) config->models = testing::kStudyModels;
+  if (study && cmd.get_option("--dtypes")->count() == 0) config->oracle.dtypes = {"all"};
+  config->oracle.dtypes = testing::normalise_dtypes(config->oracle.dtypes);
+}
+
 void add_run(CLI::App& parent, Context& ctx) {
   struct Args {
     testing::CampaignConfig config;
     testing::RunOptions run;
     std::string nodes = "15-100:5";
-    bool json = false, unsafe = false, no_minimise = false;
+    bool json = false, unsafe = false, no_minimise = false, study = false;
     int minimise_budget = 48;
     double minimise_time = 600;
   };
@@ -104,9 +127,7 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->config.seed, "campaign seed")->capture_default_str();
-  cmd->add_option("--dtypes", a->config.oracle.dtypes, "graph input types (float32 int64 bool)")
-      ->check(CLI::IsMember({"float32", "int64", "bool"}))
-      ->capture_default_str();
+  add_dtype_options(cmd, a->config.oracle.dtypes, &a->study);
   add_oracle_options(cmd, a->config.oracle);
   cmd->add_option("--jobs", a->run.jobs, "parallel workers (default: cores)")
       ->check(CLI::Range(1, 64));
@@ -129,7 +150,8 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
-  cmd->callback([&ctx, a] {
+  cmd->callback([&ctx, a, cmd] {
+    apply_dtype_options(*cmd, a->study, &a->config);
     testing::parse_nodes(a->nodes, &a->config);
     if (a->config.sources.empty()) a->config.sources = {"synthetic"};
     for (const auto& s : a->config.sources) {
@@ -213,6 +235,12 @@ void add_groups(CLI::App& parent, Context& ctx) {
     testing::regroup(db, c);
     testing::match_groups(db, c, ctx.data_dir);  // the issues stored now
     json groups = testing::list_groups(db, c);
+    // Shown as said: the representative's message (the signature is the grouping key).
+    std::map<std::int64_t, std::string> messages = testing::representative_messages(db, c);
+    for (auto& g : groups) {
+      auto it = messages.find(g["id"].get<std::int64_t>());
+      g["message"] = it == messages.end() ? json() : json(it->second);
+    }
     if (*as_json) {
       std::cout << groups.dump(2) << "\n";
       return;
@@ -220,11 +248,14 @@ void add_groups(CLI::App& parent, Context& ctx) {
     for (const auto& g : groups) {
       std::string nodes = g["original_nodes"].is_null() ? "?" : g["original_nodes"].dump();
       if (!g["minimised_nodes"].is_null()) nodes += "->" + g["minimised_nodes"].dump();
+      std::string said =
+          testing::shown_failure(g["signature"].get<std::string>(),
+                                 g["message"].is_string() ? g["message"].get<std::string>() : "");
       std::printf("group %lld  %-18s size %-4lld nodes %-8s %s\n",
                   static_cast<long long>(g["id"].get<std::int64_t>()),
                   g["outcome"].get<std::string>().c_str(),
                   static_cast<long long>(g["size"].get<std::int64_t>()), nodes.c_str(),
-                  terminal_safe(g["signature"].get<std::string>()).c_str());
+                  terminal_safe(said).c_str());
       const json& cands = g["candidates"];
       if (!cands.is_array() || cands.empty()) {
         std::printf("    new (no stored issue matches)\n");
@@ -313,7 +344,9 @@ void add_report(CLI::App& parent, Context& ctx) {
   };
   auto a = std::make_shared<Args>();
   auto* cmd = parent.add_subcommand(
-      "report", "the campaign's tables: outcomes, operators, sequences, coverage, groups");
+      "report",
+      "the campaign's tables: outcomes (per node count, type and family, beside the study's),\n"
+      "missing ONNX Runtime kernels, the tolerance curve, operators, sequences, coverage, groups");
   cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
   auto* format_option =
       cmd->add_option("--format", a->format, "md, csv, latex, html or json")->capture_default_str();
