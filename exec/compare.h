@@ -21,6 +21,10 @@ struct CompareResult {
   double max_abs_error = 0;  // infinity when a NaN or an infinity differs
   double max_rel_error = 0;  // |a-e| / |e| over elements with e != 0
   std::int64_t mismatches = 0;
+  // The smallest t at which the comparison passes with atol = rtol = t: the largest
+  // |a - e| / (1 + |e|) over the elements; infinity when no t does (a non-finite value on one
+  // side, a shape, type or missing output); < 0 when the runner did not say.
+  double min_tolerance = -1;
   std::string type;  // the expected element type (FLOAT, INT64, BOOL, ...), "" when unknown
 };
 

@@ -202,11 +202,13 @@ OrtRunner::~OrtRunner() {
   fs::remove_all(scratch_, ec);
 }
 
-CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds) {
+CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds,
+                              const std::string& node) {
   std::error_code ec;
   fs::path path = fs::weakly_canonical(fs::absolute(model), ec);
-  auto reply = checker_.request(path.parent_path().string(),
-                                json_text(json{{"model", path.string()}}), timeout_seconds);
+  json request = {{"model", path.string()}};
+  if (!node.empty()) request["node"] = node;
+  auto reply = checker_.request(path.parent_path().string(), json_text(request), timeout_seconds);
   CheckerReply out;
   out.line = std::move(reply.line);
   out.failure = std::move(reply.failure);
@@ -342,6 +344,9 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       check.result.max_abs_error = error_value(c, "max_abs_error");
       check.result.max_rel_error = error_value(c, "max_rel_error");
       check.result.mismatches = c.value("mismatches", std::int64_t{0});
+      check.result.min_tolerance = c.contains("min_tolerance") && c["min_tolerance"].is_number()
+                                       ? std::max(0.0, error_value(c, "min_tolerance"))
+                                       : -1;
       check.result.type = text_value(c, "type", 20);
       out.checks.push_back(std::move(check));
     }

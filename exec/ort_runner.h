@@ -121,8 +121,11 @@ class OrtRunner {
   // Runs the model with graph optimizations disabled and all enabled and compares the outputs.
   RunnerReply run(const RunnerRequest& request);
 
-  // Runs the libonnx checker and strict shape inference on `model` in the checker child.
-  CheckerReply check(const std::string& model, double timeout_seconds);
+  // Runs the libonnx checker and strict shape inference on `model` in the checker child. With
+  // `node`, the reply also names the element types ONNX Runtime picks that node's kernel by
+  // ("kernel_types", see check_model_main).
+  CheckerReply check(const std::string& model, double timeout_seconds,
+                     const std::string& node = "");
 
   // Sends a raw request line (protocol tests).
   PersistentChild::Reply raw_request(const std::string& line, double timeout_seconds = 0);

@@ -73,4 +73,39 @@ std::string exception_signature(const std::string& type, const std::string& mess
   return error_signature(type.empty() ? message : type + ": " + message);
 }
 
+std::optional<MissingKernel> parse_missing_kernel(const std::string& error_text) {
+  static const RE2 kMissing(
+      R"(Could not find an implementation for ([A-Za-z_][A-Za-z0-9_.:]{0,99})\((\d{1,4})\) node )"
+      R"(with name '([^'\n]{0,1000})')",
+      RE2::Latin1);
+  MissingKernel k;
+  if (!RE2::PartialMatch(error_text, kMissing, &k.op, &k.opset, &k.node)) return std::nullopt;
+  return k;
+}
+
+std::string missing_kernel_signature(const MissingKernel& kernel) {
+  std::string types;
+  for (const auto& t : kernel.types) types += (types.empty() ? "" : ", ") + t;
+  return truncate_utf8("onnxruntime: no kernel for " + kernel.op + "(" +
+                           std::to_string(kernel.opset) + ") on " +
+                           (types.empty() ? "an unknown type" : types),
+                       kMaxSignatureBytes);
+}
+
+std::optional<MissingKernel> parse_missing_kernel_signature(const std::string& signature) {
+  static const RE2 kSignature(
+      R"(onnxruntime: no kernel for ([A-Za-z_][A-Za-z0-9_.:]*)\((\d{1,4})\) on (.+))", RE2::Latin1);
+  MissingKernel k;
+  std::string types;
+  if (!RE2::FullMatch(signature, kSignature, &k.op, &k.opset, &types)) return std::nullopt;
+  if (types == "an unknown type") return k;
+  std::size_t at = 0;
+  while (at <= types.size()) {
+    std::size_t comma = std::min(types.find(", ", at), types.size());
+    k.types.push_back(types.substr(at, comma - at));
+    at = comma + 2;
+  }
+  return k;
+}
+
 }  // namespace convfail::exec

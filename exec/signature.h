@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace convfail::exec {
 
@@ -21,5 +23,28 @@ std::string error_signature(const std::string& error_text);
 
 // A Python exception's signature: error_signature("Type: message"), the traceback's last line.
 std::string exception_signature(const std::string& type, const std::string& message);
+
+// ONNX Runtime's "Could not find an implementation for Relu(14) node with name '/Relu'": no kernel
+// for that operator at that opset version for the node's types. The message does not name the
+// types; reproduce_model finds them in the model (the checker child's shape inference).
+struct MissingKernel {
+  std::string op;    // Relu (a qualified domain name stays: com.microsoft.FusedConv)
+  int opset = 0;     // 14: the operator's version ONNX Runtime looked a kernel up for
+  std::string node;  // /Relu: the node's name in the model (not part of the signature)
+  // The element types ONNX Runtime matched kernels on ("int16"; two for an operator with two
+  // type constraints, "uint8", "int8"); empty when not known.
+  std::vector<std::string> types;
+};
+
+// The missing kernel an ONNX Runtime error names, else nullopt.
+std::optional<MissingKernel> parse_missing_kernel(const std::string& error_text);
+
+// The group key of a missing kernel, said in full: "onnxruntime: no kernel for Relu(14) on
+// int16" ("on uint8, int8" for two types, "on an unknown type" when none is known). Unlike
+// error_signature it keeps case and numbers: the opset and the type are what the group is.
+std::string missing_kernel_signature(const MissingKernel& kernel);
+
+// The kernel of a missing_kernel_signature, else nullopt (node empty).
+std::optional<MissingKernel> parse_missing_kernel_signature(const std::string& signature);
 
 }  // namespace convfail::exec

@@ -1,5 +1,6 @@
 #include "repro/bisect.h"
 
+#include "exec/signature.h"
 #include "repro/reproduce.h"
 
 namespace convfail::repro {
@@ -189,7 +190,9 @@ json BisectResult::to_json() const {
   for (const auto& c : changes)
     changes_json.push_back(
         {{"before", c.before}, {"after", c.after}, {"from", c.from}, {"to", c.to}, {"gap", c.gap}});
+  std::optional<std::string> kernel = kernel_text();
   return {{"releases", releases},
+          {"kernel", opt(kernel)},
           {"tried", tried_json},
           {"order", order},
           {"changes", changes_json},
@@ -200,6 +203,31 @@ json BisectResult::to_json() const {
           {"still_failing", still_failing},
           {"new_runs", new_runs},
           {"stored_runs", stored_runs}};
+}
+
+std::optional<std::string> kernel_release_text(const std::string& signature,
+                                               const std::optional<std::string>& fixed_in,
+                                               const std::optional<std::string>& regressed_in,
+                                               const std::optional<std::string>& newest_known,
+                                               bool still_failing) {
+  auto k = exec::parse_missing_kernel_signature(signature);
+  if (!k || !newest_known) return std::nullopt;
+  std::string kernel = "kernel " + k->op + "(" + std::to_string(k->opset) + ")";
+  for (std::size_t i = 0; i < k->types.size(); ++i) kernel += (i ? ", " : " for ") + k->types[i];
+  if (still_failing)
+    return kernel + (regressed_in ? " removed in " + *regressed_in
+                                  : " missing in every release tried up to " + *newest_known);
+  if (fixed_in) return kernel + " added in " + *fixed_in;
+  return std::nullopt;
+}
+
+std::optional<std::string> BisectResult::kernel_text() const {
+  for (const auto& tr : tried)
+    for (const auto& run : tr.runs)
+      if (auto text = kernel_release_text(run.signature, fixed_in, regressed_in, newest_known,
+                                          still_failing))
+        return text;
+  return std::nullopt;
 }
 
 }  // namespace convfail::repro

@@ -69,8 +69,22 @@ struct BisectResult {
   int new_runs = 0, stored_runs = 0;
   std::vector<std::string> order;  // versions in the order they were first tried
 
+  // A missing kernel's bisect said as such (kernel_release_text of its bad runs' signature),
+  // else nullopt. to_json has it as "kernel".
+  std::optional<std::string> kernel_text() const;
+
   nlohmann::json to_json() const;
 };
+
+// A bisect of a missing kernel (exec::missing_kernel_signature: "onnxruntime: no kernel for
+// Relu(14) on int16") said as such: "kernel Relu(14) for int16 added in 1.22.0",
+// "kernel Relu(14) for int16 missing in every release tried up to 1.31.1", "... removed in 1.20.0";
+// nullopt when `signature` names no missing kernel or the verdicts say nothing of it.
+std::optional<std::string> kernel_release_text(const std::string& signature,
+                                               const std::optional<std::string>& fixed_in,
+                                               const std::optional<std::string>& regressed_in,
+                                               const std::optional<std::string>& newest_known,
+                                               bool still_failing);
 
 // Searches `releases` (release order, at least one). Never throws for a run's outcome.
 BisectResult bisect_releases(const std::vector<std::string>& releases, const ReleaseRunFn& run);

@@ -177,6 +177,7 @@ void print_text(std::ostream& out, const Target& t, const std::string& sha, cons
   out << "first bad: " << terminal_safe(first_bad) << "\n";
   out << "first good: " << terminal_safe(opt_text(r.fixed_in)) << "\n";
   out << "regressed in: " << terminal_safe(opt_text(r.regressed_in)) << "\n";
+  if (auto kernel = r.kernel_text()) out << terminal_safe(*kernel) << "\n";
   if (r.newest_known)
     out << "still failing in the newest (" << terminal_safe(*r.newest_known)
         << "): " << (r.still_failing ? "yes" : "no") << "\n";

@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "exec/sandbox.h"
 #include "exec/signature.h"
+#include "repro/kernel_types.h"
 
 namespace convfail::repro {
 
@@ -262,6 +263,23 @@ std::optional<std::vector<exec::Tensor>> reference_outputs(const onnx::GraphProt
   return refs;
 }
 
+// ONNX Runtime's "Could not find an implementation for Relu(14) node with name '/Relu'" as one
+// group per operator, version and element type: the types (which the message does not name) come
+// from the checker child's shape inference of the model. nullopt for any other error.
+std::optional<std::string> missing_kernel_signature_of(exec::OrtRunner& runner,
+                                                       const std::string& model_path,
+                                                       const std::string& error) {
+  auto kernel = exec::parse_missing_kernel(error);
+  if (!kernel) return std::nullopt;
+  auto r = runner.check(model_path, 60, kernel->node);
+  json j = r.line ? json::parse(*r.line, nullptr, false) : json();
+  if (j.is_object() && j.contains("kernel_types") && j["kernel_types"].is_array())
+    for (const auto& t : j["kernel_types"])
+      if (t.is_string() && kernel->types.size() < 4)
+        kernel->types.push_back(first_lines(t.get<std::string>(), 20));
+  return first_lines(exec::missing_kernel_signature(*kernel), exec::kMaxSignatureBytes);
+}
+
 void apply(ModelVerdict& v, const Fail& f) {
   v.verdict = f.verdict;
   v.step = f.step;
@@ -386,6 +404,8 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
       v.signature.clear();
     } else if (reply.step == "session" || reply.step == "run") {
       apply(v, Fail{kCrashReproduced, reply.step, "", reply.error});
+      if (auto kernel = missing_kernel_signature_of(runner, model_path, reply.error))
+        v.signature = *kernel;
     } else {
       apply(v, Fail{kNotRunnable, reply.step, "runner: " + first_lines(reply.error, 300), ""});
     }
@@ -503,7 +523,10 @@ int check_model_main(int argc, char** argv) {
       fail("shape_inference", e.what());
       continue;
     }
-    reply(json{{"ok", true}});
+    json ok = {{"ok", true}};
+    if (req.contains("node") && req["node"].is_string())
+      ok["kernel_types"] = kernel_types(model, req["node"].get<std::string>());
+    reply(ok);
   }
   return 0;
 }

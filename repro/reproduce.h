@@ -76,7 +76,8 @@ bool external_data_inside(const onnx::ModelProto& model, const std::string& mode
 // The checker child (exec::OrtRunner::check): when argv[1] is exec::kCheckModelCommand, reads one
 // JSON request
 // {"model": PATH} per stdin line, runs the libonnx checker and strict shape inference and answers
-// one line {"ok": true} or {"fail": "checker"|"shape_inference"|"read", "error": TEXT} (step
+// one line {"ok": true} (a request with "node": NAME also gets "kernel_types": that node's
+// kernel_types.h) or {"fail": "checker"|"shape_inference"|"read", "error": TEXT} (step
 // markers on stderr); returns the exit code at end of input. Else returns -1. Every program that
 // calls reproduce_model calls this first thing in main() (convfail, unit_tests, bench_reproduce):
 // the checker child is the running executable (/proc/self/exe).

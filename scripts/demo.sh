@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs the main job on the bundled sample (data/sample/):
 # import into a fresh database, classify automatically, load the hand labels of the sample,
-# measure the classifier against them, and print the study's taxonomy tables.
+# measure the classifier against them, print the study's taxonomy tables, then run a small
+# converter campaign (20 synthetic models, a few seconds) and print its outcome table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The demo needs no browser: Chromium is installed for the test suite only (scripts/test.sh).
@@ -21,3 +22,11 @@ cf labels import data/sample/labels.csv --annotator sample
 cf eval --gold sample
 step "taxonomy tables from the classifier's labels, compared with the hand labels"
 cf report --source classifier --compare sample
+step "a small converter campaign: 20 synthetic models over NNSmith's nine tensor types"
+if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null &&
+  [ -d build/share/convfail/runner/node_modules/onnxruntime-node ]; then
+  cf test run --source synthetic --models 20 --nodes 3-12:3 --dtypes all --inputs 1 --no-minimise
+  cf test groups
+else
+  echo "(skipped: python3-torch, python3-onnx or onnxruntime-node is not installed)"
+fi

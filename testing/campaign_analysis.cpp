@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "reports/report_data.h"
+#include "repro/bisect.h"
 #include "repro/bisect_history.h"
 #include "testing/campaign_store.h"
 #include "testing/outcomes.h"
@@ -234,13 +235,29 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
     }
     // Where each group's verdict changed across ONNX Runtime releases (`bisect --group`).
     std::map<std::int64_t, std::string> runtime;
-    for (const reports::RuntimeHistory& h : repro::runtime_histories(db))
+    const std::vector<reports::RuntimeHistory> histories = repro::runtime_histories(db);
+    for (const reports::RuntimeHistory& h : histories)
       if (h.group_id) {
         std::string& text = runtime[h.group_id];
         text += (text.empty() ? "" : "; ") + reports::runtime_history_text(h);
       }
+    for (const reports::RuntimeHistory& h : histories)
+      for (GroupRow& g : a.groups)
+        if (h.group_id == g.id)
+          if (auto kernel = repro::kernel_release_text(g.signature, h.fixed_in, h.regressed_in,
+                                                       h.newest_known, h.still_failing))
+            runtime[g.id] = *kernel;  // a missing kernel: in which release it appeared
     for (GroupRow& g : a.groups)
       if (auto it = runtime.find(g.id); it != runtime.end()) g.runtime = it->second;
+    // What people read: the representative's message as said, the tolerance each mismatch
+    // group passes from, the kernels, the per-family and per-type tables.
+    std::map<std::int64_t, std::string> messages = representative_messages(db, campaign_id);
+    std::vector<std::int64_t> mismatch_groups;
+    for (GroupRow& g : a.groups) {
+      if (auto it = messages.find(g.id); it != messages.end()) g.message = it->second;
+      if (g.outcome == "mismatch") mismatch_groups.push_back(g.id);
+    }
+    a.breakdown = breakdown_campaign(load_model_measures(db, campaign_id), mismatch_groups);
   }
 
   // Test-suite coverage.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "testing/campaign_breakdown.h"
 #include "testing/enrichment.h"
 #include "testing/op_graph.h"
 #include "testing/sequences.h"
@@ -40,6 +41,7 @@ struct OutcomeRow {
 struct GroupRow {
   std::int64_t id = 0;
   std::string outcome, signature;
+  std::string message;  // its representative's message as said ("" when none): what people read
   long size = 0;
   std::optional<long> original_nodes, minimised_nodes;
   bool minimised = false;              // the graph below is the minimised model's
@@ -84,6 +86,7 @@ struct CampaignAnalysis {
   long ngram_capped_models = 0;
   std::vector<GroupRow> groups;
   std::vector<SuiteCoverage> suites;
+  CampaignBreakdown breakdown;  // tolerance curve, kernels, per family and per type
   CampaignAnalysisOptions options;
 };
 

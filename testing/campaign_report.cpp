@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "testing/breakdown_tables.h"
 #include "testing/outcomes.h"
 
 namespace convfail::testing {
@@ -43,14 +44,6 @@ std::vector<std::string> minus(const std::vector<std::string>& a,
   std::vector<std::string> out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return out;
-}
-
-const char* outcome_title(const std::string& o) {
-  if (o == kConversionFailure) return "Conversion failure";
-  if (o == kOrtFailure) return "ORT failure";
-  if (o == kMismatch) return "Mismatch";
-  if (o == kSuccess) return "Success";
-  return "Invalid";
 }
 
 // A fraction with four decimals (tidy CSV: a share is a number, not "12.5%").
@@ -293,11 +286,15 @@ Table coverage_table(const CampaignAnalysis& a, Tidy& tidy) {
   return t;
 }
 
+std::string group_failure_text(const GroupRow& g) {
+  return shown_failure(g.signature, g.message);
+}
+
 Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
   Table t;
   t.id = "defects";
   t.title = "Defects found: failure groups";
-  t.header = {"Group",     "Outcome",  "Signature",      "Models", "Minimal nodes",
+  t.header = {"Group",     "Outcome",  "Failure",        "Models", "Minimal nodes",
               "Operators", "Sequence", "Matched issues", "Labels", "ONNX Runtime releases"};
   for (const auto& g : a.groups) {
     std::string nodes =
@@ -311,12 +308,13 @@ Table defects_table(const CampaignAnalysis& a, Tidy& tidy) {
       auto it = g.labels.find(k);
       if (it != g.labels.end()) labels += (labels.empty() ? "" : ", ") + it->second;
     }
-    t.rows.push_back({std::to_string(g.id), outcome_title(g.outcome), g.signature,
+    t.rows.push_back({std::to_string(g.id), outcome_title(g.outcome), group_failure_text(g),
                       std::to_string(g.size), nodes, list(g.operators),
                       g.sequence.empty() ? "-" : sequence_text(g.sequence), issues,
                       labels.empty() ? "-" : labels, g.runtime.value_or("not bisected")});
     const std::string row = std::to_string(g.id);
     tidy.push_back({row, "Outcome", outcome_title(g.outcome)});
+    tidy.push_back({row, "Failure", group_failure_text(g)});
     tidy.push_back({row, "Signature", g.signature});
     tidy.push_back({row, "Models", std::to_string(g.size)});
     if (g.original_nodes)
@@ -374,6 +372,12 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
             " models";
   r.tables.push_back(outcomes_table(a, r.tidy["outcomes"]));
   r.charts.push_back(outcomes_chart(a));
+  r.tables.push_back(dtype_table(a, r.tidy["outcomes_by_dtype"]));
+  r.tables.push_back(family_table(a, r.tidy["outcomes_by_family"]));
+  r.tables.push_back(kernel_table(a, r.tidy["ort_kernels"]));
+  r.tables.push_back(tolerance_table(a, r.tidy["tolerance_curve"]));
+  r.charts.push_back(tolerance_chart(a));
+  r.tables.push_back(group_tolerance_table(a, r.tidy["mismatch_tolerance"]));
   r.tables.push_back(operator_sets_table(a, r.tidy["operator_sets"]));
   Table ops = enrichment_table("operator_enrichment",
                                "Operators and failure (any failure vs success)", a.operators,
@@ -421,6 +425,7 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
     json j = {{"id", g.id},
               {"outcome", g.outcome},
               {"signature", g.signature},
+              {"message", g.message.empty() ? json() : json(g.message)},
               {"size", g.size},
               {"original_nodes", g.original_nodes ? json(*g.original_nodes) : json()},
               {"minimised_nodes", g.minimised_nodes ? json(*g.minimised_nodes) : json()},
@@ -485,6 +490,7 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
               {"suites", suites},
               {"groups", groups},
               {"alpha", a.options.alpha}};
+  out.update(breakdown_json(a));
   return out.dump(2) + "\n";
 }
 

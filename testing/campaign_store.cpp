@@ -72,8 +72,8 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
   auto st = db.prepare(
       "INSERT OR REPLACE INTO campaign_models (campaign_id, seq, source, name, nodes, "
       "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
-      "operators_json, graph_json, durations_json, seed, family) VALUES "
-      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "operators_json, graph_json, durations_json, seed, family, min_tolerance, difference_kind, "
+      "dtypes_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   st.bind(1, campaign).bind(2, task.seq).bind(3, task.source).bind(4, task.name);
   if (r.nodes > 0)
     st.bind(5, r.nodes);
@@ -102,6 +102,7 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
   st.bind(17, task.family.empty() ? std::optional<std::string>()
                                   : std::optional<std::string>(task.family));
   st.run();
+  store_model_measures(db, campaign, task.seq, r);
   tx.commit();
 }
 
@@ -428,8 +429,9 @@ void for_each_model_row(Db& db, std::int64_t campaign,
                         int limit) {
   auto st = db.prepare(
       "SELECT seq, source, name, nodes, model_sha256, outcome, mismatch_mode, signature, message, "
-      "max_abs_diff, max_rel_diff, operators_json, graph_json, durations_json, seed, family FROM "
-      "campaign_models WHERE campaign_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+      "max_abs_diff, max_rel_diff, operators_json, graph_json, durations_json, seed, family, "
+      "min_tolerance, difference_kind, dtypes_json FROM campaign_models WHERE campaign_id = ? AND "
+      "seq > ? ORDER BY seq LIMIT ?");
   st.bind(1, campaign).bind(2, after).bind(3, limit);
   while (st.step()) {
     StoredModelRow r;
@@ -449,6 +451,9 @@ void for_each_model_row(Db& db, std::int64_t campaign,
     r.durations_json = st.opt_text(13);
     r.seed = st.opt_int64(14);
     r.family = st.opt_text(15);
+    r.min_tolerance = opt_real(st, 16);
+    r.difference_kind = st.opt_text(17);
+    r.dtypes_json = st.opt_text(18);
     fn(r);
   }
 }
@@ -459,8 +464,8 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
   auto st = db.prepare(
       "INSERT OR IGNORE INTO campaign_models (campaign_id, seq, source, name, nodes, "
       "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
-      "operators_json, graph_json, durations_json, seed, family) VALUES "
-      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "operators_json, graph_json, durations_json, seed, family, min_tolerance, difference_kind, "
+      "dtypes_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int added = 0;
   for (const auto& r : rows) {
     st.bind(1, campaign).bind(2, r.seq).bind(3, r.source).bind(4, r.name).bind(5, r.nodes);
@@ -470,6 +475,8 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
     bind_opt_real(st, 12, r.max_rel_diff);
     st.bind(13, r.operators_json).bind(14, r.graph_json).bind(15, r.durations_json);
     st.bind(16, r.seed).bind(17, r.family);
+    bind_opt_real(st, 18, r.min_tolerance);
+    st.bind(19, r.difference_kind).bind(20, r.dtypes_json);
     st.run();
     added += db.changes();
   }
@@ -492,6 +499,67 @@ std::vector<StoredCampaign> stored_campaigns(Db& db) {
     c.created_at = st.text(4);
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+// ---- #44: the tolerance curve, the per-type table and missing kernels (schema 0022) ----
+
+void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r) {
+  auto st = db.prepare(
+      "UPDATE campaign_models SET min_tolerance = ?, difference_kind = ?, dtypes_json = ? "
+      "WHERE campaign_id = ? AND seq = ?");
+  const bool compared = (r.outcome == kMismatch || r.outcome == kSuccess) && r.min_tolerance >= 0;
+  if (compared)
+    st.bind(1, std::min(r.min_tolerance, 1e308));
+  else
+    st.bind_null(1);
+  st.bind(2, compared && !r.difference_kind.empty() ? std::optional<std::string>(r.difference_kind)
+                                                    : std::optional<std::string>());
+  st.bind(3, r.dtypes.empty() ? std::optional<std::string>()
+                              : std::optional<std::string>(json(r.dtypes).dump()));
+  st.bind(4, campaign).bind(5, seq);
+  st.run();
+}
+
+std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(
+      "SELECT seq, source, name, outcome, signature, message, min_tolerance, difference_kind, "
+      "dtypes_json, group_id FROM campaign_models WHERE campaign_id = ? ORDER BY seq");
+  st.bind(1, campaign);
+  std::vector<ModelMeasures> out;
+  while (st.step()) {
+    ModelMeasures m;
+    m.seq = st.int64(0);
+    m.source = st.text(1);
+    m.name = st.text(2);
+    m.outcome = st.text(3);
+    m.signature = st.text(4);
+    m.message = st.text(5);
+    if (!st.is_null(6)) m.min_tolerance = st.real(6);
+    m.difference_kind = st.text(7);
+    if (!st.is_null(8)) {
+      json d = json::parse(st.text(8), nullptr, false);
+      bool ok = d.is_array();
+      for (const auto& x : ok ? d : json::array()) ok = ok && x.is_string();
+      if (!ok)
+        throw UserError("campaign " + std::to_string(campaign) + " model " + std::to_string(m.seq) +
+                        " dtypes_json: not a list of type names");
+      m.dtypes = d.get<std::vector<std::string>>();
+    }
+    m.group_id = st.opt_int64(9);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t campaign) {
+  auto st = db.prepare(
+      "SELECT g.id, m.message FROM campaign_groups g JOIN campaign_models m ON m.campaign_id = "
+      "g.campaign_id AND m.seq = g.representative_seq WHERE g.campaign_id = ? AND m.message IS "
+      "NOT NULL AND m.message != ''");
+  st.bind(1, campaign);
+  std::map<std::int64_t, std::string> out;
+  while (st.step()) out[st.int64(0)] = st.text(1);
   return out;
 }
 

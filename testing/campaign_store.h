@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -144,6 +145,8 @@ struct StoredModelRow {
   std::optional<std::string> operators_json, graph_json, durations_json;
   std::optional<std::int64_t> seed;  // schema 0019
   std::optional<std::string> family;
+  std::optional<double> min_tolerance;  // schema 0022
+  std::optional<std::string> difference_kind, dtypes_json;
 };
 
 // Calls `fn` on each model row of the campaign in seq order (one row in memory at a time): those
@@ -160,5 +163,27 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
 // Every stored campaign, oldest first, with its configuration and versions (parsed; a malformed
 // one is json(nullptr)).
 std::vector<StoredCampaign> stored_campaigns(Db& db);
+// ---- #44: the tolerance curve, the per-type table and missing kernels (schema 0022) ----
+
+// Writes a model row's min_tolerance, difference_kind and dtypes_json (store_model calls it in
+// its transaction).
+void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r);
+
+// What the report counts per model beyond campaign_analysis's rows.
+struct ModelMeasures {
+  std::int64_t seq = 0;
+  std::string source, name, outcome, signature, message;
+  std::optional<double> min_tolerance;  // compared models; 1e308 and above: no tolerance passes
+  std::string difference_kind;
+  std::optional<std::vector<std::string>> dtypes;  // none: not recorded (not synthetic, older)
+  std::optional<std::int64_t> group_id;
+};
+// Every model row of the campaign, by seq. A dtypes_json that is not a list of strings is a
+// UserError naming the row.
+std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign);
+
+// Group id -> its representative model's message as said (cut, escaped when stored), for every
+// group of the campaign whose representative has one.
+std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t campaign);
 
 }  // namespace convfail::testing

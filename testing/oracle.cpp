@@ -281,6 +281,7 @@ ModelResult Oracle::run(const ModelTask& task) {
   if (reply->nodes >= 0) r.nodes = reply->nodes;
   r.ops = reply->ops;
   r.edges = reply->edges;
+  r.dtypes = reply->dtypes;
   if (!reply->exported) {
     r.outcome = reply->outcome;
     r.stage = reply->stage;
@@ -309,20 +310,26 @@ ModelResult Oracle::run(const ModelTask& task) {
   return r;
 }
 
-std::string mismatch_kind(const exec::CompareResult& c) {
-  if (c.mismatches == 0) return "";
-  if (!(c.max_abs_error < 1e300)) return "non-finite value, ";
+std::string difference_kind(const exec::CompareResult& c) {
+  if (c.mismatches == 0 && c.match && c.min_tolerance <= 0) return "";
+  if (c.mismatches == 0 && !c.match) return "shape, type or missing output";
+  if (!(c.max_abs_error < 1e300)) return "non-finite value";
   static const std::set<std::string> integers = {"INT8",   "UINT8", "INT16",  "UINT16", "INT32",
                                                  "UINT32", "INT64", "UINT64", "BOOL"};
-  if (integers.count(c.type)) return "integer output, ";
-  return c.max_abs_error <= 1e-3 ? "small float difference, " : "large float difference, ";
+  if (integers.count(c.type)) return "integer output";
+  return c.max_abs_error <= 1e-3 ? "small float difference" : "large float difference";
+}
+
+std::string mismatch_kind(const exec::CompareResult& c) {
+  return c.mismatches == 0 ? "" : difference_kind(c) + ", ";
 }
 
 void Oracle::Impl::ort_stage(ModelResult& r) {
   auto t0 = std::chrono::steady_clock::now();
   fs::path out = r.model_dir;
-  bool unopt = false, opt = false, between = false;
+  bool unopt = false, opt = false, between = false, tolerance_known = true;
   std::string problem;
+  std::optional<exec::CompareResult> widest;  // the comparison needing the largest tolerance
   for (int k = 0; k < options.inputs; ++k) {
     fs::path set = out / ("set_" + std::to_string(k));
     if (!fs::is_directory(set)) break;
@@ -356,6 +363,8 @@ void Oracle::Impl::ort_stage(ModelResult& r) {
       return;
     }
     for (const auto& c : v.checks) {
+      tolerance_known = tolerance_known && c.result.min_tolerance >= 0;
+      if (!widest || c.result.min_tolerance > widest->min_tolerance) widest = c.result;
       if (c.result.match) continue;
       if (problem.empty()) problem = mismatch_kind(c.result) + c.result.problem;
       if (c.against == "reference" && c.level == "disabled") unopt = true;
@@ -364,6 +373,10 @@ void Oracle::Impl::ort_stage(ModelResult& r) {
     }
   }
   r.durations["ort"] = seconds_since(t0);
+  if (tolerance_known) {
+    r.min_tolerance = widest ? widest->min_tolerance : 0;
+    r.difference_kind = widest ? difference_kind(*widest) : "";
+  }
   if (!unopt && !opt && !between) {
     r.outcome = kSuccess;
     return;

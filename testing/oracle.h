@@ -59,6 +59,11 @@ struct ModelTask {
 // what it is).
 std::string mismatch_kind(const exec::CompareResult& c);
 
+// The kind of any difference of a comparison, failing or not (the tolerance curve's rows):
+// "integer output", "non-finite value", "small float difference", "large float difference",
+// "shape, type or missing output"; "" when the outputs are equal.
+std::string difference_kind(const exec::CompareResult& c);
+
 struct ModelResult {
   std::string outcome;
   std::string mismatch_mode;  // optimised | unoptimised | both
@@ -66,6 +71,15 @@ struct ModelResult {
   std::string message;        // the error as said (cut, escaped)
   std::string stage;          // build | eager | export | checker | session | run | compare
   double max_abs_diff = 0, max_rel_diff = 0;
+  // Compared models (success, mismatch): the smallest t at which every comparison passes with
+  // atol = rtol = t (exec::CompareResult::min_tolerance, the largest over outputs, input sets and
+  // the optimised-vs-unoptimised check; infinity when none does) and the difference_kind of the
+  // comparison that needs it. < 0: not compared, or the runner did not say.
+  double min_tolerance = -1;
+  std::string difference_kind;
+  // The tensor types the model uses (a synthetic model's spec: inputs and nodes), as the worker
+  // said them (validated: names of testing::all_dtypes()).
+  std::vector<std::string> dtypes;
   int nodes = 0;
   nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
   nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]

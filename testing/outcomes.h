@@ -20,6 +20,15 @@ inline const std::vector<std::string>& outcome_classes() {
   return k;
 }
 
+// How tables head an outcome's column: "Conversion failure", "ORT failure", "Mismatch", ...
+inline const char* outcome_title(const std::string& o) {
+  if (o == kConversionFailure) return "Conversion failure";
+  if (o == kOrtFailure) return "ORT failure";
+  if (o == kMismatch) return "Mismatch";
+  if (o == kSuccess) return "Success";
+  return "Invalid";
+}
+
 inline bool is_outcome(const std::string& s) {
   for (const auto& o : outcome_classes())
     if (o == s) return true;

@@ -9,6 +9,30 @@
 
 namespace convfail::testing {
 
+const std::vector<std::string>& all_dtypes() {
+  static const std::vector<std::string> k = {"float32", "float16", "float64", "uint8", "int8",
+                                             "int16",   "int32",   "int64",   "bool"};
+  return k;
+}
+
+std::vector<std::string> normalise_dtypes(const std::vector<std::string>& requested) {
+  std::vector<std::string> wanted = {"float32"};
+  for (const auto& d : requested) {
+    if (d == "all") {
+      wanted = all_dtypes();
+      continue;
+    }
+    if (std::find(all_dtypes().begin(), all_dtypes().end(), d) == all_dtypes().end())
+      throw UsageError("--dtypes: unknown type '" + terminal_safe(d) +
+                       "' (float32 float16 float64 uint8 int8 int16 int32 int64 bool, or all)");
+    wanted.push_back(d);
+  }
+  std::vector<std::string> out;
+  for (const auto& d : all_dtypes())
+    if (std::find(wanted.begin(), wanted.end(), d) != wanted.end()) out.push_back(d);
+  return out;
+}
+
 nlohmann::json CampaignConfig::to_json() const {
   nlohmann::json j = {{"sources", sources},
                       {"seed", seed},
@@ -20,6 +44,8 @@ nlohmann::json CampaignConfig::to_json() const {
                       {"inputs", oracle.inputs},
                       {"dtypes", oracle.dtypes},
                       {"max_elements", oracle.max_elements}};
+  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end())
+    j["generator"] = kSyntheticGenerator;
   if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
   if (perturb) j["perturb_export"] = true;
   return j;

@@ -13,6 +13,22 @@
 
 namespace convfail::testing {
 
+// NNSmith's nine generation types, in the order synth.py's ALL_DTYPES makes graph inputs (float32
+// first: every synthetic model has it). `test run --dtypes all` names them.
+const std::vector<std::string>& all_dtypes();
+// The requested types as the configuration stores them: "all" expanded, float32 added (synth.py
+// always draws it), in all_dtypes() order, no repeats; UsageError names an unknown one.
+std::vector<std::string> normalise_dtypes(const std::vector<std::string>& requested);
+
+// The version of synth.py's seed -> model mapping (its GENERATOR): part of the configuration of a
+// campaign with synthetic models, so that a campaign stored by another generator is not resumed
+// with different models. Bump both together.
+inline constexpr int kSyntheticGenerator = 2;
+
+// The study's synthetic campaign (`test run --study`): 1,724 models of 15-100 operators over all
+// nine types (the study: 2 conversion failures, 741 ORT failures, 100 mismatches, 881 successes).
+inline constexpr int kStudyModels = 1724;
+
 struct CampaignConfig {
   std::vector<std::string>
       sources;  // synthetic | torchvision[:NAME,...] | script:FILE.py, in order
@@ -24,7 +40,8 @@ struct CampaignConfig {
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
-  // dtypes, max_elements): the key a rerun finds it by. run_campaign adds "ort", the ONNX Runtime
+  // dtypes, max_elements, and with synthetic models the generator's version): the key a rerun
+  // finds it by. run_campaign adds "ort", the ONNX Runtime
   // release the campaign runs on, so a campaign on another release is another campaign.
   nlohmann::json to_json() const;
 };

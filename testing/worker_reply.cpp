@@ -1,5 +1,6 @@
 #include "testing/worker_reply.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -7,6 +8,7 @@
 #include "core/issue_schema.h"
 #include "core/text.h"
 #include "testing/outcomes.h"
+#include "testing/plan.h"
 
 using nlohmann::json;
 
@@ -82,6 +84,23 @@ bool read_numbers(const json& j, WorkerReply& r, std::string* why) {
   return true;
 }
 
+bool read_dtypes(const json& j, WorkerReply& r, std::string* why) {
+  if (!j.contains("dtypes") || j["dtypes"].is_null()) return true;
+  if (!j["dtypes"].is_array() || j["dtypes"].size() > all_dtypes().size())
+    return fail(
+        why, "dtypes is not a list of at most " + std::to_string(all_dtypes().size()) + " types");
+  for (const auto& d : j["dtypes"]) {
+    if (!d.is_string()) return fail(why, "a dtype is not a string");
+    const std::string name = d.get<std::string>();
+    if (std::find(all_dtypes().begin(), all_dtypes().end(), name) == all_dtypes().end())
+      return fail(why, "dtype '" + truncate_utf8(name, 40) + "' is not one of the nine");
+    if (std::find(r.dtypes.begin(), r.dtypes.end(), name) != r.dtypes.end())
+      return fail(why, "dtype " + name + " said twice");
+    r.dtypes.push_back(name);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::string* why) {
@@ -125,7 +144,8 @@ std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::stri
       return std::nullopt;
     }
   }
-  if (!read_numbers(j, r, why) || !read_graph(j, r, why)) return std::nullopt;
+  if (!read_numbers(j, r, why) || !read_graph(j, r, why) || !read_dtypes(j, r, why))
+    return std::nullopt;
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,7 @@ struct WorkerReply {
   nlohmann::json ops = nlohmann::json::array();         // strings, at most kMaxOps
   nlohmann::json edges = nlohmann::json::array();       // [[a, b], ...], 0 <= a, b < ops.size()
   nlohmann::json durations = nlohmann::json::object();  // finite, >= 0 seconds
+  std::vector<std::string> dtypes;  // the types a synthetic model uses: of all_dtypes(), no repeat
 };
 
 inline constexpr std::size_t kMaxOps = 100000;

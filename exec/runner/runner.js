@@ -14,7 +14,9 @@
 //  "atol":1e-5,"rtol":1e-3}
 //   -> {"ok":true,"levels":{"disabled":{"ms":1.2},...},
 //       "checks":[{"output","against":"reference"|"optimized","level","match","problem",
-//                  "max_abs_error","max_rel_error","mismatches"}]}
+//                  "max_abs_error","max_rel_error","mismatches","min_tolerance"}]}
+//   min_tolerance: the smallest t with |a - e| <= t + t * |e| for every element (atol = rtol =
+//   t passes), 1e308 when no t does; a tolerance curve is counted from it without a rerun.
 //   -> {"ok":false,"level":"all","step":"session"|"run"|"io"|"inputs","error":"..."}
 // With "save_outputs":DIR (a folder in the scratch folder) the outputs of each level are written
 // there too (raw little-endian bytes, JSON for strings) and the reply lists them:
@@ -174,21 +176,24 @@ function compareTensors(actual, expected, tol) {
   // `type`: the expected element type (FLOAT, INT64, ...), which tells an index flip of ArgMax
   // from a float difference.
   const r = { match: true, problem: '', max_abs_error: 0, max_rel_error: 0, mismatches: 0,
-              type: cut(et, 20) };
+              min_tolerance: 0, type: cut(et, 20) };
   if (at !== et) {
     r.match = false;
     r.problem = 'type ' + at + ' vs expected ' + et;
+    r.min_tolerance = Infinity;
     return r;
   }
   if (dimsText(actual.dims) !== dimsText(expected.dims)) {
     r.match = false;
     r.problem = 'shape ' + dimsText(actual.dims) + ' vs expected ' + dimsText(expected.dims);
+    r.min_tolerance = Infinity;
     return r;
   }
   const n = expected.data.length;
   if (expected.type === 'string') {
     for (let i = 0; i < n; ++i)
       if (actual.data[i] !== expected.data[i]) ++r.mismatches;
+    if (r.mismatches) r.min_tolerance = Infinity;
   } else {
     for (let i = 0; i < n; ++i) {
       const a = valueAt(actual, i), e = valueAt(expected, i);
@@ -196,6 +201,7 @@ function compareTensors(actual, expected, tol) {
         if (Number.isNaN(a) !== Number.isNaN(e)) {
           ++r.mismatches;
           r.max_abs_error = Infinity;
+          r.min_tolerance = Infinity;
         }
         continue;
       }
@@ -203,11 +209,13 @@ function compareTensors(actual, expected, tol) {
         if (a !== e) {
           ++r.mismatches;
           r.max_abs_error = Infinity;
+          r.min_tolerance = Infinity;
         }
         continue;
       }
       const diff = Math.abs(a - e);
       r.max_abs_error = Math.max(r.max_abs_error, diff);
+      r.min_tolerance = Math.max(r.min_tolerance, diff / (1 + Math.abs(e)));
       if (e !== 0) r.max_rel_error = Math.max(r.max_rel_error, diff / Math.abs(e));
       if (diff > tol.atol + tol.rtol * Math.abs(e)) ++r.mismatches;
     }
@@ -266,6 +274,7 @@ function compareAll(req, levels) {
   const add = (output, against, level, r) => {
     checks.push(Object.assign({ output: cut(output, 200), against, level }, r, {
       max_abs_error: finite(r.max_abs_error), max_rel_error: finite(r.max_rel_error),
+      min_tolerance: finite(r.min_tolerance === undefined ? Infinity : r.min_tolerance),
     }));
   };
   for (const level of ['disabled', 'all']) {

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "testing/bundle.h"
+#include "testing/campaign_breakdown.h"
 #include "testing/campaign_pipeline.h"
 #include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
@@ -104,12 +106,33 @@ void check_sources(testing::CampaignConfig* config) {
   }
 }
 
+// --dtypes (NNSmith's nine, or all) and --study (the study's configuration: 1,724 models over
+// all nine types; an explicit --models or --dtypes still applies).
+void add_dtype_options(CLI::App* cmd, std::vector<std::string>& dtypes, bool* study) {
+  cmd->add_option("--dtypes", dtypes,
+                  "synthetic tensor types: float32 float16 float64 uint8 int8 int16 int32\n"
+                  "int64 bool, or all (NNSmith's nine); float32 is always among them")
+      ->check(CLI::IsMember({"float32", "float16", "float64", "uint8", "int8", "int16", "int32",
+                             "int64", "bool", "all"}))
+      ->capture_default_str();
+  cmd->add_flag("--study", *study,
+                "the study's synthetic campaign: " + std::to_string(testing::kStudyModels) +
+                    " models over all nine types\n(--models and --dtypes still apply: "
+                    "--study --dtypes float32 for float32 only)");
+}
+
+void apply_dtype_options(const CLI::App& cmd, bool study, testing::CampaignConfig* config) {
+  if (study && cmd.get_option("--models")->count() == 0) config->models = testing::kStudyModels;
+  if (study && cmd.get_option("--dtypes")->count() == 0) config->oracle.dtypes = {"all"};
+  config->oracle.dtypes = testing::normalise_dtypes(config->oracle.dtypes);
+}
+
 void add_run(CLI::App& parent, Context& ctx) {
   struct Args {
     testing::CampaignConfig config;
     testing::RunOptions run;
     std::string nodes = "15-100:5", shard;
-    bool json = false, unsafe = false, no_minimise = false;
+    bool json = false, unsafe = false, no_minimise = false, study = false;
     int minimise_budget = 48;
     double minimise_time = 600;
   };
@@ -125,9 +148,7 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->config.seed, "campaign seed")->capture_default_str();
-  cmd->add_option("--dtypes", a->config.oracle.dtypes, "graph input types (float32 int64 bool)")
-      ->check(CLI::IsMember({"float32", "int64", "bool"}))
-      ->capture_default_str();
+  add_dtype_options(cmd, a->config.oracle.dtypes, &a->study);
   add_oracle_options(cmd, a->config.oracle);
   cmd->add_option("--jobs", a->run.jobs, "parallel workers (default: cores)")
       ->check(CLI::Range(1, 64));
@@ -151,8 +172,9 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
-  cmd->callback([&ctx, a, shard_option] {
+  cmd->callback([&ctx, a, shard_option, cmd] {
     a->run.shard = chosen_shard(*shard_option, a->shard);
+    apply_dtype_options(*cmd, a->study, &a->config);
     testing::parse_nodes(a->nodes, &a->config);
     check_sources(&a->config);
     apply_sandbox_choice(a->unsafe);
@@ -215,6 +237,12 @@ void add_groups(CLI::App& parent, Context& ctx) {
     Db& db = ctx.read_db();  // a listing: `test match` matches the groups again
     std::int64_t c = campaign_or_latest(db, *id);
     json groups = testing::list_groups(db, c);
+    // Shown as said: the representative's message (the signature is the grouping key).
+    std::map<std::int64_t, std::string> messages = testing::representative_messages(db, c);
+    for (auto& g : groups) {
+      auto it = messages.find(g["id"].get<std::int64_t>());
+      g["message"] = it == messages.end() ? json() : json(it->second);
+    }
     if (*as_json) {
       std::cout << groups.dump(2) << "\n";
       return;
@@ -222,11 +250,14 @@ void add_groups(CLI::App& parent, Context& ctx) {
     for (const auto& g : groups) {
       std::string nodes = g["original_nodes"].is_null() ? "?" : g["original_nodes"].dump();
       if (!g["minimised_nodes"].is_null()) nodes += "->" + g["minimised_nodes"].dump();
+      std::string said =
+          testing::shown_failure(g["signature"].get<std::string>(),
+                                 g["message"].is_string() ? g["message"].get<std::string>() : "");
       std::printf("group %lld  %-18s size %-4lld nodes %-8s %s\n",
                   static_cast<long long>(g["id"].get<std::int64_t>()),
                   g["outcome"].get<std::string>().c_str(),
                   static_cast<long long>(g["size"].get<std::int64_t>()), nodes.c_str(),
-                  terminal_safe(g["signature"].get<std::string>()).c_str());
+                  terminal_safe(said).c_str());
       const json& cands = g["candidates"];
       if (!cands.is_array() || cands.empty()) {
         std::printf("    new (no stored issue matches)\n");
@@ -329,7 +360,9 @@ void add_report(CLI::App& parent, Context& ctx) {
   };
   auto a = std::make_shared<Args>();
   auto* cmd = parent.add_subcommand(
-      "report", "the campaign's tables: outcomes, operators, sequences, coverage, groups");
+      "report",
+      "the campaign's tables: outcomes (per node count, type and family, beside the study's),\n"
+      "missing ONNX Runtime kernels, the tolerance curve, operators, sequences, coverage, groups");
   cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
   auto* format_option =
       cmd->add_option("--format", a->format, "md, csv, latex, html or json")->capture_default_str();

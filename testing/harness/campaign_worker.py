@@ -9,7 +9,8 @@ escaped, so error text that is not UTF-8 survives). torch is imported once.
  "max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
  "name":ARCH,"family":F,"image":SIDE (torchvision) | "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
   -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
-      "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n}
+      "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n,
+      "dtypes":[..] (synthetic: the types its spec uses)}
   The model's files go to DIR: program.py (synthetic), spec.json, model.onnx, and per input set
   k: set_k/input_i.pb, set_k/output_i.pb (the eager reference). outcome null: exported, ready
   for ONNX Runtime.
@@ -202,6 +203,8 @@ def handle_model(req):
                     error_type=failure_type(e))
     d["build"] = round(time.monotonic() - t, 4)
     reply["nodes"] = built.nodes
+    if built.spec is not None:  # the types the model uses (the report's per-type table)
+        reply["dtypes"] = synth.spec_dtypes(built.spec)
     if built.program is not None:
         with open(os.path.join(out, "program.py"), "w") as f:
             f.write(built.program)

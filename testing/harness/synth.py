@@ -26,6 +26,12 @@ the operator graph).
 
 import random
 
+# The version of the seed -> model mapping: bump it whenever the same seed may give another model
+# (a new operator, type or drawing rule). convfail puts it in a campaign's configuration
+# (testing/plan.h kSyntheticGenerator, kept equal to it), so a campaign stored by another
+# generator is never resumed with different models. 2: NNSmith's nine types.
+GENERATOR = 2
+
 F16, F32, F64 = "float16", "float32", "float64"
 U8, I8, I16, I32, I64 = "uint8", "int8", "int16", "int32", "int64"
 BOOL = "bool"
@@ -53,6 +59,15 @@ def dtype_list(dtypes):
             raise ValueError("unknown dtype %r (one of %s, or all)" % (d, ", ".join(ALL_DTYPES)))
     names.add(F32)
     return tuple(d for d in ALL_DTYPES if d in names)
+
+
+def spec_dtypes(spec):
+    """The types a spec's model uses, in ALL_DTYPES order: its nodes' and those of the graph
+    inputs a node reads (an input nothing reads is not in the exported model)."""
+    read = {a for n in spec.get("body", []) for a in n.get("args", [])}
+    used = {n.get("dtype") for n in spec.get("body", [])}
+    used.update(i.get("dtype") for i in spec.get("inputs", []) if i.get("id") in read)
+    return [d for d in ALL_DTYPES if d in used]
 
 
 class Val:

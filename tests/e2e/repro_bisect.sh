@@ -124,6 +124,20 @@ if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
   [ "$(json 'd["still_failing"], sorted({t["verdict"] for t in d["tried"]})')" = \
     "False ['not_reproduced']" ] || fail "group bisect with --atol 1e-5: $(head -c 1500 "$T/out")"
   echo "ok   bisect --group runs every stored input set with the campaign's tolerances"
+
+  # A missing kernel (no uint8 Add before 1.21.0): the group is keyed by operator, version and
+  # type, and its bisect says in which release the kernel appeared, as does the report.
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/uint8_add.py" --ort 1.20.1 \
+    --jobs 1 --inputs 1 --no-minimise --json
+  g=$(sqlite3 "$DB" "SELECT id FROM campaign_groups WHERE signature =
+    'onnxruntime: no kernel for Add(14) on uint8'")
+  [ -n "$g" ] || fail "no uint8 Add kernel group: $(sqlite3 "$DB" 'SELECT * FROM campaign_groups')"
+  expect_exit 0 cf bisect --group "$g" --releases 1.20.1,1.21.0,1.31.1
+  expect_grep "^kernel Add(14) for uint8 added in 1.21.0$" "$T/out"
+  c=$(sqlite3 "$DB" "SELECT campaign_id FROM campaign_groups WHERE id = $g")
+  expect_exit 0 cf test report --campaign "$c"
+  expect_grep "(on uint8) | 1 |.*| kernel Add(14) for uint8 added in 1.21.0 |" "$T/out"
+  echo "ok   bisect --group of a missing kernel: added in 1.21.0"
 fi
 
 # An issue without a fetched model: its repro script runs once in the harness and the model it

@@ -156,3 +156,35 @@ TEST_CASE("signature: model-specific names in failures of the campaign do not sp
   CHECK(exec::error_signature("Exporting the operator 'aten::sinh' to ONNX") ==
         "exporting the operator 'aten::sinh' to onnx");
 }
+
+TEST_CASE("signature: ONNX Runtime's missing kernel is one group per operator, version and type") {
+  auto k = parse_missing_kernel(
+      "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Relu(14) "
+      "node with name '/Relu'");
+  REQUIRE(k);
+  CHECK(k->op == "Relu");
+  CHECK(k->opset == 14);
+  CHECK(k->node == "/Relu");
+  CHECK(k->types.empty());
+  k->types = {"int16"};
+  CHECK(missing_kernel_signature(*k) == "onnxruntime: no kernel for Relu(14) on int16");
+  auto back = parse_missing_kernel_signature(missing_kernel_signature(*k));
+  REQUIRE(back);
+  CHECK(back->op == "Relu");
+  CHECK(back->opset == 14);
+  CHECK(back->types == std::vector<std::string>{"int16"});
+  // Two type constraints, and none known.
+  MissingKernel cast{"Cast", 13, "", {"float32", "int16"}};
+  CHECK(missing_kernel_signature(cast) == "onnxruntime: no kernel for Cast(13) on float32, int16");
+  CHECK(parse_missing_kernel_signature(missing_kernel_signature(cast))->types.size() == 2);
+  MissingKernel unknown{"Where", 16, "", {}};
+  CHECK(missing_kernel_signature(unknown) ==
+        "onnxruntime: no kernel for Where(16) on an unknown type");
+  CHECK(parse_missing_kernel_signature(missing_kernel_signature(unknown))->types.empty());
+  // Anything else is no missing kernel; error_signature alone would lose the version.
+  CHECK_FALSE(parse_missing_kernel("Type Error: Type (tensor(int16)) of input parameter"));
+  CHECK_FALSE(parse_missing_kernel_signature(
+      error_signature("Could not find an implementation for Relu(14) node with name '/Relu'")));
+  CHECK(error_signature("Could not find an implementation for Relu(14) node with name '/Relu'")
+            .find("14") == std::string::npos);
+}

@@ -233,3 +233,32 @@ TEST_CASE("a runtime older than the model is not_runnable, a missing kernel is a
   CHECK(runtime_lacks_support("Could not find an implementation for Add(14) node with name ''")
             .empty());
 }
+
+TEST_CASE("bisect: a missing kernel says in which release it appeared") {
+  const std::string sig = "onnxruntime: no kernel for Relu(14) on int16";
+  CHECK(kernel_release_text(sig, std::string("1.22.0"), std::nullopt, std::string("1.31.1"),
+                            false) == "kernel Relu(14) for int16 added in 1.22.0");
+  CHECK(kernel_release_text(sig, std::nullopt, std::nullopt, std::string("1.31.1"), true) ==
+        "kernel Relu(14) for int16 missing in every release tried up to 1.31.1");
+  CHECK(kernel_release_text(sig, std::nullopt, std::string("1.20.0"), std::string("1.31.1"),
+                            true) == "kernel Relu(14) for int16 removed in 1.20.0");
+  CHECK_FALSE(kernel_release_text("[onnxruntimeerror] : n : fail", std::string("1.22.0"),
+                                  std::nullopt, std::string("1.31.1"), false));
+  CHECK_FALSE(kernel_release_text(sig, std::nullopt, std::nullopt, std::nullopt, false));
+}
+
+TEST_CASE("bisect: the result of a missing kernel's bisect names the kernel, others do not") {
+  FakeRuntime rt({kBad, kBad, kGood, kGood});
+  BisectResult plain = bisect_releases(rt.releases, rt.fn());
+  CHECK_FALSE(plain.kernel_text());
+  CHECK(plain.to_json()["kernel"].is_null());
+  ReleaseRunFn kernel_fn = [&](const std::string& version, int attempt) {
+    ReleaseRun r = rt.fn()(version, attempt);
+    if (r.verdict == kBad) r.signature = "onnxruntime: no kernel for Trilu(14) on uint8";
+    return r;
+  };
+  BisectResult k = bisect_releases(rt.releases, kernel_fn);
+  REQUIRE(k.fixed_in);
+  CHECK(*k.fixed_in == "1.2.0");
+  CHECK(k.to_json()["kernel"] == "kernel Trilu(14) for uint8 added in 1.2.0");
+}

@@ -66,3 +66,17 @@ TEST_CASE("worker reply: forged outcomes, out-of-range edges and bad numbers are
   CHECK(why.find('\x1b') == std::string::npos);
   CHECK(why.find("not one the worker may give") != std::string::npos);
 }
+
+TEST_CASE("worker reply: a synthetic model's types are names of the nine, each once") {
+  std::string why;
+  auto r = parse_worker_reply(
+      R"({"ok":true,"outcome":"conversion_failure","dtypes":["float32","int16","bool"]})", &why);
+  REQUIRE(r);
+  CHECK(r->dtypes == std::vector<std::string>{"float32", "int16", "bool"});
+  for (const char* bad : {R"({"ok":true,"dtypes":["float32","complex64"]})",
+                          R"({"ok":true,"dtypes":["int8","int8"]})",
+                          R"({"ok":true,"dtypes":"int8"})", R"({"ok":true,"dtypes":[1]})"}) {
+    CHECK_FALSE(parse_worker_reply(bad, &why));
+    CHECK(why.find("dtype") != std::string::npos);
+  }
+}
