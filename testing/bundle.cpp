@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "exec/tensor.h"
+#include "repro/model_files.h"
 #include "repro/repro_command.h"
 #include "repro/reproduce.h"
 #include "testing/minimise.h"
@@ -109,11 +110,14 @@ json write_bundle(Db& db, std::int64_t group, const std::string& dir,
   json files = json::array();
   fs::path src = sha.empty() ? fs::path() : fs::path(store_dir) / sha;
   if (!sha.empty() && fs::is_directory(src)) {
-    for (const char* f : {"model.onnx", "program.py"})
-      if (fs::is_regular_file(src / f)) {
-        fs::copy_file(src / f, fs::path(dir) / f, ec);
+    // The model with its external data files (a model over 2 GiB keeps its weights there).
+    if (fs::is_regular_file(src / "model.onnx"))
+      for (const auto& f : repro::copy_model_files((src / "model.onnx").string(), dir))
         files.push_back(f);
-      }
+    if (fs::is_regular_file(src / "program.py")) {
+      fs::copy_file(src / "program.py", fs::path(dir) / "program.py", ec);
+      files.push_back("program.py");
+    }
     if (fs::is_directory(src / "set_0")) {
       fs::create_directories(fs::path(dir) / "inputs");
       fs::create_directories(fs::path(dir) / "expected");
