@@ -29,4 +29,5 @@ install(DIRECTORY exec/runner/node_modules DESTINATION ${CONVFAIL_SHARE}/runner
 install(FILES repro/torch_harness/harness.py DESTINATION ${CONVFAIL_SHARE}/torch_harness)
 install(FILES exec/python/child_tensors.py DESTINATION ${CONVFAIL_SHARE}/python_helpers)
 install(FILES testing/harness/campaign_worker.py testing/harness/synth.py
+              testing/harness/audio_zoo.py testing/harness/text_zoo.py
         DESTINATION ${CONVFAIL_SHARE}/testing_harness)

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "exec/ort_runner.h"
 #include "repro/fetch.h"
+#include "repro/model_files.h"
 #include "repro/repro_command.h"
 #include "repro/scripts/script_extract.h"
 #include "repro/scripts/script_repro.h"
@@ -259,7 +260,9 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
   for (const auto& t : targets) {
     if (!fs::is_regular_file(t.model)) throw UserError("bisect: no model file " + t.model);
     auto t0 = std::chrono::steady_clock::now();
-    std::string sha = sha256_file(t.model);
+    // A campaign group's model over 2 GiB runs where the store keeps it, its external data files
+    // beside it (the runner sees the model's folder); they are part of what identifies it.
+    std::string sha = model_sha256(t.model);
     ReproOptions options = req.options;
     options.inputs_dir = t.input_sets.size() == 1 ? t.input_sets[0] : t.inputs_dir;
     std::string key = options_key(options, t.input_sets);

@@ -418,7 +418,10 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
 
 namespace {
 
-bool tensor_inside(const onnx::TensorProto& t, const fs::path& dir) {
+// The locations found so far (each once, in the order met).
+using Locations = std::vector<std::string>;
+
+bool tensor_inside(const onnx::TensorProto& t, const fs::path& dir, Locations& found) {
   if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0) return true;
   std::string location;
   for (const auto& kv : t.external_data())
@@ -426,51 +429,62 @@ bool tensor_inside(const onnx::TensorProto& t, const fs::path& dir) {
   if (location.empty() || location.find('\0') != std::string::npos) return false;
   fs::path rel(location);
   if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) return false;
-  return exec::path_within((dir / rel).string(), dir.string());
+  if (!exec::path_within((dir / rel).string(), dir.string())) return false;
+  if (std::find(found.begin(), found.end(), location) == found.end()) found.push_back(location);
+  return true;
 }
 
-bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth);
+bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth, Locations& found);
 
 bool nodes_inside(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
-                  const fs::path& dir, int depth) {
+                  const fs::path& dir, int depth, Locations& found) {
   for (const auto& n : nodes) {
     for (const auto& a : n.attribute()) {
-      if (a.has_t() && !tensor_inside(a.t(), dir)) return false;
+      if (a.has_t() && !tensor_inside(a.t(), dir, found)) return false;
       for (const auto& t : a.tensors())
-        if (!tensor_inside(t, dir)) return false;
-      if (a.has_sparse_tensor() && (!tensor_inside(a.sparse_tensor().values(), dir) ||
-                                    !tensor_inside(a.sparse_tensor().indices(), dir)))
+        if (!tensor_inside(t, dir, found)) return false;
+      if (a.has_sparse_tensor() && (!tensor_inside(a.sparse_tensor().values(), dir, found) ||
+                                    !tensor_inside(a.sparse_tensor().indices(), dir, found)))
         return false;
       for (const auto& st : a.sparse_tensors())
-        if (!tensor_inside(st.values(), dir) || !tensor_inside(st.indices(), dir)) return false;
-      if (a.has_g() && !graph_inside(a.g(), dir, depth + 1)) return false;
+        if (!tensor_inside(st.values(), dir, found) || !tensor_inside(st.indices(), dir, found))
+          return false;
+      if (a.has_g() && !graph_inside(a.g(), dir, depth + 1, found)) return false;
       for (const auto& sub : a.graphs())
-        if (!graph_inside(sub, dir, depth + 1)) return false;
+        if (!graph_inside(sub, dir, depth + 1, found)) return false;
     }
   }
   return true;
 }
 
-bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth) {
+bool graph_inside(const onnx::GraphProto& g, const fs::path& dir, int depth, Locations& found) {
   if (depth > 64) return false;  // protobuf's own recursion limit stops far deeper nesting
   for (const auto& t : g.initializer())
-    if (!tensor_inside(t, dir)) return false;
+    if (!tensor_inside(t, dir, found)) return false;
   for (const auto& st : g.sparse_initializer())
-    if (!tensor_inside(st.values(), dir) || !tensor_inside(st.indices(), dir)) return false;
-  return nodes_inside(g.node(), dir, depth);
+    if (!tensor_inside(st.values(), dir, found) || !tensor_inside(st.indices(), dir, found))
+      return false;
+  return nodes_inside(g.node(), dir, depth, found);
 }
 
 }  // namespace
 
-bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir) {
+std::optional<std::vector<std::string>> external_data_locations(const onnx::ModelProto& model,
+                                                                const std::string& model_dir) {
   fs::path dir(model_dir);
-  if (!graph_inside(model.graph(), dir, 0)) return false;
+  Locations found;
+  if (!graph_inside(model.graph(), dir, 0, found)) return std::nullopt;
   for (const auto& f : model.functions())
-    if (!nodes_inside(f.node(), dir, 0)) return false;
+    if (!nodes_inside(f.node(), dir, 0, found)) return std::nullopt;
   for (const auto& ti : model.training_info())
-    if (!graph_inside(ti.initialization(), dir, 0) || !graph_inside(ti.algorithm(), dir, 0))
-      return false;
-  return true;
+    if (!graph_inside(ti.initialization(), dir, 0, found) ||
+        !graph_inside(ti.algorithm(), dir, 0, found))
+      return std::nullopt;
+  return found;
+}
+
+bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir) {
+  return external_data_locations(model, model_dir).has_value();
 }
 
 int check_model_main(int argc, char** argv) {

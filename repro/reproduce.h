@@ -72,6 +72,10 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
 // Whether every tensor with external data (initializers, Constant attributes, subgraphs,
 // functions) names a relative `location` that, with symlinks resolved, lies inside `model_dir`.
 bool external_data_inside(const onnx::ModelProto& model, const std::string& model_dir);
+// The same walk, keeping what it checks: every external data `location` the model names (each
+// once, in the order met), or nullopt when one is not inside `model_dir`.
+std::optional<std::vector<std::string>> external_data_locations(const onnx::ModelProto& model,
+                                                                const std::string& model_dir);
 
 // The checker child (exec::OrtRunner::check): when argv[1] is exec::kCheckModelCommand, reads one
 // JSON request

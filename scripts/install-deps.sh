@@ -14,9 +14,11 @@ packages=(
   bubblewrap libseccomp-dev  # the sandbox of repro/ (and core_install.sh hides the checkout)
 )
 if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then
-  # Model re-execution: ONNX backend test data, Node.js for the ONNX Runtime runner, PyTorch and
-  # torchvision (architectures only, for `convfail test --source torchvision`).
-  packages+=(libonnx-testdata python3 python3-torch python3-torchvision python3-onnx python3-numpy)
+  # Model re-execution: ONNX backend test data, Node.js for the ONNX Runtime runner, PyTorch,
+  # torchvision and torchaudio (architectures only, random weights, for `convfail test --source
+  # torchvision|torchaudio|real`; python3-torchtext is left out: 0.14.1 does not import).
+  packages+=(libonnx-testdata python3 python3-torch python3-torchvision python3-torchaudio
+    python3-onnx python3-numpy)
   # Node.js may come from elsewhere (with its own npm); take Debian's only when there is none.
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "exec/child_files.h"
 #include "exec/tensor.h"
+#include "repro/model_files.h"
 #include "repro/repro_command.h"
 #include "repro/reproduce.h"
 #include "testing/campaign_store.h"
@@ -102,13 +103,13 @@ json bundle_info(const StoredGroup& g, const std::optional<StoredModel>& rep,
           {"config", c.config}};
 }
 
-// Copies the stored model's files (STORE/<sha>/: ours, read the one safe way all the same) into
-// the bundle: model.onnx and program.py, set_0's inputs and torch's outputs.
-void copy_model_files(const fs::path& src, const std::string& dir, json& files) {
+// Copies the stored model's program and first input set (STORE/<sha>/: ours, read the one safe
+// way all the same) into the bundle: program.py, set_0's inputs and torch's outputs.
+void copy_program_and_inputs(const fs::path& src, const std::string& dir, json& files) {
   constexpr std::uint64_t kMaxFile = 4ull << 30;
-  for (const char* f : {"model.onnx", "program.py"})
-    if (exec::copy_child_file(src.string(), f, (fs::path(dir) / f).string(), kMaxFile))
-      files.push_back(f);
+  if (exec::copy_child_file(src.string(), "program.py", (fs::path(dir) / "program.py").string(),
+                            kMaxFile))
+    files.push_back("program.py");
   for (const auto& name : exec::child_files_in(src.string(), "set_0")) {
     std::string sub = name.rfind("input_", 0) == 0 ? "inputs" : "expected";
     fs::create_directories(fs::path(dir) / sub);
@@ -137,7 +138,13 @@ json write_bundle(Db& db, std::int64_t group, const std::string& dir,
   json info = bundle_info(*g, rep, c);
   json files = json::array();
   fs::path src = sha.empty() ? fs::path() : fs::path(store_dir) / sha;
-  if (!sha.empty() && fs::is_directory(src)) copy_model_files(src, dir, files);
+  if (!sha.empty() && fs::is_directory(src)) {
+    // The model with its external data files (a model over 2 GiB keeps its weights there).
+    if (exec::is_child_file(src.string(), "model.onnx"))
+      for (const auto& f : repro::copy_model_files((src / "model.onnx").string(), dir))
+        files.push_back(f);
+    copy_program_and_inputs(src, dir, files);
+  }
   if (!fs::exists(fs::path(dir) / "program.py") && minimised && !g->minimised_program.empty()) {
     std::ofstream(fs::path(dir) / "program.py", std::ios::binary) << g->minimised_program;
     files.push_back("program.py");

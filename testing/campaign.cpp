@@ -73,10 +73,9 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   oracles.push_back(std::make_unique<Oracle>(config.oracle));
   json versions = oracles[0]->versions();
   key["ort"] = versions["onnxruntime"];  // the release it runs on: part of what it is
-  bool tv = false;
-  for (const auto& src : config.sources) tv = tv || is_torchvision_source(src);
-  json tv_models = tv ? oracles[0]->torchvision_models() : json::array();
-  std::vector<ModelTask> plan = make_plan(config, tv_models);
+  auto libraries = zoo_libraries(config);
+  json zoo = libraries.empty() ? json::array() : oracles[0]->zoo_models(libraries);
+  std::vector<ModelTask> plan = make_plan(config, zoo);
   if (options.shard.active()) {
     key["shard"] = shard_json(options.shard, plan.size());
     plan = shard_plan(plan, options.shard);

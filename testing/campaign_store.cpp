@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "exec/child_files.h"
-#include "repro/fetch.h"
+#include "repro/model_files.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -153,7 +153,8 @@ std::string store_model_files(const ModelResult& r, const std::string& store_dir
   int fd = exec::open_child_file(r.model_dir, "model.onnx", &why);
   if (fd < 0) return "";
   close(fd);
-  std::string sha = repro::sha256_file((fs::path(r.model_dir) / "model.onnx").string());
+  // Its external data files (a model over 2 GiB) are part of what the hash identifies.
+  std::string sha = repro::model_sha256((fs::path(r.model_dir) / "model.onnx").string());
   fs::path dest = fs::path(store_dir) / sha;
   std::error_code ec;
   if (fs::is_directory(dest, ec)) return sha;

@@ -163,24 +163,29 @@ json Oracle::versions() {
   return {{"torch", text("torch")},
           {"onnx", text("onnx")},
           {"torchvision", text("torchvision")},
+          {"torchaudio", text("torchaudio")},
           {"onnxruntime", *ort},
           {"onnx_checker", repro::onnx_library_version()}};
 }
 
-json Oracle::torchvision_models() {
+json Oracle::zoo_models(const std::vector<std::string>& libraries) {
   exec::SandboxResult failure;
   std::string stage;
-  auto line = impl_->ask({{"op", "torchvision_models"}}, 120, &failure, &stage);
-  if (!line) throw UserError("the torch worker died listing torchvision: " + failure.describe());
+  auto line = impl_->ask({{"op", "models"}, {"libraries", libraries}}, 120, &failure, &stage);
+  if (!line) throw UserError("the torch worker died listing architectures: " + failure.describe());
   json j = json::parse(*line, nullptr, false);
   if (!j.is_object() || !j.value("ok", false) || !j.contains("models") || !j["models"].is_array())
-    throw UserError("torchvision is not available to the torch worker");
+    throw UserError("the torch worker cannot list the architectures: " +
+                    terminal_safe(j.is_object() && j.contains("error") && j["error"].is_string()
+                                      ? truncate_utf8(j["error"].get<std::string>(), 300)
+                                      : line->substr(0, 300)));
   json out = json::array();
+  auto text = [](const json& m, const char* key) { return m.contains(key) && m[key].is_string(); };
   for (const auto& m : j["models"])
-    if (m.is_object() && m.contains("name") && m["name"].is_string() && m.contains("family") &&
-        m["family"].is_string())
+    if (m.is_object() && text(m, "name") && text(m, "family") && text(m, "library"))
       out.push_back({{"name", truncate_utf8(m["name"].get<std::string>(), 100)},
-                     {"family", truncate_utf8(m["family"].get<std::string>(), 40)}});
+                     {"family", truncate_utf8(m["family"].get<std::string>(), 40)},
+                     {"library", truncate_utf8(m["library"].get<std::string>(), 40)}});
   return out;
 }
 
@@ -195,11 +200,12 @@ json Oracle::Impl::model_request(const ModelTask& task, const std::string& out) 
               {"inputs", options.inputs},
               {"opset", options.opset}};
   if (task.perturb) req["perturb"] = true;
-  if (task.source == "torchvision") {
+  if (task.external_data) req["external_data"] = true;
+  if (!task.arch.empty()) {  // torchvision, torchaudio, text
     req["name"] = task.arch;
     req["family"] = task.family;
-    if (options.image_size > 0) req["image"] = options.image_size;
   }
+  if (task.source == "torchvision" && options.image_size > 0) req["image"] = options.image_size;
   const std::string n = std::to_string(runs);
   if (task.source == "script") req["file"] = hand_in(task.script, "script-" + n + ".py");
   if (!task.spec_path.empty()) {
@@ -240,11 +246,12 @@ ModelResult Oracle::run(const ModelTask& task) {
   if (!m.last_held.empty()) exec::remove_child_tree(m.last_held);
   m.last_held.clear();
   const std::string rel = "m-" + std::to_string(++m.runs);
-  // A torchvision architecture leaves the worker's heap fragmented by up to gigabytes: the next
-  // large one then fails to allocate under the address-space limit. One fresh worker per
-  // architecture costs ~2 s against minutes of export. A script is untrusted code: a fresh worker
-  // before and after it, so that no state crosses from one program to the next.
-  bool fresh = !m.options.warm || task.source == "torchvision" || task.source == "script";
+  // A real architecture (torchvision, torchaudio, text) leaves the worker's heap fragmented by up
+  // to gigabytes: the next large one then fails to allocate under the address-space limit. One
+  // fresh worker per architecture costs ~2 s against seconds to minutes of export. A script is
+  // untrusted code: a fresh worker before and after it, so that no state crosses from one program
+  // to the next.
+  bool fresh = !m.options.warm || task.source != "synthetic";
   if (fresh) m.stop_worker();
   if (!m.worker) m.start_worker();
   json req = m.model_request(task, (fs::path(m.scratch->path()) / rel).string());
@@ -263,6 +270,9 @@ ModelResult Oracle::run(const ModelTask& task) {
     bool converter =
         (stage == "export" || stage == "inputs") && failure.kind != exec::ExitKind::kTimeout;
     r.outcome = converter ? kConversionFailure : kInvalid;
+    // torch.onnx.export writes into the folder as it goes (external data files, then model.onnx):
+    // what a worker that died left is no exported model.
+    r.has_model = false;
     r.message = terminal_safe("torch worker " + death + " in " + stage);
     r.signature = exec::error_signature("torch worker " + death + " in " + stage);
     return r;

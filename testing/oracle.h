@@ -40,15 +40,16 @@ struct OracleOptions {
 // One model of a plan.
 struct ModelTask {
   int seq = 0;
-  std::string source;  // synthetic | torchvision | script
-  std::string name;    // synthetic-n30-s17, torchvision:resnet18, script:foo.py
+  std::string source;  // synthetic | torchvision | torchaudio | text | script
+  std::string name;    // synthetic-n30-s17, torchvision:resnet18, text:bert_base, script:foo.py
   int nodes = 0;       // requested operators (synthetic)
   std::int64_t seed = 0;
-  std::string arch, family;  // torchvision
+  std::string arch, family;  // torchvision, torchaudio, text (family: classification, ..., audio)
   std::string script;        // script: absolute path on the host
   std::string spec_path;     // synthetic: a stored spec (minimisation) instead of the seed
   std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
   bool perturb = false;                  // test hook: a deliberately wrong ONNX model
+  bool external_data = false;            // test hook: the weights saved as external data
 };
 
 // The kind of a failing comparison ("integer output, ", ...), put before its problem in the
@@ -98,10 +99,12 @@ class Oracle {
   Oracle(const Oracle&) = delete;
   Oracle& operator=(const Oracle&) = delete;
 
-  // {"torch","onnx","torchvision","onnxruntime"}; throws UserError when a worker cannot start.
+  // {"torch","onnx","torchvision","torchaudio","onnxruntime"}; throws UserError when a worker
+  // cannot start.
   nlohmann::json versions();
-  // torchvision architectures that the worker lists: [{"name","family"}], sorted.
-  nlohmann::json torchvision_models();
+  // The architectures of these libraries (torchvision, torchaudio, text) that the worker lists:
+  // [{"name","family","library"}], each library's sorted. UserError when a library is missing.
+  nlohmann::json zoo_models(const std::vector<std::string>& libraries);
   // Runs the model. Its files, taken out of the worker's folder the one safe way
   // (exec/child_files), stay in model_dir (a folder no child can write to) until the next run.
   ModelResult run(const ModelTask& task);

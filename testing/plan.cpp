@@ -48,6 +48,7 @@ nlohmann::json CampaignConfig::to_json() const {
     j["generator"] = kSyntheticGenerator;
   if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
   if (perturb) j["perturb_export"] = true;
+  if (external_data) j["external_data_export"] = true;
   return j;
 }
 
@@ -97,14 +98,41 @@ std::vector<int> node_counts(const CampaignConfig& c) {
   return out;
 }
 
-bool is_torchvision_source(const std::string& source) {
-  return source == "torchvision" || source.rfind("torchvision:", 0) == 0;
+namespace {
+
+const std::vector<std::string> kZooLibraries = {"torchvision", "torchaudio", "text"};
+
+std::string zoo_name(const std::string& source) {
+  return source.substr(0, source.find(':'));
 }
 
-std::vector<std::string> torchvision_subset(const std::string& source) {
+}  // namespace
+
+bool is_zoo_source(const std::string& source) {
+  std::string name = zoo_name(source);
+  return name == "real" ||
+         std::find(kZooLibraries.begin(), kZooLibraries.end(), name) != kZooLibraries.end();
+}
+
+std::vector<std::string> zoo_libraries(const std::string& source) {
+  if (!is_zoo_source(source)) return {};
+  std::string name = zoo_name(source);
+  return name == "real" ? kZooLibraries : std::vector<std::string>{name};
+}
+
+std::vector<std::string> zoo_libraries(const CampaignConfig& c) {
+  std::vector<std::string> out;
+  for (const auto& source : c.sources)
+    for (const auto& lib : zoo_libraries(source))
+      if (std::find(out.begin(), out.end(), lib) == out.end()) out.push_back(lib);
+  return out;
+}
+
+std::vector<std::string> zoo_subset(const std::string& source) {
   std::vector<std::string> names;
-  if (source.rfind("torchvision:", 0) != 0) return names;
-  std::string list = source.substr(12);
+  std::size_t colon = source.find(':');
+  if (colon == std::string::npos) return names;
+  std::string list = source.substr(colon + 1);
   std::size_t start = 0;
   while (start <= list.size()) {
     std::size_t comma = std::min(list.find(',', start), list.size());
@@ -112,17 +140,53 @@ std::vector<std::string> torchvision_subset(const std::string& source) {
     bool ok = !name.empty();
     for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
     if (!ok)
-      throw UsageError(
-          "--source torchvision:NAME[,NAME...]: expected architecture names like "
-          "resnet18, got '" +
-          terminal_safe(name) + "'");
+      throw UsageError("--source " + terminal_safe(zoo_name(source)) +
+                       ":NAME[,NAME...]: expected architecture names like resnet18, got '" +
+                       terminal_safe(name) + "'");
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     start = comma + 1;
   }
   return names;
 }
 
-std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& tv) {
+namespace {
+
+// The zoo source's architectures as the worker lists them, the subset's names checked first.
+void plan_zoo(const std::string& source, const nlohmann::json& zoo, const CampaignConfig& c,
+              std::vector<ModelTask>& plan) {
+  auto libs = zoo_libraries(source);
+  auto in_source = [&](const nlohmann::json& m) {
+    return std::find(libs.begin(), libs.end(), m.value("library", "")) != libs.end();
+  };
+  auto wanted = zoo_subset(source);
+  for (const auto& name : wanted) {
+    bool known = false;
+    for (const auto& m : zoo) known = known || (in_source(m) && m.value("name", "") == name);
+    if (!known)
+      throw UserError("--source " + terminal_safe(source) + ": no " + zoo_name(source) +
+                      " architecture '" + name + "' (plain --source " + zoo_name(source) +
+                      " runs every one)");
+  }
+  for (const auto& lib : libs)
+    for (const auto& m : zoo) {
+      std::string arch = m.value("name", "");
+      if (m.value("library", "") != lib) continue;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), arch) == wanted.end())
+        continue;
+      ModelTask t;
+      t.seq = static_cast<int>(plan.size());
+      t.source = lib;
+      t.arch = arch;
+      t.family = m.value("family", "");
+      t.seed = c.seed;
+      t.name = lib + ":" + arch;
+      plan.push_back(t);
+    }
+}
+
+}  // namespace
+
+std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& zoo) {
   std::vector<ModelTask> plan;
   std::size_t script = 0;
   for (const auto& source : c.sources) {
@@ -138,28 +202,8 @@ std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& 
         t.name = "synthetic-n" + std::to_string(t.nodes) + "-s" + std::to_string(t.seed);
         plan.push_back(t);
       }
-    } else if (is_torchvision_source(source)) {
-      auto wanted = torchvision_subset(source);
-      for (const auto& name : wanted) {
-        bool known = false;
-        for (const auto& m : tv) known = known || m.value("name", "") == name;
-        if (!known)
-          throw UserError("--source " + terminal_safe(source) + ": no torchvision architecture '" +
-                          name + "' (plain --source torchvision runs every one)");
-      }
-      for (const auto& m : tv) {
-        std::string arch = m.value("name", "");
-        if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), arch) == wanted.end())
-          continue;
-        ModelTask t;
-        t.seq = static_cast<int>(plan.size());
-        t.source = "torchvision";
-        t.arch = m.value("name", "");
-        t.family = m.value("family", "");
-        t.seed = c.seed;
-        t.name = "torchvision:" + t.arch;
-        plan.push_back(t);
-      }
+    } else if (is_zoo_source(source)) {
+      plan_zoo(source, zoo, c, plan);
     } else {
       ModelTask t;
       t.seq = static_cast<int>(plan.size());
@@ -169,7 +213,10 @@ std::vector<ModelTask> make_plan(const CampaignConfig& c, const nlohmann::json& 
       t.name = "script:" + std::filesystem::path(t.script).filename().string();
       plan.push_back(t);
     }
-    for (std::size_t i = first; i < plan.size(); ++i) plan[i].perturb = c.perturb;
+    for (std::size_t i = first; i < plan.size(); ++i) {
+      plan[i].perturb = c.perturb;
+      plan[i].external_data = c.external_data;
+    }
   }
   return plan;
 }

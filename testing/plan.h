@@ -31,12 +31,13 @@ inline constexpr int kStudyModels = 1724;
 
 struct CampaignConfig {
   std::vector<std::string>
-      sources;  // synthetic | torchvision[:NAME,...] | script:FILE.py, in order
+      sources;  // synthetic | torchvision|torchaudio|text|real[:NAME,...] | script:FILE.py
   std::int64_t seed = 1;
   int nodes_min = 15, nodes_max = 100, nodes_step = 5;
   int models = 100;  // synthetic models
   OracleOptions oracle;
-  bool perturb = false;                  // test hook: every exported model made wrong on purpose
+  bool perturb = false;        // test hook: every exported model made wrong on purpose
+  bool external_data = false;  // test hook: every exported model's weights in external data files
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
@@ -53,20 +54,25 @@ OracleOptions oracle_options_from_config(const nlohmann::json& config);
 // "15-100:5", "30", "15-30" (step 5) -> min, max, step. Throws UsageError.
 void parse_nodes(const std::string& text, CampaignConfig* config);
 
-// "torchvision" (every architecture) or "torchvision:NAME[,NAME...]" (those, in the worker's
-// order).
-bool is_torchvision_source(const std::string& source);
-// The names of "torchvision:NAME,..." (empty for plain "torchvision"). Throws UsageError on an
-// empty or non-identifier name.
-std::vector<std::string> torchvision_subset(const std::string& source);
+// A source of real architectures (a "zoo"): "torchvision", "torchaudio", "text" or "real" (all
+// three), each optionally narrowed to ":NAME[,NAME...]" (those, in the worker's order).
+bool is_zoo_source(const std::string& source);
+// The libraries a zoo source draws from, in plan order: "real" -> torchvision, torchaudio, text.
+std::vector<std::string> zoo_libraries(const std::string& source);
+// The libraries the configuration's zoo sources need listed by the worker (each once, in order).
+std::vector<std::string> zoo_libraries(const CampaignConfig& config);
+// The names of "SOURCE:NAME,..." (empty for a plain source). Throws UsageError on an empty or
+// non-identifier name.
+std::vector<std::string> zoo_subset(const std::string& source);
 
 // The node counts of the range, in order.
 std::vector<int> node_counts(const CampaignConfig& config);
 
 // The plan: synthetic models round-robin over the node counts (seed = config seed * 1000003 +
-// seq), then torchvision architectures (`torchvision_models` as the worker lists them), then
-// scripts, in the order of --source.
-std::vector<ModelTask> make_plan(const CampaignConfig& config,
-                                 const nlohmann::json& torchvision_models);
+// seq), then the architectures of each zoo source (`zoo_models` as the worker lists them:
+// [{"name","family","library"}], task source = its library, name "LIBRARY:NAME"), then scripts,
+// in the order of --source. A subset name the worker does not list is refused (UserError) before
+// anything runs.
+std::vector<ModelTask> make_plan(const CampaignConfig& config, const nlohmann::json& zoo_models);
 
 }  // namespace convfail::testing

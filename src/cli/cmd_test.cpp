@@ -91,13 +91,14 @@ void check_sources(testing::CampaignConfig* config) {
   if (config->sources.empty()) config->sources = {"synthetic"};
   for (const auto& s : config->sources) {
     if (s == "synthetic") continue;
-    if (testing::is_torchvision_source(s)) {
-      testing::torchvision_subset(s);  // names checked before anything starts
+    if (testing::is_zoo_source(s)) {
+      testing::zoo_subset(s);  // names checked before anything starts
       continue;
     }
     if (s.rfind("script:", 0) != 0)
       throw UsageError(
-          "--source: expected synthetic, torchvision[:NAME,...] or script:FILE.py, got '" +
+          "--source: expected synthetic, torchvision, torchaudio, text or real (each with an "
+          "optional :NAME,...) or script:FILE.py, got '" +
           terminal_safe(s) + "'");
     std::string file = s.substr(7);
     if (!fs::is_regular_file(file))
@@ -140,8 +141,9 @@ void add_run(CLI::App& parent, Context& ctx) {
   a->run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* cmd = parent.add_subcommand("run", "run (or continue) a campaign");
   cmd->add_option("--source", a->config.sources,
-                  "synthetic | torchvision | torchvision:NAME[,NAME...] | script:FILE.py "
-                  "(repeatable, in this order; default synthetic)");
+                  "synthetic | torchvision | torchaudio | text | real (the three) | any of\n"
+                  "those four as SOURCE:NAME[,NAME...] | script:FILE.py (repeatable, in this\n"
+                  "order; default synthetic)");
   cmd->add_option("--nodes", a->nodes, "synthetic operators per model: MIN-MAX:STEP")
       ->capture_default_str();
   cmd->add_option("--models", a->config.models, "synthetic models in the plan")
@@ -169,6 +171,9 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->check(CLI::Range(0.0, 1e7));
   cmd->add_flag("--perturb-export", a->config.perturb,
                 "test hook: add 1 to the first output of every exported model (mismatches)")
+      ->group("");
+  cmd->add_flag("--external-data-export", a->config.external_data,
+                "test hook: save every exported model's weights as external data files")
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
@@ -388,12 +393,13 @@ void add_report(CLI::App& parent, Context& ctx) {
 
 void add_test_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
-      "The converter campaign: models (synthetic DAGs of N operators, torchvision architectures,\n"
-      "your own script:FILE.py with make_model() and make_inputs()) through torch eager,\n"
-      "torch.onnx.export, the ONNX checker and ONNX Runtime (all optimisations and none), each\n"
-      "in warm sandboxed workers. Outcomes: conversion_failure, ort_failure, mismatch, success,\n"
-      "invalid. Failures are grouped by (outcome, signature), minimised by delta debugging and\n"
-      "matched against the stored issues. See docs/testing.md.");
+      "The converter campaign: models (synthetic DAGs of N operators, torchvision, torchaudio\n"
+      "and text architectures with random weights, your own script:FILE.py with make_model()\n"
+      "and make_inputs()) through torch eager, torch.onnx.export (to a file: a model over\n"
+      "2 GiB with external data), the ONNX checker and ONNX Runtime (all optimisations and\n"
+      "none), each in warm sandboxed workers. Outcomes: conversion_failure, ort_failure,\n"
+      "mismatch, success, invalid. Failures are grouped by (outcome, signature), minimised by\n"
+      "delta debugging and matched against the stored issues. See docs/testing.md.");
   add_run(*cmd, ctx);
   add_status(*cmd, ctx);
   add_groups(*cmd, ctx);

@@ -4,21 +4,24 @@
 One JSON request per stdin line, one JSON reply per stdout line (ASCII only: every text is
 escaped, so error text that is not UTF-8 survives). torch is imported once.
 
-{"op":"hello"} -> {"ok":true,"torch":..,"onnx":..,"torchvision":..}
-{"op":"model","out":DIR,"source":"synthetic"|"torchvision"|"script","seed":S,"nodes":N,
- "max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
- "name":ARCH,"family":F,"image":SIDE (torchvision) | "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
+{"op":"hello"} -> {"ok":true,"torch":..,"onnx":..,"torchvision":..,"torchaudio":..}
+{"op":"models","libraries":["torchvision","torchaudio","text"]}
+  -> {"ok":true,"models":[{"name":..,"family":..,"library":..},..]}
+{"op":"model","out":DIR,"source":"synthetic"|"torchvision"|"torchaudio"|"text"|"script","seed":S,
+ "nodes":N,"max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
+ "name":ARCH,"family":F,"image":SIDE (torchvision) | "name":ARCH (torchaudio, text) |
+ "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
   -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
       "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n,
       "dtypes":[..] (synthetic: the types its spec uses)}
-  The model's files go to DIR: program.py (synthetic), spec.json, model.onnx, and per input set
-  k: set_k/input_i.pb, set_k/output_i.pb (the eager reference). outcome null: exported, ready
-  for ONNX Runtime.
+  The model's files go to DIR: program.py (synthetic), spec.json, model.onnx (torch.onnx.export
+  writes it there as a user's export does: a model over 2 GiB with its weights in external data
+  files beside it), and per input set k: set_k/input_i.pb, set_k/output_i.pb (the eager
+  reference). outcome null: exported, ready for ONNX Runtime.
 
 Stage markers on stderr ("convfail-stage NAME") tell convfail where a worker that died was.
 """
 
-import io
 import json
 import os
 import sys
@@ -27,7 +30,9 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import audio_zoo  # noqa: E402
 import synth  # noqa: E402
+import text_zoo  # noqa: E402
 from child_tensors import flatten as _flatten_tree  # noqa: E402  (exec/python, on PYTHONPATH)
 from child_tensors import graph_of, save_tensors  # noqa: E402
 
@@ -164,6 +169,17 @@ def build_torchvision(req):
     return Built(model, sets, nodes)
 
 
+def build_zoo(req):
+    """A torchaudio or text architecture (audio_zoo, text_zoo): random weights, eval mode, fixed
+    seed, the family's dummy inputs."""
+    zoo = audio_zoo if req.get("source") == "torchaudio" else text_zoo
+    name = req["name"]
+    if name not in zoo.ZOO:
+        raise KeyError("no %s architecture %r" % (req.get("source"), name))
+    model, sets = zoo.build(name, int(req.get("inputs", 3)), int(req.get("seed", 0)))
+    return Built(model, sets, sum(1 for _ in model.modules()))
+
+
 def build_script(req):
     path = req["file"]
     with open(path, "rb") as f:
@@ -197,7 +213,7 @@ def handle_model(req):
     source = req.get("source", "synthetic")
     try:
         built = {"synthetic": build_synthetic, "torchvision": build_torchvision,
-                 "script": build_script}[source](req)
+                 "torchaudio": build_zoo, "text": build_zoo, "script": build_script}[source](req)
     except Exception as e:
         return dict(reply, outcome="invalid", stage="build", error=safe(exc_text(e)),
                     error_type=failure_type(e))
@@ -234,30 +250,32 @@ def handle_model(req):
                     error="nondeterministic: two eager runs differ", error_type="invalid")
     reply["outputs"] = len(refs[0])
 
-    # Export (input set 0 as the example), inputs and outputs named by position, so that inputs
-    # the exporter pruned (they do not reach an output) are told apart.
+    # Export (input set 0 as the example) to a file, as a user does: a model over 2 GiB is written
+    # with its weights in external data files beside model.onnx. Inputs and outputs are named by
+    # position, so that inputs the exporter pruned (they do not reach an output) are told apart.
     stage("export")
     t = time.monotonic()
-    buf = io.BytesIO()
+    path = os.path.join(out, "model.onnx")
+    before = set(os.listdir(out))
     n_in = len(flatten(list(built.input_sets[0]), []))
     in_names = ["input_%d" % i for i in range(n_in)]
     out_names = ["output_%d" % i for i in range(len(refs[0]))]
     try:
-        torch.onnx.export(built.model, tuple(built.input_sets[0]), buf,
+        torch.onnx.export(built.model, tuple(built.input_sets[0]), path,
                           opset_version=int(req.get("opset", 16)), do_constant_folding=True,
                           input_names=in_names, output_names=out_names)
     except Exception as e:
         d["export"] = round(time.monotonic() - t, 4)
+        remove_new_files(out, before)  # no half-written model is taken for an exported one
         return dict(reply, outcome="conversion_failure", stage="export", error=safe(exc_text(e)),
                     error_type=failure_type(e))
     d["export"] = round(time.monotonic() - t, 4)
-    data = buf.getvalue()
     if req.get("perturb"):  # test hook: a deliberately wrong model (mismatch on purpose)
-        data = perturb(data)
-    with open(os.path.join(out, "model.onnx"), "wb") as f:
-        f.write(data)
+        perturb(path)
+    if req.get("external_data"):  # test hook: weights in external data however small the model
+        save_with_external_data(path)
     stage("inputs")
-    model = onnx.load_from_string(data)
+    model = onnx.load(path, load_external_data=False)
     reply["ops"], reply["edges"] = graph_of(model)
     inits = {i.name for i in model.graph.initializer}
     graph_in = [i.name for i in model.graph.input if i.name not in inits]
@@ -281,16 +299,24 @@ def handle_model(req):
     return reply
 
 
-def perturb(data):
-    """Adds 1 to the model's first output (an Add node before it), keeping it valid."""
+def remove_new_files(folder, before):
+    for name in set(os.listdir(folder)) - before:
+        p = os.path.join(folder, name)
+        if os.path.isfile(p) and not os.path.islink(p):
+            os.unlink(p)
+
+
+def perturb(path):
+    """Adds 1 to the model's first output (an Add node before it), keeping it valid; the model is
+    written again in place (external data, if any, stays where it is)."""
     import onnx
     from onnx import helper, TensorProto
-    m = onnx.load_from_string(data)
+    m = onnx.load(path, load_external_data=False)
     g = m.graph
     out = g.output[0]
     elem = out.type.tensor_type.elem_type
     if elem != TensorProto.FLOAT:
-        return data
+        return
     old = out.name
     new = old + "_convfail_unperturbed"
     for n in g.node:
@@ -302,7 +328,24 @@ def perturb(data):
                 n.input[i] = new
     g.initializer.append(helper.make_tensor("convfail_one", TensorProto.FLOAT, [], [1.0]))
     g.node.append(helper.make_node("Add", [new, "convfail_one"], [old]))
-    return m.SerializeToString()
+    onnx.save_model(m, path)
+
+
+def save_with_external_data(path):
+    """Writes the model again with every initializer that has raw data in its own file beside
+    it, named after the tensor as torch names the files of a model over 2 GiB (characters not
+    fit for a file name replaced by '_')."""
+    import onnx
+    from onnx import external_data_helper
+    m = onnx.load(path, load_external_data=False)
+    taken = set(os.listdir(os.path.dirname(path)))
+    for k, t in enumerate(m.graph.initializer):
+        if t.HasField("raw_data"):
+            name = "".join(c if c.isalnum() or c in "._-" else "_" for c in t.name).lstrip(".")
+            name = name if name and name not in taken else "tensor_%d" % k
+            taken.add(name)
+            external_data_helper.set_external_data(t, location=name)
+    onnx.save_model(m, path)
 
 
 TV_FAMILIES = ["detection", "segmentation", "video", "optical_flow", "quantization"]
@@ -326,19 +369,41 @@ def torchvision_models():
     return out
 
 
+def real_models(libraries):
+    """The architectures of the libraries asked for, each with its family and library."""
+    out = []
+    for lib in libraries:
+        if lib == "torchvision":
+            listed = torchvision_models()
+        elif lib == "torchaudio":
+            if library_version("torchaudio") is None:
+                raise RuntimeError("torchaudio is not installed (Debian's python3-torchaudio, "
+                                   "scripts/install-deps.sh)")
+            listed = audio_zoo.models()
+        elif lib == "text":
+            listed = text_zoo.models()
+        else:
+            raise ValueError("unknown library %r" % (lib,))
+        out.extend(dict(m, library=lib) for m in listed)
+    return out
+
+
+def library_version(module):
+    try:
+        return __import__(module).__version__
+    except Exception:
+        return None
+
+
 def handle(req):
     if req.get("op") == "hello":
         import onnx
         import torch
-        r = {"ok": True, "torch": torch.__version__, "onnx": onnx.__version__}
-        try:
-            import torchvision
-            r["torchvision"] = torchvision.__version__
-        except Exception:
-            r["torchvision"] = None
-        return r
-    if req.get("op") == "torchvision_models":
-        return {"ok": True, "models": torchvision_models()}
+        return {"ok": True, "torch": torch.__version__, "onnx": onnx.__version__,
+                "torchvision": library_version("torchvision"),
+                "torchaudio": library_version("torchaudio")}
+    if req.get("op") == "models":
+        return {"ok": True, "models": real_models(req.get("libraries") or [])}
     if req.get("op") == "crash":  # protocol test hook
         import ctypes
         ctypes.string_at(0)

@@ -21,6 +21,7 @@
 #include "repro/fetch.h"
 #include "test_helpers.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 
 namespace fs = std::filesystem;

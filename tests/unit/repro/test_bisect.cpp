@@ -10,6 +10,7 @@
 #include "repro/reproduce.h"
 #include "repro/runtimes.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 

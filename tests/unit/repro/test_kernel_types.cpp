@@ -7,6 +7,7 @@
 
 #include "repro/kernel_types.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 
 namespace {

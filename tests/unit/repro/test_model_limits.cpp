@@ -11,6 +11,7 @@
 #include "repro/reproduce.h"
 #include "test_helpers.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 namespace fs = std::filesystem;

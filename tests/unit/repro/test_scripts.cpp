@@ -12,6 +12,7 @@
 
 namespace fs = std::filesystem;
 
+using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 

@@ -12,6 +12,7 @@
 #include "repro/scripts/script_repro.h"
 #include "test_helpers.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 namespace fs = std::filesystem;

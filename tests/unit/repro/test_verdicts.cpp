@@ -12,6 +12,7 @@
 #include "repro/reproduce.h"
 #include "test_helpers.h"
 
+using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 

@@ -1,23 +1,24 @@
 # Hostile: exports fine, then swaps model.onnx for a FIFO before the worker replies (it patches
-# onnx.load_from_string, which the worker calls right after writing the model). Opening the FIFO
-# would block convfail forever; --timeout must still hold.
+# onnx.load, which the worker calls right after torch.onnx.export wrote the model). Opening the
+# FIFO would block convfail forever; --timeout must still hold.
 import glob
 import os
 
 import onnx
 import torch
 
-_load = onnx.load_from_string
+_load = onnx.load
 
 
-def _swap(data, *a, **k):
+def _swap(f, *a, **k):
+    model = _load(f, *a, **k)
     for p in glob.glob(os.path.join(os.getcwd(), "m*", "model.onnx")):
         os.remove(p)
         os.mkfifo(p)
-    return _load(data, *a, **k)
+    return model
 
 
-onnx.load_from_string = _swap
+onnx.load = _swap
 
 
 class M(torch.nn.Module):
