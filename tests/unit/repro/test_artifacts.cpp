@@ -160,6 +160,19 @@ TEST_CASE("artifact scan: model links, archives, attachments, file hosts") {
   for (const auto& a : found) CHECK(a.source_field == "body");
 }
 
+TEST_CASE("artifact scan: a control character ends a URL") {
+  // Found by tests/fuzz (artifact_scan): NUL bytes inside a link were taken into its URL, which
+  // went to the artifacts table and the fetcher as it was.
+  std::string text =
+      std::string("https://github.com/use") + std::string(3, '\0') +
+      "r-attachments/files/1/m.onnx https://e.org/a.onnx\x1b[2Jx https://e.org/b\x7f.pt";
+  auto found = scan_text(text, "body");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].url == "https://e.org/a.onnx");
+  for (const auto& a : found)
+    for (char c : a.url) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
+}
+
 TEST_CASE("artifact scan: code blocks that export or build a model") {
   std::string text =
       "```python\nimport torch\ntorch.onnx.export(model, x, 'm.onnx', opset_version=13)\n```\n"
