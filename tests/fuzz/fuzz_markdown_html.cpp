@@ -19,27 +19,47 @@ std::string lower_ascii(std::string s) {
   return s;
 }
 
-// Every value of `attr="..."` in the HTML.
-std::vector<std::string> attribute_values(const std::string& html, const std::string& attr) {
-  std::vector<std::string> out;
-  std::string key = " " + attr + "=\"";
-  for (std::size_t at = html.find(key); at != std::string::npos; at = html.find(key, at + 1)) {
-    std::size_t begin = at + key.size(), end = html.find('"', begin);
-    FUZZ_CHECK(end != std::string::npos);
-    out.push_back(html.substr(begin, end - begin));
-  }
-  return out;
-}
+struct Attribute {
+  std::string tag, name, value;
+};
 
-// The names of every attribute: cmark escapes '"' in text as "&quot;", so `="` is in tags only.
-std::vector<std::string> attribute_names(const std::string& html) {
-  std::vector<std::string> out;
-  for (std::size_t at = html.find("=\""); at != std::string::npos; at = html.find("=\"", at + 1)) {
-    std::size_t begin = at;
-    while (begin > 0 &&
-           (std::isalnum(static_cast<unsigned char>(html[begin - 1])) || html[begin - 1] == '-'))
-      --begin;
-    out.push_back(html.substr(begin, at - begin));
+// Every attribute of every tag, read as a browser reads the tags: cmark escapes '<' and '"' in
+// text and in attribute values, so a tag starts at '<' and a quoted value ends at '"'.
+std::vector<Attribute> attributes(const std::string& html) {
+  std::vector<Attribute> out;
+  auto word = [&](std::size_t& i) {
+    std::size_t begin = i;
+    while (i < html.size() && (std::isalnum(static_cast<unsigned char>(html[i])) ||
+                               html[i] == '-' || html[i] == '_' || html[i] == ':'))
+      ++i;
+    return html.substr(begin, i - begin);
+  };
+  for (std::size_t i = html.find('<'); i != std::string::npos; i = html.find('<', i)) {
+    if (html.compare(i, 4, "<!--") == 0) {
+      std::size_t end = html.find("-->", i + 4);
+      FUZZ_CHECK(end != std::string::npos);
+      i = end + 3;
+      continue;
+    }
+    ++i;
+    if (i < html.size() && html[i] == '/') ++i;
+    std::string tag = word(i);
+    while (i < html.size() && html[i] != '>') {
+      if (html[i] == ' ' || html[i] == '/' || html[i] == '\n') {
+        ++i;
+        continue;
+      }
+      Attribute a{tag, word(i), ""};
+      FUZZ_CHECK(!a.name.empty());  // anything else in a tag is not what cmark writes
+      if (i < html.size() && html[i] == '=') {
+        FUZZ_CHECK(i + 1 < html.size() && html[i + 1] == '"');
+        std::size_t end = html.find('"', i + 2);
+        FUZZ_CHECK(end != std::string::npos);
+        a.value = html.substr(i + 2, end - i - 2);
+        i = end + 1;
+      }
+      out.push_back(a);
+    }
   }
   return out;
 }
@@ -72,14 +92,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
        {"<script", "<iframe", "<object", "<embed", "<style", "<svg", "<form", "<textarea", "<title",
         "<xmp", "<noembed", "<plaintext", "<base", "<meta", "<link "})
     FUZZ_CHECK(low.find(tag) == std::string::npos);
-  for (const std::string& name : attribute_names(low))
-    FUZZ_CHECK(name != "style" && name.rfind("on", 0) != 0);  // no inline style, no handler
-  for (const std::string& href : attribute_values(low, "href")) FUZZ_CHECK(!dangerous_scheme(href));
-  // Images may carry data: only for png, gif, jpeg and webp.
-  for (const std::string& src : attribute_values(low, "src"))
-    if (dangerous_scheme(src))
-      FUZZ_CHECK(src.rfind("data:image/png", 0) == 0 || src.rfind("data:image/gif", 0) == 0 ||
-                 src.rfind("data:image/jpeg", 0) == 0 || src.rfind("data:image/webp", 0) == 0);
+  for (const Attribute& a : attributes(low)) {
+    FUZZ_CHECK(a.name != "style" && a.name.rfind("on", 0) != 0);  // no inline style, no handler
+    if (a.name == "href") FUZZ_CHECK(!dangerous_scheme(a.value));
+    // Images may carry data: only for png, gif, jpeg and webp.
+    if (a.name == "src" && dangerous_scheme(a.value))
+      FUZZ_CHECK(
+          a.value.rfind("data:image/png", 0) == 0 || a.value.rfind("data:image/gif", 0) == 0 ||
+          a.value.rfind("data:image/jpeg", 0) == 0 || a.value.rfind("data:image/webp", 0) == 0);
+  }
   // Bounded: every input byte becomes at most a few dozen output bytes (a '>' opens a
   // blockquote, "- " a list item, '&' an entity), plus the padding of short table rows.
   FUZZ_CHECK(html->size() <= 64 * size + 1024);
