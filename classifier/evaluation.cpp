@@ -80,7 +80,9 @@ GoldSet load_gold_file(const std::string& path, const Taxonomy& taxonomy) {
   gold.source = path;
   gold.has_folds = col.count("fold") > 0;
   for (std::size_t r = 1; r < rows.size(); ++r) {
-    const auto& [line, cells] = rows[r];
+    // Not a structured binding: C++17 lets no lambda capture one (clang refuses, GCC accepts).
+    const std::int64_t line = rows[r].line;
+    const std::vector<std::string>& cells = rows[r].fields;
     auto where = path + ":" + std::to_string(line) + ": ";
     auto cell = [&](const std::string& name) -> std::string {
       auto it = col.find(name);

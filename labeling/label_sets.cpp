@@ -90,9 +90,9 @@ std::vector<IssueLabels> load_consensus_labels(Db& db) {
     for (const auto& [dim, v] : votes[i]) {
       if (v.adjudicated) {
         out[i].values[dim] = *v.adjudicated;
-      } else if (v.values.size() >= 2 &&
-                 std::all_of(v.values.begin(), v.values.end(),
-                             [&](const std::string& x) { return x == v.values.front(); })) {
+      } else if (v.values.size() >= 2 &&  // all the same (no lambda: it may not capture `v`)
+                 std::count(v.values.begin(), v.values.end(), v.values.front()) ==
+                     static_cast<std::ptrdiff_t>(v.values.size())) {
         out[i].values[dim] = v.values.front();
       }
     }

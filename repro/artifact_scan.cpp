@@ -71,8 +71,11 @@ std::vector<FoundArtifact> scan_text(const std::string& text, const std::string&
     if (exports_model(block.code) && seen.insert("script\n" + block.code).second)
       out.push_back({"script", source_field, "", std::move(block.code)});
   }
-  // An IPv6 literal host ([::1]) is a URL too: it must reach the fetcher's address check.
-  static const RE2 kUrl(R"((https?://(?:\[[0-9A-Fa-f:.]+\])?[^\s<>"'`()\[\]{}|\\^]+))");
+  // An IPv6 literal host ([::1]) is a URL too: it must reach the fetcher's address check. A
+  // control character (NUL, ESC, DEL) ends a URL: no URL holds one, and it must not reach the
+  // artifacts table, the fetcher or a terminal.
+  static const RE2 kUrl(
+      R"((https?://(?:\[[0-9A-Fa-f:.]+\])?[^\s<>"'`()\[\]{}|\\^\x00-\x1f\x7f]+))");
   re2::StringPiece rest(text);
   std::string url;
   while (RE2::FindAndConsume(&rest, kUrl, &url)) {

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build ccache clang-format pkg-config git ca-certificates
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer, ASan and UBSan (tests/fuzz)
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libmicrohttpd-dev libssl-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev  # Markdown to safe HTML (core/markdown_html)

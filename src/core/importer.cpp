@@ -128,6 +128,10 @@ std::string where_of(const std::string& path, std::int64_t line) {
 // Parses one element, refusing deep nesting and over-long strings before the parser runs.
 Json parse_element(const std::string& where, std::string_view element,
                    const ImportOptions& options) {
+  // JSON text holds no NUL byte (in a string it is \u0000), and nlohmann's parser would take one
+  // for the end of the text: what follows it would pass unparsed into raw_json.
+  if (std::size_t nul = element.find('\0'); nul != std::string_view::npos)
+    throw UserError(where + "malformed JSON: a NUL byte at offset " + std::to_string(nul));
   try {
     check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
     check_string_lengths(element, options.limits);  // before the parser copies it

@@ -280,11 +280,16 @@ std::size_t utf8_invalid_at(std::string_view text) {
 
 std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
-  std::size_t end = max_bytes;
-  // Back up to a character boundary (never more than 3 continuation bytes).
-  for (int k = 0; k < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++k)
-    --end;
-  return std::string(text.substr(0, end));
+  // Back up to the start of the character the cap falls in (never more than 3 continuation
+  // bytes), and cut there only when a valid character straddles the cap: continuation bytes
+  // that follow a complete character belong to none, and backing up over them would split it.
+  std::size_t start = max_bytes;
+  for (int k = 0; k < 3 && start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80;
+       ++k)
+    --start;
+  std::uint32_t cp = 0;
+  std::size_t n = start < max_bytes ? utf8_sequence(text, start, &cp) : 0;
+  return std::string(text.substr(0, n > 0 && start + n > max_bytes ? start : max_bytes));
 }
 
 std::string quoted_excerpt(std::string_view text, std::size_t max_bytes) {

@@ -166,6 +166,11 @@ TEST_CASE("import: malformed input names file:line and leaves the database uncha
        "truncated.json:3: unterminated array"},
       {"badcomments.jsonl", "{\"repo\":\"a/b\",\"number\":9,\"comments\":[1]}\n",
        "badcomments.jsonl:1: comments[0]: expected an object, got an integer"},
+      // Found by tests/fuzz (issue_schema): nlohmann's parser ends the text at a NUL byte, so an
+      // object followed by NUL and anything was accepted (JSONL), and raw_json kept the hidden
+      // bytes.
+      {"nul.jsonl", std::string("{\"repo\":\"a/b\",\"number\":10}\0 hidden {{\n", 38),
+       "nul.jsonl:1: malformed JSON: a NUL byte at offset 26"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);

@@ -102,6 +102,17 @@ TEST_CASE("text: terminal_safe without backslash escapes is idempotent over esca
   }
 }
 
+TEST_CASE("text: truncate_utf8 cuts before a character the cap splits, and only then") {
+  CHECK(truncate_utf8("a\xe2\x82\xac", 2) == "a");              // the euro sign would be split
+  CHECK(truncate_utf8("a\xe2\x82\xac", 4) == "a\xe2\x82\xac");  // fits
+  CHECK(truncate_utf8("\xf0\x9f\x98\x80x", 3).empty());
+  // Found by tests/fuzz (text): a stray continuation byte right after a complete 4-byte
+  // character made the cut back up into that character, leaving "\xf0", invalid UTF-8 that the
+  // input did not hold there.
+  CHECK(truncate_utf8("\xf0\x9f\xb8\x80\x90\xe2\x82\x82", 4) == "\xf0\x9f\xb8\x80");
+  CHECK(truncate_utf8("ab\x80\x80\x80\x80", 4) == "ab\x80\x80");  // stray bytes: cut at the cap
+}
+
 TEST_CASE("wrap_columns: lines fit the window, words kept, colours closed at a break") {
   using convfail::wrap_columns;
   CHECK(wrap_columns("short line", 0) == std::vector<std::string>{"short line"});

@@ -161,6 +161,19 @@ TEST_CASE("artifact scan: model links, archives, attachments, file hosts") {
   for (const auto& a : found) CHECK(a.source_field == "body");
 }
 
+TEST_CASE("artifact scan: a control character ends a URL") {
+  // Found by tests/fuzz (artifact_scan): NUL bytes inside a link were taken into its URL, which
+  // went to the artifacts table and the fetcher as it was.
+  std::string text =
+      std::string("https://github.com/use") + std::string(3, '\0') +
+      "r-attachments/files/1/m.onnx https://e.org/a.onnx\x1b[2Jx https://e.org/b\x7f.pt";
+  auto found = scan_text(text, "body");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].url == "https://e.org/a.onnx");
+  for (const auto& a : found)
+    for (char c : a.url) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
+}
+
 TEST_CASE("artifact scan: code blocks that export or build a model") {
   std::string text =
       "```python\nimport torch\ntorch.onnx.export(model, x, 'm.onnx', opset_version=13)\n```\n"
@@ -340,7 +353,9 @@ TEST_CASE("ssrf: address classes of IPv4, IPv6 and IPv4 embedded in IPv6") {
       {"1.2.3.4.5", "(not an address)"},
       {"::ffff:1.2.3", "(not an address)"},
   };
-  for (const auto& [ip, want] : table) {
+  for (const auto& row : table) {  // CAPTURE's lambda may not capture a structured binding
+    const char* ip = row.first;
+    const char* want = row.second;
     CAPTURE(ip);
     CHECK(cls(ip) == want);
   }
@@ -363,7 +378,9 @@ TEST_CASE("ssrf: loopback, localhost, [::1], metadata and private addresses are 
       {"http://2130706433:" + port + "/model.onnx", "127.0.0.1 (loopback)"},  // decimal form
       {"http://0.0.0.0:" + port + "/model.onnx", "0.0.0.0 (unspecified)"},
   };
-  for (const auto& [url, what] : cases) {
+  for (const auto& c : cases) {
+    const std::string& url = c.first;
+    const std::string& what = c.second;
     CAPTURE(url);
     auto t0 = std::chrono::steady_clock::now();
     auto r = fetch_url(url, dir.path().string(), o);
@@ -387,10 +404,12 @@ TEST_CASE("unpack: a file then a folder of that name, a 300-byte name, a duplica
   LoopbackServer srv;
   convfail::test::TempDir dir;
   auto o = quick();
-  for (auto [path, want] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& c : std::vector<std::pair<std::string, std::string>>{
            {"/file-then-dir.tar.gz", "archive entry x/y: parent x is a file"},
            {"/long-name.zip", ": entry name too long (a part of 305 bytes; the limit is 255)"},
            {"/twice.zip", "archive entry m.onnx: duplicate entry"}}) {
+    const std::string& path = c.first;
+    const std::string& want = c.second;
     CAPTURE(path);
     auto f = fetch_url(srv.url(path), dir.path().string(), o);
     REQUIRE(f.ok);
