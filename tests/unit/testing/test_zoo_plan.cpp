@@ -59,11 +59,11 @@ TEST_CASE("testing: the plan of torchaudio, text and real sources, with each mod
   // real: torchvision, then torchaudio, then text, in the worker's order; families kept.
   c.sources = {"real"};
   auto plan = make_plan(c, zoo());
-  CHECK(names(plan) == std::vector<std::string>{
-                           "torchvision:resnet18/torchvision/classification",
-                           "torchvision:raft_small/torchvision/optical_flow",
-                           "torchaudio:wav2letter/torchaudio/audio", "text:bert_base/text/text",
-                           "text:lstm_lm_1l/text/text"});
+  CHECK(names(plan) == std::vector<std::string>{"torchvision:resnet18/torchvision/classification",
+                                                "torchvision:raft_small/torchvision/optical_flow",
+                                                "torchaudio:wav2letter/torchaudio/audio",
+                                                "text:bert_base/text/text",
+                                                "text:lstm_lm_1l/text/text"});
   for (std::size_t i = 0; i < plan.size(); ++i) CHECK(plan[i].seq == static_cast<int>(i));
   c.sources = {"real:lstm_lm_1l,resnet18"};
   CHECK(names(make_plan(c, zoo())) ==
