@@ -43,6 +43,8 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
     ro = exec::RunnerOptions();         // an older campaign's release that is gone: the pinned
   }
   ro.limits.wall_seconds = o.timeout_seconds;
+  // A model of several GiB (external data) needs more than the runner's default address space.
+  ro.limits.memory_bytes = std::max<std::uint64_t>(ro.limits.memory_bytes, o.memory_mb << 20);
   exec::OrtRunner runner(ro);
   repro::ReproOptions rop;
   rop.tolerance.atol = o.atol;

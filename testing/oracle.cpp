@@ -74,6 +74,10 @@ struct Oracle::Impl {
     ro.warm = options.warm;
     ro.model_roots = {held.path()};
     ro.limits.wall_seconds = options.timeout_seconds;
+    // --memory-mb bounds ONNX Runtime as it bounds the worker: a model of several GiB (external
+    // data) does not load under the runner's default 4 GiB of address space.
+    ro.limits.memory_bytes =
+        std::max<std::uint64_t>(ro.limits.memory_bytes, options.memory_mb << 20);
     ort = std::make_unique<exec::OrtRunner>(ro);
   }
 

@@ -53,7 +53,8 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(1.0, 3600.0));
   cmd->add_option("--memory-mb", o.memory_mb,
-                  "address space of each torch worker, MB (out of memory marks the model invalid)")
+                  "address space of each torch worker (and at least of each ONNX Runtime\n"
+                  "runner), MB; out of memory in the worker marks the model invalid")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{512}, std::uint64_t{1} << 20));
   cmd->add_option("--ort", o.ort_version,
