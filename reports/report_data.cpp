@@ -78,7 +78,7 @@ void add_agreement(Db& db, const Taxonomy& tax, const std::vector<labeling::Issu
         if (i != j && m.counts[i][j] > 0)
           a.differences.emplace_back(m.labels[i], m.labels[j], m.counts[i][j]);
     std::stable_sort(a.differences.begin(), a.differences.end(),
-                     [](const auto& p, const auto& q) { return std::get<2>(p) > std::get<2>(q); });
+                     [](const auto& x, const auto& y) { return std::get<2>(x) > std::get<2>(y); });
     out.agreement.push_back(std::move(a));
   }
   // A source labeled by a trained model agrees with the gold it was trained on in-sample: count

@@ -83,7 +83,7 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   if (!options.new_campaign) existing = find_campaign(db, key);
   s.campaign = existing ? *existing : create_campaign(db, key, versions);
   // One run per campaign at a time: a second one would do all the work again beside it.
-  CampaignLock lock(options.store_dir, s.campaign);
+  CampaignLock campaign_lock(options.store_dir, s.campaign);
   std::set<int> done = stored_seqs(db, s.campaign);
   std::vector<const ModelTask*> todo;
   for (const auto& t : plan)
