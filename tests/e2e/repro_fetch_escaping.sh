@@ -65,9 +65,15 @@ assert "\ufffd Conv" in text, text[:300]
 PY
 done
 
-# Errors quoting outside text are escaped too: a fetch error line names the URL escaped.
+# A URL ends at the first control character (found by tests/fuzz: NUL and escape bytes were
+# taken into URLs that reached the artifacts table and the fetcher): the escape-laden address is
+# stored as its clean prefix, and nothing stored or printed holds a control byte.
 cf artifacts scan >/dev/null
-expect_exit 1 cf artifacts fetch --retries 0
-clean "$T/err"; clean "$T/out"
-expect_grep '^artifact [0-9]* http://127.0.0.1:9/a\\x1bb\\x07c\\u009b.onnx: bad URL: ' "$T/err"
+cf artifacts list --json >"$T/arts.json"
+python3 - "$T/arts.json" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+assert "\\u001b" not in text and "\\u0007" not in text, text[:300]
+PY
+cf artifacts list >"$T/arts.out"; clean "$T/arts.out"
 echo ok
