@@ -9,12 +9,6 @@
 
 namespace convfail::testing {
 
-const std::vector<std::string>& all_dtypes() {
-  static const std::vector<std::string> k = {"float32", "float16", "float64", "uint8", "int8",
-                                             "int16",   "int32",   "int64",   "bool"};
-  return k;
-}
-
 std::vector<std::string> normalise_dtypes(const std::vector<std::string>& requested) {
   std::vector<std::string> wanted = {"float32"};
   for (const auto& d : requested) {

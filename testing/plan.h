@@ -15,7 +15,12 @@ namespace convfail::testing {
 
 // NNSmith's nine generation types, in the order synth.py's ALL_DTYPES makes graph inputs (float32
 // first: every synthetic model has it). `test run --dtypes all` names them.
-const std::vector<std::string>& all_dtypes();
+// (Header-only: the worker reply's check and its fuzz target use it without the plan.)
+inline const std::vector<std::string>& all_dtypes() {
+  static const std::vector<std::string> k = {"float32", "float16", "float64", "uint8", "int8",
+                                             "int16",   "int32",   "int64",   "bool"};
+  return k;
+}
 // The requested types as the configuration stores them: "all" expanded, float32 added (synth.py
 // always draws it), in all_dtypes() order, no repeats; UsageError names an unknown one.
 std::vector<std::string> normalise_dtypes(const std::vector<std::string>& requested);
