@@ -10,12 +10,8 @@ CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request) {
   out.run = run_campaign(db, request.config, request.run);  // regroups when finished
   // The rest waits until every model is stored; a shard leaves it to `test merge`, once.
   if (!out.run.finished || request.run.shard.active()) return out;
-  SettleOptions so;
-  so.minimise = request.minimise;
-  so.minimise_budget = request.minimise_budget;
-  so.minimise_seconds = request.minimise_seconds;
+  SettleOptions so = request.settle;
   so.store_dir = request.run.store_dir;
-  so.data_dir = request.data_dir;
   so.progress = request.run.progress;
   out.minimised = settle_groups(db, out.run.campaign, so);
   return out;

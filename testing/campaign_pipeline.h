@@ -14,13 +14,22 @@
 
 namespace convfail::testing {
 
-struct CampaignRequest {
-  CampaignConfig config;
-  RunOptions run;            // run.store_dir: the content-addressed model store
+// What follows once every model of a campaign is stored (a run, or `test merge` of its shards):
+// minimise each group's model (unless `minimise` is false) and match the groups to stored
+// issues. The oracle options and the perturb hook come from the stored configuration.
+struct SettleOptions {
   bool minimise = true;      // false: group and match only
   int minimise_budget = 48;  // oracle runs per group
   double minimise_seconds = 600;
-  std::string data_dir;  // taxonomy and rules (candidate issues, group labels)
+  std::string store_dir;  // the content-addressed model store
+  std::string data_dir;   // taxonomy and rules (candidate issues, group labels)
+  bool progress = false;
+};
+
+struct CampaignRequest {
+  CampaignConfig config;
+  RunOptions run;        // run.store_dir: the content-addressed model store
+  SettleOptions settle;  // its store_dir and progress are the run's
 };
 
 struct CampaignResult {
@@ -30,16 +39,6 @@ struct CampaignResult {
 
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request);
 
-// What follows once every model of a campaign is stored (a run, or `test merge` of its shards):
-// minimise each group's model (unless `minimise` is false) and match the groups to stored
-// issues. The oracle options and the perturb hook come from the stored configuration.
-struct SettleOptions {
-  bool minimise = true;
-  int minimise_budget = 48;
-  double minimise_seconds = 600;
-  std::string store_dir, data_dir;
-  bool progress = false;
-};
 MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options);
 
 // After a campaign changed (minimised again) or new issues were stored: match every group of the

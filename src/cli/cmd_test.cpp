@@ -135,8 +135,7 @@ void add_run(CLI::App& parent, Context& ctx) {
     testing::RunOptions run;
     std::string nodes = "15-100:5", shard;
     bool json = false, unsafe = false, no_minimise = false, study = false;
-    int minimise_budget = 48;
-    double minimise_time = 600;
+    testing::SettleOptions settle;
   };
   auto a = std::make_shared<Args>();
   a->run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -163,13 +162,7 @@ void add_run(CLI::App& parent, Context& ctx) {
   auto* shard_option = add_shard_option(cmd, &a->shard);
   cmd->add_flag("--new", a->run.new_campaign,
                 "a new campaign even when one with the same configuration is stored");
-  cmd->add_flag("--no-minimise", a->no_minimise, "group and match, but do not minimise");
-  cmd->add_option("--minimise-budget", a->minimise_budget, "oracle runs per group")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--minimise-time", a->minimise_time, "seconds for minimising all groups")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e7));
+  add_settle_options(cmd, &a->settle, &a->no_minimise);
   cmd->add_flag("--perturb-export", a->config.perturb,
                 "test hook: add 1 to the first output of every exported model (mismatches)")
       ->group("");
@@ -191,10 +184,9 @@ void add_run(CLI::App& parent, Context& ctx) {
     testing::CampaignRequest req;
     req.config = a->config;
     req.run = a->run;
-    req.minimise = !a->no_minimise;
-    req.minimise_budget = a->minimise_budget;
-    req.minimise_seconds = a->minimise_time;
-    req.data_dir = ctx.data_dir;
+    req.settle = a->settle;
+    req.settle.minimise = !a->no_minimise;
+    req.settle.data_dir = ctx.data_dir;
     testing::CampaignResult out = testing::run_campaign_pipeline(db, req);
     const testing::RunSummary& s = out.run;
     const testing::MinimiseSummary& ms = out.minimised;

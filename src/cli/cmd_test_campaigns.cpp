@@ -99,8 +99,7 @@ struct MergeArgs {
   std::vector<std::string> shards;
   std::string into;
   bool json = false, unsafe = false, no_minimise = false;
-  int minimise_budget = 48;
-  double minimise_time = 600;
+  testing::SettleOptions settle;
 };
 
 json merge_summary_json(const testing::MergeSummary& m, int minimised) {
@@ -133,10 +132,8 @@ void run_merge(Context& ctx, const MergeArgs& a) {
   testing::MergeSummary m = testing::merge_shards(a.shards, *into, a.into);
   testing::MinimiseSummary ms;
   if (m.finished) {  // regrouped: minimise and match once, as `test run` does after a run
-    testing::SettleOptions so;
+    testing::SettleOptions so = a.settle;
     so.minimise = !a.no_minimise;
-    so.minimise_budget = a.minimise_budget;
-    so.minimise_seconds = a.minimise_time;
     so.store_dir = testing::model_store_for(a.into);
     so.data_dir = ctx.data_dir;
     so.progress = !a.json;
@@ -181,13 +178,7 @@ void add_test_merge(CLI::App& parent, Context& ctx) {
       ->required();
   cmd->add_option("--into", a->into, "the database of the merged campaign (created if missing)")
       ->required();
-  cmd->add_flag("--no-minimise", a->no_minimise, "group and match, but do not minimise");
-  cmd->add_option("--minimise-budget", a->minimise_budget, "oracle runs per group")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--minimise-time", a->minimise_time, "seconds for minimising all groups")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e7));
+  add_settle_options(cmd, &a->settle, &a->no_minimise);
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
   cmd->footer(
@@ -199,6 +190,16 @@ void add_test_merge(CLI::App& parent, Context& ctx) {
       "is regrouped, minimised and matched once; planned models stored in no shard are counted\n"
       "and named by shard, and exit 1.");
   cmd->callback([&ctx, a] { run_merge(ctx, *a); });
+}
+
+void add_settle_options(CLI::App* cmd, testing::SettleOptions* settle, bool* no_minimise) {
+  cmd->add_flag("--no-minimise", *no_minimise, "group and match, but do not minimise");
+  cmd->add_option("--minimise-budget", settle->minimise_budget, "oracle runs per group")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--minimise-time", settle->minimise_seconds, "seconds for minimising all groups")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
 }
 
 CLI::Option* add_shard_option(CLI::App* cmd, std::string* text) {

@@ -5,12 +5,17 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "testing/campaign_pipeline.h"
 #include "testing/shard.h"
 
 namespace convfail::cli {
 
 void add_test_compare(CLI::App& parent, Context& ctx);
 void add_test_merge(CLI::App& parent, Context& ctx);
+
+// --no-minimise, --minimise-budget and --minimise-time of `test run` and `test merge`, into
+// `settle` (after parsing, settle->minimise = !*no_minimise).
+void add_settle_options(CLI::App* cmd, testing::SettleOptions* settle, bool* no_minimise);
 
 // `test run --shard K/N` into `*text`.
 CLI::Option* add_shard_option(CLI::App* cmd, std::string* text);
