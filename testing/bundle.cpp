@@ -20,17 +20,12 @@ using nlohmann::json;
 namespace convfail::testing {
 namespace {
 
-json parsed(const std::string& text) {
-  json j = json::parse(text.empty() ? "null" : text, nullptr, false);
-  return j.is_discarded() ? json() : j;
-}
-
 // Runs the bundle's model.onnx on the campaign's first input set in ONNX Runtime (the campaign's
 // release when it is installed, else the pinned one) with graph optimisations disabled and all,
 // and writes each level's outputs as output_N.pb beside torch's (expected/).
 json run_onnxruntime(const std::string& dir, const std::string& set0, const json& config,
                      const json& versions, json& files) {
-  OracleOptions o = oracle_options_from_config(config);
+  OracleOptions o = CampaignConfig::from_json(config).oracle;
   std::string want = o.ort_version;
   if (want.empty() && versions.is_object() && versions.contains("onnxruntime") &&
       versions["onnxruntime"].is_string())
@@ -79,10 +74,6 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
 
 namespace {
 
-json parsed_opt(const std::optional<std::string>& text) {
-  return parsed(text ? *text : "");
-}
-
 // bundle.json's facts of the group, its representative and its campaign.
 json bundle_info(const StoredGroup& g, const std::optional<StoredModel>& rep,
                  const StoredCampaign& c) {
@@ -99,8 +90,8 @@ json bundle_info(const StoredGroup& g, const std::optional<StoredModel>& rep,
           {"mismatch_mode", rep && !rep->mismatch_mode.empty() ? json(rep->mismatch_mode) : json()},
           {"max_abs_diff", rep ? opt(rep->max_abs_diff) : json()},
           {"max_rel_diff", rep ? opt(rep->max_rel_diff) : json()},
-          {"candidates", parsed_opt(g.candidates_json)},
-          {"labels", parsed_opt(g.labels_json)},
+          {"candidates", g.candidates},
+          {"labels", g.labels},
           {"versions", c.versions},
           {"config", c.config}};
 }
@@ -128,7 +119,8 @@ json write_bundle(Db& db, std::int64_t group, const std::string& dir,
   auto g = load_group(db, group);
   if (!g) throw UserError("no group " + std::to_string(group));
   std::optional<StoredModel> rep;
-  if (g->representative_seq) rep = load_model(db, g->campaign, *g->representative_seq);
+  if (g->representative_seq)
+    rep = load_model(db, g->campaign, static_cast<int>(*g->representative_seq));
   StoredCampaign c = load_campaign(db, g->campaign);
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))

@@ -1,5 +1,6 @@
 #include "testing/campaign.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "testing/campaign_lock.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
+#include "testing/oracle.h"
 
 using nlohmann::json;
 
@@ -64,6 +66,37 @@ class Progress {
 
 }  // namespace
 
+StoredModel model_row(const ModelTask& task, const ModelResult& r, const std::string& sha) {
+  StoredModel m;
+  m.seq = task.seq;
+  m.source = task.source;
+  m.name = task.name;
+  m.family = task.family;
+  m.seed = task.seed;
+  m.outcome = r.outcome;
+  m.mismatch_mode = r.mismatch_mode;
+  m.signature = r.signature;
+  m.message = r.message;
+  if (r.nodes > 0) m.nodes = r.nodes;
+  m.model_sha256 = sha;
+  const bool compared = r.outcome == kMismatch || r.outcome == kSuccess;
+  if (compared) {
+    m.max_abs_diff = r.max_abs_diff;
+    m.max_rel_diff = r.max_rel_diff;
+  }
+  if (compared && r.min_tolerance >= 0) {
+    m.min_tolerance = std::min(r.min_tolerance, 1e308);
+    m.difference_kind = r.difference_kind;
+  }
+  m.durations = r.durations;
+  m.dtypes = r.dtypes;
+  if (!r.ops.empty()) {
+    m.operators = r.ops;
+    m.graph = r.graph_json();
+  }
+  return m;
+}
+
 RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   RunSummary s;
@@ -113,10 +146,11 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
       if (i >= todo.size() || budget_over()) return;
       try {
         ModelResult r = oracle->run(*todo[i]);
-        std::string sha = store_model_files(r, options.store_dir);
+        std::string sha =
+            r.has_model ? store_model_files(r.model_dir, options.store_dir) : std::string();
         {
           std::lock_guard<std::mutex> lock(db_mu);
-          store_model(db, s.campaign, *todo[i], r, sha);
+          store_models(db, s.campaign, {model_row(*todo[i], r, sha)}, RowWrite::kReplace);
         }
         ++ran;
         progress.add(r.outcome);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/db.h"
+#include "testing/campaign_store.h"
 #include "testing/plan.h"
 #include "testing/shard.h"
 
@@ -36,5 +37,10 @@ struct RunSummary {
 };
 
 RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& options);
+
+// The row a model's result is stored as (campaign_store's StoredModel): the task's identity, the
+// result's outcome and measures (differences and tolerances only for compared models), the files'
+// content hash `sha` ("" before export).
+StoredModel model_row(const ModelTask& task, const ModelResult& result, const std::string& sha);
 
 }  // namespace convfail::testing

@@ -44,12 +44,18 @@ std::string node_bin(std::optional<long> nodes, long* order) {
   return "over 1000 nodes";
 }
 
-// A stored row's graph. A row whose graph does not parse (edges out of range, stored by an older
-// convfail or merged from elsewhere) has none: counted, never a failed report.
+// A stored row's graph. A row whose graph is malformed (not JSON of its shape, edges out of range:
+// stored by an older convfail or merged from elsewhere) has none: counted, never a failed report.
 std::optional<OpGraph> graph_of(const StoredModel& m, const std::string& where, long* unreadable) {
+  auto bad = [&](const char* column) {
+    return std::find(m.malformed.begin(), m.malformed.end(), column) != m.malformed.end();
+  };
   try {
-    if (m.graph_json) return parse_op_graph(*m.graph_json, where + " graph_json");
-    if (m.operators_json) return parse_operator_list(*m.operators_json, where + " operators_json");
+    if (bad("graph_json")) throw UserError(where + " graph_json: malformed");
+    if (!m.graph.is_null()) return op_graph_from_json(m.graph, where + " graph_json");
+    if (bad("operators_json")) throw UserError(where + " operators_json: malformed");
+    if (!m.operators.is_null())
+      return op_graph_from_operators(m.operators, where + " operators_json");
   } catch (const UserError&) {
     ++*unreadable;
   }
@@ -126,8 +132,9 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
     a.config = c.config;
     a.versions = c.versions;
   }
+  const std::vector<StoredModel> rows = load_models(db, campaign_id);
   std::vector<Model> models;
-  for (const StoredModel& row : load_models(db, campaign_id)) {
+  for (const StoredModel& row : rows) {
     Model m;
     m.seq = row.seq;
     m.source = row.source;
@@ -202,9 +209,9 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
       if (row.original_nodes) g.original_nodes = static_cast<long>(*row.original_nodes);
       if (row.minimised_nodes) g.minimised_nodes = static_cast<long>(*row.minimised_nodes);
       const std::string where = "campaign group " + std::to_string(g.id);
-      if (row.minimised_graph_json) {
+      if (!row.minimised_graph.is_null()) {
         try {
-          g.graph = parse_op_graph(*row.minimised_graph_json, where + " minimised_graph_json");
+          g.graph = op_graph_from_json(row.minimised_graph, where + " minimised_graph_json");
           g.minimised = true;
         } catch (const UserError&) {
           ++a.unreadable_graphs;
@@ -217,17 +224,14 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
         g.operators = operator_types(*g.graph);
         g.sequence = longest_path(*g.graph, options.sequences.max_paths);
       }
-      if (row.candidates_json) {
-        json c = json::parse(*row.candidates_json, nullptr, false);
-        if (!c.is_array()) throw UserError(where + " candidates_json: not a JSON array");
+      if (row.candidates.is_array()) {
         g.candidates.emplace();
-        for (const auto& x : c)
+        for (const auto& x : row.candidates)
           if (x.is_object() && x.contains("issue") && x["issue"].is_string())
             g.candidates->push_back(x["issue"].get<std::string>());
       }
-      if (row.labels_json) {
-        json l = json::parse(*row.labels_json, nullptr, false);
-        if (!l.is_object()) throw UserError(where + " labels_json: not a JSON object");
+      if (row.labels.is_object()) {
+        const json& l = row.labels;
         for (auto it = l.begin(); it != l.end(); ++it)
           if (it->is_string()) g.labels[it.key()] = it->get<std::string>();
       }
@@ -251,13 +255,16 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
       if (auto it = runtime.find(g.id); it != runtime.end()) g.runtime = it->second;
     // What people read: the representative's message as said, the tolerance each mismatch
     // group passes from, the kernels, the per-family and per-type tables.
-    std::map<std::int64_t, std::string> messages = representative_messages(db, campaign_id);
+    std::map<std::int64_t, const StoredModel*> row_of;
+    for (const StoredModel& row : rows) row_of[row.seq] = &row;
     std::vector<std::int64_t> mismatch_groups;
-    for (GroupRow& g : a.groups) {
-      if (auto it = messages.find(g.id); it != messages.end()) g.message = it->second;
-      if (g.outcome == "mismatch") mismatch_groups.push_back(g.id);
+    for (std::size_t i = 0; i < a.groups.size(); ++i) {
+      GroupRow& g = a.groups[i];
+      if (const auto& rep = stored[i].representative_seq)
+        if (auto it = row_of.find(*rep); it != row_of.end()) g.message = it->second->message;
+      if (g.outcome == kMismatch) mismatch_groups.push_back(g.id);
     }
-    a.breakdown = breakdown_campaign(load_model_measures(db, campaign_id), mismatch_groups);
+    a.breakdown = breakdown_campaign(rows, mismatch_groups);
   }
 
   // Test-suite coverage.

@@ -68,7 +68,7 @@ BreakdownRow study_row(const std::string& label, long conv, long ort, long mm, l
   return r;
 }
 
-void tolerance_curve(const std::vector<ModelMeasures>& models, CampaignBreakdown& b) {
+void tolerance_curve(const std::vector<StoredModel>& models, CampaignBreakdown& b) {
   std::map<std::string, ToleranceRow> by_kind;
   ToleranceRow total;
   total.kind = kAllCompared;
@@ -97,7 +97,7 @@ void tolerance_curve(const std::vector<ModelMeasures>& models, CampaignBreakdown
   b.tolerance.push_back(total);
 }
 
-void group_tolerances(const std::vector<ModelMeasures>& models,
+void group_tolerances(const std::vector<StoredModel>& models,
                       const std::vector<std::int64_t>& groups, CampaignBreakdown& b) {
   std::map<std::int64_t, GroupTolerance> by_group;
   for (auto id : groups) by_group[id].group = id;
@@ -114,7 +114,7 @@ void group_tolerances(const std::vector<ModelMeasures>& models,
   for (auto id : groups) b.group_tolerance.push_back(by_group[id]);
 }
 
-void kernel_table(const std::vector<ModelMeasures>& models, CampaignBreakdown& b) {
+void kernel_table(const std::vector<StoredModel>& models, CampaignBreakdown& b) {
   std::map<std::string, KernelRow> rows;
   std::set<std::string> types;
   for (const auto& m : models) {
@@ -142,7 +142,7 @@ void kernel_table(const std::vector<ModelMeasures>& models, CampaignBreakdown& b
                    [](const KernelRow& x, const KernelRow& y) { return x.models > y.models; });
 }
 
-void family_and_dtype_tables(const std::vector<ModelMeasures>& models, CampaignBreakdown& b) {
+void family_and_dtype_tables(const std::vector<StoredModel>& models, CampaignBreakdown& b) {
   static const std::vector<std::string> kFamilies = {
       "vision classification", "detection", "segmentation", "video",
       "optical flow",          "audio",     "text",         "script"};
@@ -152,11 +152,11 @@ void family_and_dtype_tables(const std::vector<ModelMeasures>& models, CampaignB
   for (const auto& m : models) {
     if (m.source == "synthetic") {
       count(synthetic, m.outcome);
-      if (!m.dtypes) {
+      if (m.dtypes.empty()) {
         ++b.synthetic_without_dtypes;
         continue;
       }
-      for (const auto& d : *m.dtypes) {
+      for (const auto& d : m.dtypes) {
         auto [it, fresh] = dtypes.emplace(d, blank_row(d));
         count(it->second, m.outcome);
       }
@@ -212,7 +212,7 @@ std::string shown_failure(const std::string& signature, const std::string& messa
   return first + " (on " + types + ")";
 }
 
-CampaignBreakdown breakdown_campaign(const std::vector<ModelMeasures>& models,
+CampaignBreakdown breakdown_campaign(const std::vector<StoredModel>& models,
                                      const std::vector<std::int64_t>& mismatch_groups) {
   CampaignBreakdown b;
   tolerance_curve(models, b);

@@ -80,9 +80,9 @@ std::string study_family(const std::string& source, const std::string& name,
 // int16)".
 std::string shown_failure(const std::string& signature, const std::string& message);
 
-// The figures of `models` (load_model_measures) and their groups (id, outcome). Mismatch groups
+// The figures of `models` (load_models) and their groups (id, outcome). Mismatch groups
 // get their smallest passing tolerance in the order of `mismatch_groups`.
-CampaignBreakdown breakdown_campaign(const std::vector<ModelMeasures>& models,
+CampaignBreakdown breakdown_campaign(const std::vector<StoredModel>& models,
                                      const std::vector<std::int64_t>& mismatch_groups);
 
 }  // namespace convfail::testing

@@ -196,14 +196,18 @@ CompareSide load_compare_side(Db& db, std::int64_t campaign, const std::string& 
   s.label = label;
   s.db = db_name;
   s.campaign = campaign;
-  StatusCounts st = campaign_status(db, campaign);  // UserError when unknown
-  s.finished = st.finished;
-  s.config = st.config;
-  s.versions = st.versions;
-  for_each_model_row(db, campaign, [&](const StoredModelRow& r) {
-    s.models.push_back(
-        {r.seq, r.name, r.model_sha256.value_or(""), r.outcome, r.signature.value_or("")});
-  });
+  StoredCampaign stored = load_campaign(db, campaign);  // UserError when unknown
+  s.finished = stored.finished();
+  s.config = stored.config;
+  s.versions = stored.versions;
+  ModelQuery q;
+  q.graphs = false;
+  read_models(
+      db, campaign,
+      [&](StoredModel&& r) {
+        s.models.push_back({r.seq, r.name, r.model_sha256, r.outcome, r.signature});
+      },
+      q);
   s.groups = list_groups(db, campaign);
   return s;
 }

@@ -49,7 +49,7 @@ int int_in(const json& j, const char* key, int lo, int hi) {
 
 std::vector<ShardCampaign> shard_campaigns(const Source& s) {
   std::vector<ShardCampaign> out;
-  for (auto& c : stored_campaigns(*s.db)) {
+  for (auto& c : load_campaigns(*s.db)) {
     if (!c.config.is_object() || !c.config.contains("shard")) continue;
     ShardCampaign sc;
     const json& sh = c.config["shard"];
@@ -92,18 +92,18 @@ bool is_sha256(const std::string& s) {
 
 // Every row of a shard: an outcome, a seq of this shard, a well-formed hash whose files exist.
 void check_rows(Source& s, const ShardCampaign& c) {
-  for_each_model_row(*s.db, c.stored.id, [&](const StoredModelRow& r) {
+  read_models(*s.db, c.stored.id, [&](StoredModel&& r) {
     std::string at = where(s, c) + " model " + std::to_string(r.seq);
     if (!is_outcome(r.outcome)) throw UserError(at + ": unknown outcome");
     if (r.seq < 0 || r.seq >= c.plan_models || r.seq % c.count != c.index)
       throw UserError(at + ": not a model of this shard");
-    if (!r.model_sha256) return;
-    if (!is_sha256(*r.model_sha256)) throw UserError(at + ": malformed model_sha256");
-    if (!exec::is_child_file(s.store + "/" + *r.model_sha256, "model.onnx"))
+    if (r.model_sha256.empty()) return;
+    if (!is_sha256(r.model_sha256)) throw UserError(at + ": malformed model_sha256");
+    if (!exec::is_child_file(s.store + "/" + r.model_sha256, "model.onnx"))
       throw UserError(at + ": its files are not in " + s.store + "/" +
-                      r.model_sha256->substr(0, 12) + "... (copy the shard's convfail-data " +
+                      r.model_sha256.substr(0, 12) + "... (copy the shard's convfail-data " +
                       "folder beside its database)");
-    s.shas.insert(*r.model_sha256);
+    s.shas.insert(r.model_sha256);
   });
 }
 
@@ -130,12 +130,15 @@ bool copy_model_folder(const std::string& from_store, const std::string& sha,
 void copy_rows(Source& s, const ShardCampaign& c, Db& into, std::int64_t campaign,
                MergeSummary& m) {
   for (int after = -1;;) {
-    std::vector<StoredModelRow> batch;
-    for_each_model_row(
-        *s.db, c.stored.id, [&](const StoredModelRow& r) { batch.push_back(r); }, after, kBatch);
+    std::vector<StoredModel> batch;
+    ModelQuery q;
+    q.after = after;
+    q.limit = kBatch;
+    read_models(
+        *s.db, c.stored.id, [&](StoredModel&& r) { batch.push_back(std::move(r)); }, q);
     if (batch.empty()) return;
     after = batch.back().seq;
-    int added = insert_missing_model_rows(into, campaign, batch);
+    int added = store_models(into, campaign, batch, RowWrite::kKeep);
     m.added += added;
     m.already += static_cast<int>(batch.size()) - added;
   }
@@ -201,7 +204,7 @@ MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
   m.missing = std::max(0, m.plan_models - m.stored);
   regroup(into, m.campaign);
   m.finished = m.missing == 0;
-  if (m.finished && !campaign_status(into, m.campaign).finished) finish_campaign(into, m.campaign);
+  if (m.finished && !load_campaign(into, m.campaign).finished()) finish_campaign(into, m.campaign);
   return m;
 }
 

@@ -20,14 +20,14 @@ CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request) {
 MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options) {
   MinimiseSummary ms;
   if (options.minimise) {
-    nlohmann::json cfg = campaign_config(db, campaign);
+    CampaignConfig cfg = CampaignConfig::from_json(load_campaign(db, campaign).config);
     MinimiseOptions mo;
     mo.budget = options.minimise_budget;
     mo.time_budget = options.minimise_seconds;
     mo.store_dir = options.store_dir;
     mo.progress = options.progress;
-    mo.perturb = cfg.value("perturb_export", false);
-    ms = minimise_groups(db, campaign, oracle_options_from_config(cfg), mo);
+    mo.perturb = cfg.perturb;
+    ms = minimise_groups(db, campaign, cfg.oracle, mo);
   }
   match_groups(db, campaign, options.data_dir);
   return ms;

@@ -1,12 +1,18 @@
 // The campaign tables (schema/0012_campaigns.sql and later): this file alone runs SQL on them
-// (tests/architecture.sh checks it); the rest of testing/, the CLI and the web read and write
-// through the functions below, as plain data. Short transactions: one per model row, one for a
-// regrouping, one per group update.
+// (tests/architecture.sh checks it), with one row type and one reader per table: StoredCampaign
+// (campaigns), StoredModel (campaign_models), StoredGroup (campaign_groups). The rest of testing/,
+// the CLI and the web read and write through the functions below, as plain data. Short
+// transactions: one per batch of model rows, one for a regrouping, one per group update.
+//
+// "No value" is one convention in every row: NULL reads as "" (texts), nullopt (numbers),
+// json(nullptr) (JSON columns) or an empty list (dtypes), and is written back as NULL.
+// JSON columns are parsed here, once, with one rule: a stored text that is not JSON, or not of its
+// column's shape (a list, an object), reads as no value and its column is named in the row's
+// `malformed` (the analysis counts such rows; `test merge` refuses them).
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,32 +21,89 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
-#include "testing/oracle.h"
-#include "testing/plan.h"
 
 namespace convfail::testing {
 
-// The unfinished or finished campaign with this exact configuration, else nullopt.
+// ---- campaigns ----
+
+// One campaigns row: its configuration (CampaignConfig::to_json plus "ort" and "shard") and the
+// versions it ran with.
+struct StoredCampaign {
+  std::int64_t id = 0;
+  std::string created_at;
+  std::optional<std::string> finished_at;  // none while running, interrupted or partly merged
+  nlohmann::json config, versions;         // null when the stored text is not a JSON object
+  std::vector<std::string> malformed;      // "config_json", "versions_json"
+  bool finished() const { return finished_at.has_value(); }
+};
+
+// Every campaign, oldest first.
+std::vector<StoredCampaign> load_campaigns(Db& db);
+// UserError when unknown.
+StoredCampaign load_campaign(Db& db, std::int64_t id);
+// The newest campaign with exactly this configuration, else nullopt. A campaign stored before the
+// key held its ONNX Runtime release ("ort") matches when its versions name that release.
 std::optional<std::int64_t> find_campaign(Db& db, const nlohmann::json& config);
 std::int64_t create_campaign(Db& db, const nlohmann::json& config, const nlohmann::json& versions);
 void finish_campaign(Db& db, std::int64_t id);
 // The latest campaign's id; throws UserError when there is none.
 std::int64_t latest_campaign(Db& db);
-nlohmann::json campaign_config(Db& db, std::int64_t id);  // throws UserError when unknown
 
-std::set<int> stored_seqs(Db& db, std::int64_t id);
+// ---- campaign_models ----
 
-// Stores one model's row (replacing any earlier one at that seq).
-void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const ModelResult& r,
-                 const std::string& model_sha256);
+// One campaign_models row: a planned model and its outcome.
+struct StoredModel {
+  int seq = 0;
+  std::string source, name, family, outcome, mismatch_mode, signature, message;
+  std::optional<std::int64_t> nodes, seed, group_id;
+  std::string model_sha256;  // the content-addressed folder of its files ("" before export)
+  std::optional<double> max_abs_diff, max_rel_diff;  // compared models
+  // Compared models: the smallest t with atol = rtol = t at which every comparison passes (1e308
+  // and above: none does) and the kind of difference that needs it (schema 0022).
+  std::optional<double> min_tolerance;
+  std::string difference_kind;
+  nlohmann::json operators;            // ["Conv", ...] in node order
+  nlohmann::json graph;                // {"ops": [...], "edges": [[from, to], ...]}
+  nlohmann::json durations;            // {"step": seconds, ...}
+  std::vector<std::string> dtypes;     // the tensor types it uses (synthetic models)
+  std::vector<std::string> malformed;  // JSON columns that did not parse as their shape
+};
 
-// Copies the worker's output folder into the content-addressed store (STORE/<sha256 of
-// model.onnx>/: model.onnx, program.py, spec.json, set_k/) unless there; returns the sha256 (""
-// when there is no model).
-std::string store_model_files(const ModelResult& r, const std::string& store_dir);
+// What read_models reads: a range of seq (those after `after`, at most `limit`; -1: all) or one
+// seq, with or without the graph columns (operators, graph: the large ones).
+struct ModelQuery {
+  int after = -1;
+  int limit = -1;
+  std::optional<int> seq;
+  bool graphs = true;
+};
+// The one reader: calls `fn` on each row of the campaign the query selects, in seq order, one row
+// in memory at a time.
+void read_models(Db& db, std::int64_t campaign, const std::function<void(StoredModel&&)>& fn,
+                 const ModelQuery& query = {});
+// Every row of the campaign, by seq (read_models).
+std::vector<StoredModel> load_models(Db& db, std::int64_t campaign, bool graphs = true);
+std::optional<StoredModel> load_model(Db& db, std::int64_t campaign, int seq);
+// The seqs stored (no other column).
+std::set<int> stored_seqs(Db& db, std::int64_t campaign);
+
+// The one writer of model rows, in one short transaction: kReplace replaces a row stored at the
+// same seq (a run), kKeep never does (`test merge`: a row already stored is kept). group_id is not
+// written (store_groups sets it). Returns the rows written.
+enum class RowWrite { kReplace, kKeep };
+int store_models(Db& db, std::int64_t campaign, const std::vector<StoredModel>& rows,
+                 RowWrite mode);
+
+// ---- the content-addressed model files ----
 
 // <dir of db>/convfail-data/models.
 std::string model_store_for(const std::string& db_path);
+
+// Copies a model's folder (model.onnx with its external data, program.py, spec.json, set_k/: what
+// the oracle took out of the worker's folder, read the one safe way all the same) into the store
+// as STORE/<sha256 of model.onnx and its data>/ unless there; returns the sha256 ("" when the
+// folder holds no model.onnx).
+std::string store_model_files(const std::string& model_dir, const std::string& store_dir);
 
 // The model file that stands for a failure group: its minimised model, else its representative
 // (smallest) model. UserError when the group does not exist or its file is not in STORE.
@@ -56,39 +119,7 @@ struct GroupRun {
 };
 GroupRun group_run(Db& db, std::int64_t group_id, const std::string& store_dir);
 
-struct StatusCounts {
-  std::int64_t campaign = 0;
-  std::int64_t planned = 0;  // rows stored
-  bool finished = false;
-  std::vector<std::pair<std::string, std::int64_t>> outcomes;  // outcome_classes() order
-  std::vector<std::pair<std::string, std::int64_t>> mismatch_modes;
-  std::int64_t groups = 0;
-  nlohmann::json versions, config;
-};
-StatusCounts campaign_status(Db& db, std::int64_t id);
-
-// One stored campaign: its configuration and the versions it ran with.
-struct StoredCampaign {
-  std::int64_t id = 0;
-  std::string created_at;
-  std::optional<std::string> finished_at;
-  nlohmann::json config, versions;  // null when the stored text is not JSON
-};
-StoredCampaign load_campaign(Db& db, std::int64_t id);  // UserError when unknown
-
-// One stored model row.
-struct StoredModel {
-  std::int64_t seq = 0;
-  std::string source, name, family, outcome, mismatch_mode, signature, message;
-  std::optional<std::int64_t> nodes, seed, group_id;
-  std::string model_sha256;
-  std::optional<double> max_abs_diff, max_rel_diff;
-  std::optional<std::string> operators_json, graph_json;
-  std::string durations_json;
-};
-// Every model row of a campaign, by seq.
-std::vector<StoredModel> load_models(Db& db, std::int64_t campaign);
-std::optional<StoredModel> load_model(Db& db, std::int64_t campaign, std::int64_t seq);
+// ---- campaign_groups ----
 
 // One stored failure group.
 struct StoredGroup {
@@ -97,7 +128,10 @@ struct StoredGroup {
   std::int64_t size = 0;
   std::optional<std::int64_t> representative_seq, original_nodes, minimised_nodes;
   std::string minimised_sha256, minimised_program;
-  std::optional<std::string> minimised_graph_json, candidates_json, labels_json;
+  nlohmann::json minimised_graph;  // {"ops", "edges"} of the minimised model
+  nlohmann::json candidates;       // [{"issue", "score", "why"}, ...]
+  nlohmann::json labels;           // {"symptom": "...", ...}
+  std::vector<std::string> malformed;
 };
 // A campaign's groups, largest first (then by id).
 std::vector<StoredGroup> load_groups(Db& db, std::int64_t campaign);
@@ -113,77 +147,27 @@ struct GroupPlan {
 // Stores them in one transaction: a group that exists keeps its id (and its minimisation when
 // its representative is the same), groups no longer planned go, campaign_models.group_id is set.
 void store_groups(Db& db, std::int64_t campaign, const std::vector<GroupPlan>& groups);
-// A group's candidate issues and classifier labels (JSON texts).
+// A group's candidate issues and classifier labels.
 void set_group_matches(Db& db, std::int64_t group_id, const nlohmann::json& candidates,
                        const nlohmann::json& labels);
 // A group's minimised model.
 void set_group_minimised(Db& db, std::int64_t group_id, std::int64_t nodes,
                          const std::string& sha256, const std::string& program,
-                         const std::optional<nlohmann::json>& graph);
+                         const nlohmann::json& graph);
 
-// One stored campaign as a list shows it (`serve`'s campaign page).
-struct CampaignListing {
-  std::int64_t id = 0;
-  std::string created_at;
-  std::optional<std::string> finished_at;  // none while running or interrupted
+// ---- what a campaign holds, counted ----
+
+struct StatusCounts {
+  StoredCampaign campaign;
+  std::int64_t planned = 0;                                    // rows stored
+  std::vector<std::pair<std::string, std::int64_t>> outcomes;  // outcome_classes() order
+  std::vector<std::pair<std::string, std::int64_t>> mismatch_modes;
+  std::int64_t groups = 0;
+  // As `test status --json` and the web's /api/campaigns list it: "id" (also as "campaign"),
+  // "created_at", "finished_at", "finished", "models", "outcomes", "mismatch_modes", "groups",
+  // "config", "versions".
+  nlohmann::json to_json() const;
 };
-// Every campaign, newest first.
-std::vector<CampaignListing> list_campaigns(Db& db);
-
-// ---- test compare and test merge (#42): whole model rows, every campaign's configuration ----
-
-// One campaign_models row as stored (NULLs kept), group_id left out: what `test merge` copies
-// and `test compare` matches.
-struct StoredModelRow {
-  int seq = 0;
-  std::string source, name;
-  std::optional<std::int64_t> nodes;
-  std::optional<std::string> model_sha256;
-  std::string outcome;
-  std::optional<std::string> mismatch_mode, signature, message;
-  std::optional<double> max_abs_diff, max_rel_diff;
-  std::optional<std::string> operators_json, graph_json, durations_json;
-  std::optional<std::int64_t> seed;  // schema 0019
-  std::optional<std::string> family;
-  std::optional<double> min_tolerance;  // schema 0022
-  std::optional<std::string> difference_kind, dtypes_json;
-};
-
-// Calls `fn` on each model row of the campaign in seq order (one row in memory at a time): those
-// after seq `after`, at most `limit` of them (-1: all).
-void for_each_model_row(Db& db, std::int64_t campaign,
-                        const std::function<void(const StoredModelRow&)>& fn, int after = -1,
-                        int limit = -1);
-
-// Inserts the rows whose seq the campaign does not hold yet (a stored row is never replaced), in
-// one short transaction; returns how many were added.
-int insert_missing_model_rows(Db& db, std::int64_t campaign,
-                              const std::vector<StoredModelRow>& rows);
-
-// Every stored campaign, oldest first, with its configuration and versions (parsed; a malformed
-// one is json(nullptr)).
-std::vector<StoredCampaign> stored_campaigns(Db& db);
-// ---- #44: the tolerance curve, the per-type table and missing kernels (schema 0022) ----
-
-// Writes a model row's min_tolerance, difference_kind and dtypes_json (store_model calls it in
-// its transaction).
-void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r);
-
-// What the report counts per model beyond campaign_analysis's rows.
-struct ModelMeasures {
-  std::int64_t seq = 0;
-  std::string source, name, outcome, signature, message;
-  std::optional<double> min_tolerance;  // compared models; 1e308 and above: no tolerance passes
-  std::string difference_kind;
-  std::optional<std::vector<std::string>> dtypes;  // none: not recorded (not synthetic, older)
-  std::optional<std::int64_t> group_id;
-};
-// Every model row of the campaign, by seq. A dtypes_json that is not a list of strings is a
-// UserError naming the row.
-std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign);
-
-// Group id -> its representative model's message as said (cut, escaped when stored), for every
-// group of the campaign whose representative has one.
-std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t campaign);
+StatusCounts campaign_status(Db& db, std::int64_t id);  // UserError when unknown
 
 }  // namespace convfail::testing

@@ -161,7 +161,7 @@ void regroup(Db& db, std::int64_t campaign) {
   // One group per (outcome, signature) of the failing models; its representative is the smallest
   // model (nodes known), else the first.
   std::map<std::pair<std::string, std::string>, GroupPlan> groups;
-  for (const StoredModel& m : load_models(db, campaign)) {
+  for (const StoredModel& m : load_models(db, campaign, false)) {
     if (m.outcome != kConversionFailure && m.outcome != kOrtFailure && m.outcome != kMismatch)
       continue;
     GroupPlan& g = groups[{m.outcome, m.signature}];
@@ -207,10 +207,9 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
     const StoredModel* rep = nullptr;
     if (g.representative_seq)
       if (auto it = models.find(*g.representative_seq); it != models.end()) rep = &it->second;
-    std::string graph_text = g.minimised_graph_json   ? *g.minimised_graph_json
-                             : rep && rep->graph_json ? *rep->graph_json
-                                                      : "{}";
-    json graph = json::parse(graph_text, nullptr, false);
+    const json& graph = !g.minimised_graph.is_null() ? g.minimised_graph
+                        : rep                        ? rep->graph
+                                                     : json();
     std::vector<std::string> ops;
     std::set<std::string> seen;
     if (graph.is_object() && graph.contains("ops") && graph["ops"].is_array())
@@ -234,13 +233,14 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
 }
 
 json list_groups(Db& db, std::int64_t campaign) {
-  auto parsed = [](const std::optional<std::string>& text) {
-    json j = json::parse(text ? *text : "null", nullptr, false);
-    return j.is_discarded() ? json() : j;
-  };
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(); };
+  std::map<int, std::string> messages;  // the representatives' messages, as said
+  for (const StoredModel& m : load_models(db, campaign, false))
+    if (!m.message.empty()) messages[m.seq] = m.message;
   json out = json::array();
-  for (const StoredGroup& g : load_groups(db, campaign))
+  for (const StoredGroup& g : load_groups(db, campaign)) {
+    auto said = g.representative_seq ? messages.find(static_cast<int>(*g.representative_seq))
+                                     : messages.end();
     out.push_back({{"id", g.id},
                    {"outcome", g.outcome},
                    {"signature", g.signature},
@@ -248,8 +248,10 @@ json list_groups(Db& db, std::int64_t campaign) {
                    {"representative_seq", opt(g.representative_seq)},
                    {"original_nodes", opt(g.original_nodes)},
                    {"minimised_nodes", opt(g.minimised_nodes)},
-                   {"candidates", parsed(g.candidates_json)},
-                   {"labels", parsed(g.labels_json)}});
+                   {"candidates", g.candidates},
+                   {"labels", g.labels},
+                   {"message", said == messages.end() ? json() : json(said->second)}});
+  }
   return out;
 }
 

@@ -49,7 +49,7 @@ std::string match_query(const std::string& signature, const std::string& message
 // `data_dir` (symptom, cause, stage on the group's error text).
 void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir);
 
-// The groups as `test groups --json` prints them.
+// The groups as `test groups --json` prints them, each with its representative's message as said.
 nlohmann::json list_groups(Db& db, std::int64_t campaign);
 
 }  // namespace convfail::testing

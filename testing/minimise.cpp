@@ -11,6 +11,7 @@
 #include "exec/child_files.h"
 #include "exec/scratch_dir.h"
 #include "testing/campaign_store.h"
+#include "testing/oracle.h"
 #include "testing/outcomes.h"
 
 namespace fs = std::filesystem;
@@ -66,7 +67,7 @@ struct Target {
 std::vector<Target> targets(Db& db, std::int64_t campaign, const MinimiseOptions& options,
                             int* skipped) {
   std::map<std::int64_t, StoredModel> models;
-  for (auto& m : load_models(db, campaign)) models.emplace(m.seq, std::move(m));
+  for (auto& m : load_models(db, campaign, false)) models.emplace(m.seq, std::move(m));
   std::vector<Target> out;
   bool found = false;
   for (const StoredGroup& g : load_groups(db, campaign)) {
@@ -124,11 +125,11 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
   std::vector<int> keep = ddmin(all, fails, options.budget, tests);
   ModelResult r = cut(keep);
   if (r.outcome != g.outcome || r.signature != g.signature) return false;
-  std::string sha = store_model_files(r, options.store_dir);
+  std::string sha = r.has_model ? store_model_files(r.model_dir, options.store_dir) : "";
   std::string program =
       exec::read_child_file(r.model_dir, "program.py", kMaxProgramBytes).value_or("");
   set_group_minimised(db, g.id, static_cast<std::int64_t>(keep.size()), sha, program,
-                      r.ops.empty() ? std::optional<json>() : std::optional<json>(r.graph_json()));
+                      r.ops.empty() ? json() : r.graph_json());
   *ratio = static_cast<double>(keep.size()) / std::max(1, task.nodes);
   if (options.progress)
     std::fprintf(stderr, "test: group %lld minimised %d -> %zu operators (%d oracle runs)\n",

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/db.h"
-#include "testing/oracle.h"
+#include "testing/campaign_types.h"
 
 namespace convfail::testing {
 

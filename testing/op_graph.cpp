@@ -16,12 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-json parse_json(std::string_view text, const std::string& where) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) throw UserError(where + ": not valid JSON");
-  return j;
-}
-
 std::vector<std::string> ops_of(const json& ops, const std::string& where) {
   if (!ops.is_array()) throw UserError(where + ": the operators are not a JSON array");
   if (ops.size() > kMaxGraphNodes)
@@ -46,15 +40,14 @@ void finish(OpGraph& g) {
 
 }  // namespace
 
-OpGraph parse_op_graph(std::string_view text, const std::string& where) {
-  json j = parse_json(text, where);
+OpGraph op_graph_from_json(const json& j, const std::string& where) {
   if (!j.is_object() || !j.contains("ops"))
     throw UserError(where + ": not an object with \"ops\" and \"edges\"");
   OpGraph g;
-  g.ops = ops_of(j["ops"], where);
+  g.ops = ops_of(j.at("ops"), where);
   g.succ.resize(g.ops.size());
   if (!j.contains("edges")) return g;
-  const json& edges = j["edges"];
+  const json& edges = j.at("edges");
   if (!edges.is_array()) throw UserError(where + ": \"edges\" is not an array");
   if (edges.size() > kMaxGraphEdges)
     throw UserError(where + ": more than " + std::to_string(kMaxGraphEdges) + " edges");
@@ -74,9 +67,9 @@ OpGraph parse_op_graph(std::string_view text, const std::string& where) {
   return g;
 }
 
-OpGraph parse_operator_list(std::string_view text, const std::string& where) {
+OpGraph op_graph_from_operators(const json& ops, const std::string& where) {
   OpGraph g;
-  g.ops = ops_of(parse_json(text, where), where);
+  g.ops = ops_of(ops, where);
   g.succ.resize(g.ops.size());
   return g;
 }

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace convfail::testing {
 
 struct OpGraph {
@@ -18,11 +20,12 @@ struct OpGraph {
 inline constexpr std::size_t kMaxGraphNodes = 200000;
 inline constexpr std::size_t kMaxGraphEdges = 2000000;
 
-// {"ops":["Conv",...],"edges":[[from,to],...]}: UserError "<where>: <what is wrong>" for
-// anything else (not JSON, a non-string op, an edge out of range or onto its own node, too big).
-OpGraph parse_op_graph(std::string_view json, const std::string& where);
+// {"ops":["Conv",...],"edges":[[from,to],...]} (a stored row's graph, parsed by the store):
+// UserError "<where>: <what is wrong>" for anything else (not an object, a non-string op, an edge
+// out of range or onto its own node, too big).
+OpGraph op_graph_from_json(const nlohmann::json& graph, const std::string& where);
 // ["Conv","Relu",...] (operators_json): the nodes without edges.
-OpGraph parse_operator_list(std::string_view json, const std::string& where);
+OpGraph op_graph_from_operators(const nlohmann::json& ops, const std::string& where);
 
 // The operator graph of an ONNX model file (main graph; operator types outside the default
 // domain are written DOMAIN:TYPE). UserError "<path>: ..." when it is not a readable model.

@@ -13,44 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testing/outcomes.h"
+#include "testing/campaign_types.h"
 
 namespace convfail::exec {
 struct CompareResult;
 }  // namespace convfail::exec
 
 namespace convfail::testing {
-
-struct OracleOptions {
-  int opset = 16;
-  double rtol = 1e-3;
-  double atol = 1e-7;
-  int inputs = 3;  // input sets per model
-  std::int64_t max_elements = 1 << 16;
-  std::vector<std::string> dtypes = {"float32"};
-  // torchvision: the input side (test run --image-size); 0 = each family's default size.
-  int image_size = 0;
-  double timeout_seconds = 60;  // per model and step (worker request, ONNX Runtime run)
-  std::uint64_t memory_mb = 8192;
-  bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
-  // The ONNX Runtime release (repro/runtimes.h, `test run --ort`): empty = the pinned one.
-  std::string ort_version;
-};
-
-// One model of a plan.
-struct ModelTask {
-  int seq = 0;
-  std::string source;  // synthetic | torchvision | torchaudio | text | script
-  std::string name;    // synthetic-n30-s17, torchvision:resnet18, text:bert_base, script:foo.py
-  int nodes = 0;       // requested operators (synthetic)
-  std::int64_t seed = 0;
-  std::string arch, family;  // torchvision, torchaudio, text (family: classification, ..., audio)
-  std::string script;        // script: absolute path on the host
-  std::string spec_path;     // synthetic: a stored spec (minimisation) instead of the seed
-  std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
-  bool perturb = false;                  // test hook: a deliberately wrong ONNX model
-  bool external_data = false;            // test hook: the weights saved as external data
-};
 
 // The kind of a failing comparison ("integer output, ", ...), put before its problem in the
 // mismatch signature so that one group holds one kind of difference: an integer or bool output
@@ -64,33 +33,6 @@ std::string mismatch_kind(const exec::CompareResult& c);
 // "integer output", "non-finite value", "small float difference", "large float difference",
 // "shape, type or missing output"; "" when the outputs are equal.
 std::string difference_kind(const exec::CompareResult& c);
-
-struct ModelResult {
-  std::string outcome;
-  std::string mismatch_mode;  // optimised | unoptimised | both
-  std::string signature;      // repro/signature; the grouping key
-  std::string message;        // the error as said (cut, escaped)
-  std::string stage;          // build | eager | export | checker | session | run | compare
-  double max_abs_diff = 0, max_rel_diff = 0;
-  // Compared models (success, mismatch): the smallest t at which every comparison passes with
-  // atol = rtol = t (exec::CompareResult::min_tolerance, the largest over outputs, input sets and
-  // the optimised-vs-unoptimised check; infinity when none does) and the difference_kind of the
-  // comparison that needs it. < 0: not compared, or the runner did not say.
-  double min_tolerance = -1;
-  std::string difference_kind;
-  // The tensor types the model uses (a synthetic model's spec: inputs and nodes), as the worker
-  // said them (validated: names of testing::all_dtypes()).
-  std::vector<std::string> dtypes;
-  int nodes = 0;
-  nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
-  nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]
-  nlohmann::json durations = nlohmann::json::object();
-  std::string model_dir;  // the worker's output (model.onnx, spec.json, program.py, set_k/),
-                          // taken out of its folder into one no child can write to
-  bool has_model = false;
-  std::string take_problem;  // what of the worker's output was refused (a link, a FIFO, ...)
-  nlohmann::json graph_json() const { return {{"ops", ops}, {"edges", edges}}; }
-};
 
 class Oracle {
  public:

@@ -27,47 +27,6 @@ std::vector<std::string> normalise_dtypes(const std::vector<std::string>& reques
   return out;
 }
 
-nlohmann::json CampaignConfig::to_json() const {
-  nlohmann::json j = {{"sources", sources},
-                      {"seed", seed},
-                      {"nodes", {nodes_min, nodes_max, nodes_step}},
-                      {"models", models},
-                      {"opset", oracle.opset},
-                      {"rtol", oracle.rtol},
-                      {"atol", oracle.atol},
-                      {"inputs", oracle.inputs},
-                      {"dtypes", oracle.dtypes},
-                      {"max_elements", oracle.max_elements}};
-  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end())
-    j["generator"] = kSyntheticGenerator;
-  if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
-  if (perturb) j["perturb_export"] = true;
-  if (external_data) j["external_data_export"] = true;
-  return j;
-}
-
-OracleOptions oracle_options_from_config(const nlohmann::json& cfg) {
-  OracleOptions o;
-  if (!cfg.is_object()) return o;
-  auto number = [&](const char* key, auto fallback) {
-    return cfg.contains(key) && cfg[key].is_number() ? cfg[key].get<decltype(fallback)>()
-                                                     : fallback;
-  };
-  o.opset = number("opset", o.opset);
-  o.rtol = number("rtol", o.rtol);
-  o.atol = number("atol", o.atol);
-  o.inputs = number("inputs", o.inputs);
-  o.max_elements = number("max_elements", o.max_elements);
-  o.image_size = number("image_size", o.image_size);
-  if (cfg.contains("dtypes") && cfg["dtypes"].is_array()) {
-    o.dtypes.clear();
-    for (const auto& d : cfg["dtypes"])
-      if (d.is_string()) o.dtypes.push_back(d.get<std::string>());
-  }
-  if (cfg.contains("ort") && cfg["ort"].is_string()) o.ort_version = cfg["ort"].get<std::string>();
-  return o;
-}
-
 void parse_nodes(const std::string& text, CampaignConfig* c) {
   try {
     std::size_t dash = text.find('-'), colon = text.find(':');

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testing/oracle.h"
+#include "testing/campaign_types.h"
 
 namespace convfail::testing {
 

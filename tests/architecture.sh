@@ -161,6 +161,38 @@ for entry in "${sql_allowed[@]}"; do  # (entries of files absent from the tree a
     offence "tests/architecture.sh: allow-list entry \"$entry\" matches no SQL: remove it"
 done
 
+# A table one file owns has one reader: one SQL read (FROM or JOIN) of it in that file, the row
+# decoder every other function of the owner goes through (one row type, one reader per table).
+declare -A reads_of
+for t in "${!owner[@]}"; do
+  own=${owner[$t]}
+  [[ $own == */* ]] || continue
+  for ext in cpp h; do [ -f "$own.$ext" ] && reads_of[$t]+=" $own.$ext"; done
+done
+for t in "${!reads_of[@]}"; do
+  read -ra owner_files <<<"${reads_of[$t]}"
+  mapfile -t reads < <(sql_uses "${owner_files[@]}" | awk -F: -v t="$t" '$3 == "read" && $4 == t')
+  for r in "${reads[@]:1}"; do
+    offence "${r%%:read:*}: another reader of $t (its owner ${owner[$t]} has one, at ${reads[0]%%:read:*})"
+  done
+done
+
+# Layers inside a module: "FILE INCLUDED" pairs a file may not include (the campaign's store sits
+# below its oracle: it stores rows, never the oracle's tasks or results).
+layer_forbidden=(
+  "testing/campaign_store.h testing/oracle.h"
+  "testing/campaign_store.cpp testing/oracle.h"
+  "testing/campaign_store.h testing/campaign.h"
+  "testing/campaign_store.cpp testing/campaign.h"
+)
+for entry in "${layer_forbidden[@]}"; do
+  f=${entry% *} inc=${entry#* }
+  [ -f "$f" ] || continue
+  while IFS=: read -r line _; do
+    offence "$f:$line: includes \"$inc\" (a lower layer may not include a higher one)"
+  done < <(grep -nF "#include \"$inc\"" "$f")
+done
+
 if [ $bad -gt 0 ]; then
   echo "architecture: $bad offence(s), $sql_bad of them cross-module SQL" >&2
   exit 1

@@ -17,22 +17,9 @@ using nlohmann::json;
 
 json campaigns_json(Db& db) {
   json out = json::array();
-  for (const testing::CampaignListing& c : testing::list_campaigns(db)) {
-    testing::StatusCounts s = testing::campaign_status(db, c.id);
-    json outcomes = json::object(), modes = json::object();
-    for (const auto& [outcome, n] : s.outcomes) outcomes[outcome] = n;
-    for (const auto& [mode, n] : s.mismatch_modes) modes[mode] = n;
-    out.push_back({{"id", c.id},
-                   {"created_at", c.created_at},
-                   {"finished_at", c.finished_at ? json(*c.finished_at) : json()},
-                   {"finished", s.finished},
-                   {"models", s.planned},
-                   {"outcomes", outcomes},
-                   {"mismatch_modes", modes},
-                   {"groups", s.groups},
-                   {"config", s.config},
-                   {"versions", s.versions}});
-  }
+  std::vector<testing::StoredCampaign> all = testing::load_campaigns(db);
+  for (auto c = all.rbegin(); c != all.rend(); ++c)  // newest first
+    out.push_back(testing::campaign_status(db, c->id).to_json());
   return {{"campaigns", out}};
 }
 
@@ -46,7 +33,7 @@ long long stored_campaign_id(Db& db, const std::string& id) {
   if (id.empty() || id.size() > 18 || errno || *end || n < 1)
     throw HttpError(400, "campaign: expected a campaign id, got " + quoted_excerpt(id));
   bool known = false;
-  for (const testing::CampaignListing& c : testing::list_campaigns(db)) known |= c.id == n;
+  for (const testing::StoredCampaign& c : testing::load_campaigns(db)) known |= c.id == n;
   if (!known) throw HttpError(404, "no campaign " + std::to_string(n));
   return n;
 }

@@ -67,18 +67,10 @@ std::int64_t campaign_or_latest(Db& db, std::int64_t id) {
   return id > 0 ? id : testing::latest_campaign(db);
 }
 
-json status_json(const testing::StatusCounts& s) {
-  json outcomes = json::object(), modes = json::object();
-  for (const auto& [k, v] : s.outcomes) outcomes[k] = v;
-  for (const auto& [k, v] : s.mismatch_modes) modes[k] = v;
-  return {{"campaign", s.campaign}, {"models", s.planned},     {"finished", s.finished},
-          {"outcomes", outcomes},   {"mismatch_modes", modes}, {"groups", s.groups},
-          {"versions", s.versions}, {"config", s.config}};
-}
-
 void print_status(const testing::StatusCounts& s) {
-  std::printf("campaign %lld: %lld models stored, %s\n", static_cast<long long>(s.campaign),
-              static_cast<long long>(s.planned), s.finished ? "finished" : "not finished");
+  std::printf("campaign %lld: %lld models stored, %s\n", static_cast<long long>(s.campaign.id),
+              static_cast<long long>(s.planned),
+              s.campaign.finished() ? "finished" : "not finished");
   for (const auto& [k, v] : s.outcomes)
     std::printf("  %-19s %6lld  %5.1f%%\n", k.c_str(), static_cast<long long>(v),
                 s.planned ? 100.0 * static_cast<double>(v) / static_cast<double>(s.planned) : 0);
@@ -192,7 +184,7 @@ void add_run(CLI::App& parent, Context& ctx) {
     const testing::MinimiseSummary& ms = out.minimised;
     auto st = testing::campaign_status(db, s.campaign);
     if (a->json) {
-      json j = status_json(st);
+      json j = st.to_json();
       j["ran"] = s.ran;
       j["already_stored"] = s.already;
       j["planned"] = s.planned;
@@ -218,7 +210,7 @@ void add_status(CLI::App& parent, Context& ctx) {
     Db& db = ctx.read_db();
     auto s = testing::campaign_status(db, campaign_or_latest(db, *id));
     if (*as_json)
-      std::cout << status_json(s).dump(2) << "\n";
+      std::cout << s.to_json().dump(2) << "\n";
     else
       print_status(s);
   });
@@ -235,12 +227,6 @@ void add_groups(CLI::App& parent, Context& ctx) {
     Db& db = ctx.read_db();  // a listing: `test match` matches the groups again
     std::int64_t c = campaign_or_latest(db, *id);
     json groups = testing::list_groups(db, c);
-    // Shown as said: the representative's message (the signature is the grouping key).
-    std::map<std::int64_t, std::string> messages = testing::representative_messages(db, c);
-    for (auto& g : groups) {
-      auto it = messages.find(g["id"].get<std::int64_t>());
-      g["message"] = it == messages.end() ? json() : json(it->second);
-    }
     if (*as_json) {
       std::cout << groups.dump(2) << "\n";
       return;
@@ -302,9 +288,10 @@ void add_minimise(CLI::App& parent, Context& ctx) {
     apply_sandbox_choice(a->unsafe);
     Db& db = ctx.db();
     std::int64_t c = campaign_or_latest(db, a->campaign);
-    json cfg = testing::campaign_config(db, c);
-    testing::OracleOptions o = testing::oracle_options_from_config(cfg);
-    a->mo.perturb = cfg.value("perturb_export", false);
+    testing::CampaignConfig cfg =
+        testing::CampaignConfig::from_json(testing::load_campaign(db, c).config);
+    testing::OracleOptions o = cfg.oracle;
+    a->mo.perturb = cfg.perturb;
     a->mo.store_dir = testing::model_store_for(ctx.db_path);
     a->mo.progress = !a->json;
     auto s = testing::minimise_groups(db, c, o, a->mo);

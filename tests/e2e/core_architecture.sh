@@ -113,8 +113,17 @@ echo 'static const char* planted = "UPDATE campaign_groups SET size = 0";' >>"$T
 line=$(wc -l <"$T/real2/testing/groups.cpp")
 echo '#include "exec/sandbox.h"' >>"$T/real2/web/server.cpp"
 inc=$(wc -l <"$T/real2/web/server.cpp")
+# The store has one reader per table (a second SELECT of campaign_models fails) and sits below the
+# oracle (an include of it fails).
+echo 'static const char* planted_read = "SELECT seq FROM campaign_models";' \
+  >>"$T/real2/testing/campaign_store.cpp"
+read_line=$(wc -l <"$T/real2/testing/campaign_store.cpp")
+echo '#include "testing/oracle.h"' >>"$T/real2/testing/campaign_store.h"
+oracle_line=$(wc -l <"$T/real2/testing/campaign_store.h")
 expect_exit 1 bash "$check" "$T/real2"
 expect_grep "testing/groups.cpp:$line: testing writes campaign_groups, owned by testing/campaign_store" "$T/err"
 expect_grep "web/server.cpp:$inc: web may not include \"exec/...\"" "$T/err"
-expect_grep "architecture: 2 offence(s), 1 of them cross-module SQL" "$T/err"
+expect_grep "testing/campaign_store.cpp:$read_line: another reader of campaign_models" "$T/err"
+expect_grep "testing/campaign_store.h:$oracle_line: includes \"testing/oracle.h\"" "$T/err"
+expect_grep "architecture: 4 offence(s), 1 of them cross-module SQL" "$T/err"
 echo ok

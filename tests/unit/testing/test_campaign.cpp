@@ -14,6 +14,7 @@
 #include "exec/compare.h"
 #include "exec/signature.h"
 #include "test_helpers.h"
+#include "testing/campaign.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 #include "testing/minimise.h"
@@ -96,7 +97,7 @@ TEST_CASE("testing: groups by outcome and signature, candidates from the stored 
     r.signature = sig;
     r.nodes = nodes;
     r.message = sig;
-    store_model(db, c, t, r, "");
+    store_models(db, c, {model_row(t, r, "")}, RowWrite::kReplace);
   };
   const std::string fft =
       "runtimeerror: exporting the operator 'aten::fft_fft' to onnx opset version n is not "
@@ -207,16 +208,31 @@ TEST_CASE("testing: a campaign's ONNX Runtime release is part of its key; old ke
   c.oracle.dtypes = {"float32", "int64"};
   nlohmann::json key = c.to_json();
   key["ort"] = "1.20.1";
-  // The oracle options a stored campaign ran with come back from its configuration.
-  OracleOptions o = oracle_options_from_config(key);
+  // The configuration a stored campaign ran with comes back from what it stored.
+  CampaignConfig back = CampaignConfig::from_json(key);
+  CHECK(back.to_json() == c.to_json());
+  CHECK(back.sources == c.sources);
+  OracleOptions o = back.oracle;
   CHECK(o.rtol == 1e-4);
   CHECK(o.atol == 1e-6);
   CHECK(o.inputs == 2);
   CHECK(o.opset == 16);
   CHECK(o.dtypes == std::vector<std::string>{"float32", "int64"});
   CHECK(o.ort_version == "1.20.1");
-  CHECK(oracle_options_from_config(nlohmann::json::object()).ort_version.empty());
-  CHECK(oracle_options_from_config(nlohmann::json::object()).atol == 1e-7);
+  CHECK(CampaignConfig::from_json(nlohmann::json::object()).oracle.ort_version.empty());
+  CHECK(CampaignConfig::from_json(nlohmann::json::object()).oracle.atol == 1e-7);
+  // Keys of another type (a hand-edited or hostile row) give the defaults, never a throw.
+  nlohmann::json odd = key;
+  odd["rtol"] = "big";
+  odd["dtypes"] = {{"not", "a list"}};
+  odd["perturb_export"] = 1;
+  odd["nodes"] = {1, "x", 3};
+  CampaignConfig d = CampaignConfig::from_json(odd);
+  CHECK(d.oracle.rtol == 1e-3);
+  CHECK(d.oracle.dtypes == std::vector<std::string>{"float32"});
+  CHECK_FALSE(d.perturb);
+  CHECK(d.nodes_min == 15);
+  CHECK(CampaignConfig::from_json(nlohmann::json("text")).models == 100);
 
   std::int64_t a = create_campaign(db, key, {{"onnxruntime", "1.20.1"}});
   CHECK(find_campaign(db, key) == a);
@@ -259,7 +275,7 @@ TEST_CASE("testing: a group runs again with every stored input set and the campa
   ModelResult r;
   r.outcome = "mismatch";
   r.signature = "mismatch both: n of n elements differ";
-  store_model(db, id, t, r, sha);
+  store_models(db, id, {model_row(t, r, sha)}, RowWrite::kReplace);
   regroup(db, id);
   std::int64_t g = db.scalar("SELECT id FROM campaign_groups");
   GroupRun run = group_run(db, g, store);

@@ -39,24 +39,24 @@ std::string sha_of(int n) {
   return std::string(64 - s.size(), 'a') + s;
 }
 
-StoredModelRow row(int seq, const std::string& outcome, const std::string& signature = "",
-                   std::optional<std::string> sha = std::nullopt) {
-  StoredModelRow r;
+StoredModel row(int seq, const std::string& outcome, const std::string& signature = "",
+                const std::string& sha = "") {
+  StoredModel r;
   r.seq = seq;
   r.source = "synthetic";
   r.name = "synthetic-n5-s" + std::to_string(seq);
   r.nodes = 5 + seq % 3;
   r.outcome = outcome;
-  if (!signature.empty()) r.signature = signature;
+  r.signature = signature;
   r.model_sha256 = sha;
   return r;
 }
 
 // A campaign of `rows` in `db`, regrouped; returns its id.
-std::int64_t stored_campaign(Db& db, const json& config, const std::vector<StoredModelRow>& rows,
+std::int64_t stored_campaign(Db& db, const json& config, const std::vector<StoredModel>& rows,
                              const json& versions = {{"torch", "2.1"}}) {
   std::int64_t id = create_campaign(db, config, versions);
-  insert_missing_model_rows(db, id, rows);
+  store_models(db, id, rows, RowWrite::kKeep);
   regroup(db, id);
   finish_campaign(db, id);
   return id;
@@ -65,10 +65,10 @@ std::int64_t stored_campaign(Db& db, const json& config, const std::vector<Store
 // What the merge must reproduce: every model row and every group, as text.
 std::string campaign_fingerprint(Db& db, std::int64_t id) {
   std::string out;
-  for_each_model_row(db, id, [&](const StoredModelRow& r) {
+  for (const StoredModel& r : load_models(db, id))
     out += std::to_string(r.seq) + " " + r.name + " " + r.outcome + " " +
-           r.signature.value_or("-") + " " + r.model_sha256.value_or("-") + "\n";
-  });
+           (r.signature.empty() ? "-" : r.signature) + " " +
+           (r.model_sha256.empty() ? "-" : r.model_sha256) + "\n";
   for (const auto& g : list_groups(db, id))
     out += g["outcome"].get<std::string>() + " " + g["signature"].get<std::string>() + " " +
            g["size"].dump() + " " + g["representative_seq"].dump() + "\n";
@@ -216,12 +216,12 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
     c["shard"] = {{"index", k}, {"count", 3}, {"plan_models", 6}};
     return c;
   };
-  std::vector<StoredModelRow> all = {row(0, "success", "", sha_of(0)),
-                                     row(1, "mismatch", "both: integer output", sha_of(1)),
-                                     row(2, "conversion_failure", "unsupported aten::sinh"),
-                                     row(3, "mismatch", "both: integer output", sha_of(3)),
-                                     row(4, "success", "", sha_of(4)),
-                                     row(5, "ort_failure", "op (gemm)", sha_of(5))};
+  std::vector<StoredModel> all = {row(0, "success", "", sha_of(0)),
+                                  row(1, "mismatch", "both: integer output", sha_of(1)),
+                                  row(2, "conversion_failure", "unsupported aten::sinh"),
+                                  row(3, "mismatch", "both: integer output", sha_of(3)),
+                                  row(4, "success", "", sha_of(4)),
+                                  row(5, "ort_failure", "op (gemm)", sha_of(5))};
   // Shard k in its own database, with its model files in its own store.
   std::vector<std::string> dbs;
   for (int k = 0; k < 3; ++k) {
@@ -230,12 +230,12 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
     dbs.push_back(sub + "/shard.db");
     Db db(dbs.back());
     migrate(db);
-    std::vector<StoredModelRow> rows;
+    std::vector<StoredModel> rows;
     for (const auto& r : all)
       if (r.seq % 3 == k) {
         rows.push_back(r);
-        if (r.model_sha256) {
-          std::string folder = model_store_for(dbs.back()) + "/" + *r.model_sha256;
+        if (!r.model_sha256.empty()) {
+          std::string folder = model_store_for(dbs.back()) + "/" + r.model_sha256;
           std::filesystem::create_directories(folder);
           std::ofstream(folder + "/model.onnx") << "model " << r.seq;
         }
@@ -261,7 +261,7 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
   CHECK(m.added == 2);
   CHECK(m.finished);
   CHECK(m.missing == 0);
-  CHECK(campaign_config(into, m.campaign) == whole);
+  CHECK(load_campaign(into, m.campaign).config == whole);
   CHECK(campaign_fingerprint(into, m.campaign) == campaign_fingerprint(one, single));
   CHECK(std::filesystem::is_regular_file(model_store_for(dir.file("all.db")) + "/" + sha_of(1) +
                                          "/model.onnx"));
@@ -301,7 +301,7 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
   CHECK(campaign_fingerprint(into, m.campaign) == before);
 
   // Hostile rows: a hash that is a path, a seq of another shard; nothing written.
-  auto hostile = [&](StoredModelRow r, const std::string& expect) {
+  auto hostile = [&](StoredModel r, const std::string& expect) {
     std::string path = dir.file("hostile.db");
     std::filesystem::remove(path);
     Db db(path);

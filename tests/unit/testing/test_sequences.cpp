@@ -10,6 +10,7 @@
 
 using namespace convfail;
 using namespace convfail::testing;
+using nlohmann::json;
 
 namespace {
 
@@ -67,22 +68,24 @@ std::vector<const OpGraph*> ptrs(const std::vector<OpGraph>& v) {
 }  // namespace
 
 TEST_CASE("op graph: graph_json is parsed and checked") {
-  OpGraph g =
-      parse_op_graph(R"({"ops":["Conv","Relu","Add"],"edges":[[0,1],[1,2],[0,2],[0,1]]})", "here");
+  OpGraph g = op_graph_from_json(
+      json::parse(R"({"ops":["Conv","Relu","Add"],"edges":[[0,1],[1,2],[0,2],[0,1]]})"), "here");
   CHECK(g.ops == std::vector<std::string>{"Conv", "Relu", "Add"});
   CHECK(g.succ[0] == std::vector<int>{1, 2});  // sorted, duplicate edge dropped
   CHECK(operator_types(g) == std::vector<std::string>{"Add", "Conv", "Relu"});
   for (const char* bad :
-       {"not json", "[1]", R"({"ops":[1]})", R"({"ops":["A"],"edges":[[0,1]]})",
+       {"\"not an object\"", "[1]", R"({"ops":[1]})", R"({"ops":["A"],"edges":[[0,1]]})",
         R"({"ops":["A","B"],"edges":[[0,0]]})", R"({"ops":["A"],"edges":[[0]]})"}) {
     CAPTURE(bad);
-    CHECK_THROWS_WITH_AS(parse_op_graph(bad, "model 7"), doctest::Contains("model 7: "), UserError);
+    CHECK_THROWS_WITH_AS(op_graph_from_json(json::parse(bad), "model 7"),
+                         doctest::Contains("model 7: "), UserError);
   }
-  CHECK(parse_operator_list(R"(["A","B"])", "x").succ.size() == 2);
+  CHECK(op_graph_from_operators(json::parse(R"(["A","B"])"), "x").succ.size() == 2);
 }
 
 TEST_CASE("sequences: simple paths, walks and n-grams along edges") {
-  OpGraph d = parse_op_graph(R"({"ops":["A","B","C","D"],"edges":[[0,1],[0,2],[1,3],[2,3]]})", "d");
+  OpGraph d = op_graph_from_json(
+      json::parse(R"({"ops":["A","B","C","D"],"edges":[[0,1],[0,2],[1,3],[2,3]]})"), "d");
   bool capped = true;
   auto paths = simple_paths(d, 10, &capped);
   CHECK_FALSE(capped);
@@ -90,7 +93,8 @@ TEST_CASE("sequences: simple paths, walks and n-grams along edges") {
   CHECK(simple_paths(d, 1, &capped).size() == 1);
   CHECK(capped);
   // A cycle does not loop forever; an isolated node is a path of its own.
-  OpGraph cyc = parse_op_graph(R"({"ops":["A","B","C","E"],"edges":[[0,1],[1,2],[2,1]]})", "c");
+  OpGraph cyc = op_graph_from_json(
+      json::parse(R"({"ops":["A","B","C","E"],"edges":[[0,1],[1,2],[2,1]]})"), "c");
   CHECK(simple_paths(cyc, 10).size() == 1);  // E alone (A->B->C->B never reaches a sink)
   CHECK(contains_walk(d, {"A", "C", "D"}));
   CHECK_FALSE(contains_walk(d, {"A", "D"}));
