@@ -60,6 +60,6 @@ expect_exit 1 cf test compare --db-a "$T/copy.db" 1 --db-b "$DB" 2 --fail-on reg
 expect_grep "model(s) succeeded in A and fail in B" "$T/err"
 # Refusals: an unknown campaign, no campaign named.
 expect_exit 1 cf test compare 1 9
-expect_grep "no campaign 9" "$T/err"
+expect_grep "campaign 9 not found" "$T/err"
 expect_exit 2 cf test compare 1
 echo ok
