@@ -14,24 +14,17 @@ using reports::share;
 using reports::Table;
 using Tidy = std::vector<reports::TableValue>;
 
-// The outcome classes the study's Table 11 has (invalid models are this tool's own class).
-const std::vector<std::string>& study_outcomes() {
-  static const std::vector<std::string> k = {kConversionFailure, kOrtFailure, kMismatch, kSuccess,
-                                             kInvalid};
-  return k;
-}
-
 Table outcome_rows(const std::string& id, const std::string& title, const std::string& first,
                    const std::vector<BreakdownRow>& rows, Tidy& tidy) {
   Table t;
   t.id = id;
   t.title = title;
   t.header = {first};
-  for (const auto& o : study_outcomes()) t.header.push_back(outcome_title(o));
+  for (const auto& o : outcome_classes()) t.header.push_back(outcome_title(o));
   t.header.push_back("Models");
   for (const auto& r : rows) {
     std::vector<std::string> row{r.label};
-    for (const auto& o : study_outcomes()) {
+    for (const auto& o : outcome_classes()) {
       long n = r.counts.at(o);
       row.push_back(r.reference && o == kInvalid ? "-" : count_with_percent(n, r.models));
       if (r.reference && o == kInvalid) continue;
@@ -86,7 +79,8 @@ Table family_table(const CampaignAnalysis& a, Tidy& tidy) {
   t.note =
       "Families: torchvision's (vision classification, detection, segmentation, video, optical "
       "flow), audio and text models; script: sources apart. The study's row is its figures for "
-      "torch.onnx (no invalid class).";
+      "torch.onnx. ";
+  t.note += kStudyColumns;
   return t;
 }
 
@@ -96,7 +90,8 @@ Table dtype_table(const CampaignAnalysis& a, Tidy& tidy) {
                          "Type", a.breakdown.dtypes, tidy);
   t.note =
       "A model counts in the row of every type its graph uses (inputs and operators), so the "
-      "rows overlap; the total counts each model once.";
+      "rows overlap; the total counts each model once. ";
+  t.note += kStudyColumns;
   if (a.breakdown.synthetic_without_dtypes)
     t.note += " " + std::to_string(a.breakdown.synthetic_without_dtypes) +
               " synthetic models record no types (stored before they were recorded).";

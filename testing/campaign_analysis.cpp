@@ -23,10 +23,6 @@ struct Model {
   std::optional<OpGraph> graph;
 };
 
-bool is_failure(const std::string& outcome) {
-  return outcome == kConversionFailure || outcome == kOrtFailure || outcome == kMismatch;
-}
-
 // Node-count bins of the non-synthetic sources (one model per architecture: exact counts would
 // make a row per model).
 // *order gets the bin's first count, so the rows of one bin are one row, in bin order.
@@ -160,7 +156,7 @@ CampaignAnalysis analyse_campaign(Db& db, std::int64_t campaign_id,
     const OpGraph& g = *m.graph;
     std::set<std::string> types(g.ops.begin(), g.ops.end());
     if (m.outcome == kMismatch) mismatched.insert(types.begin(), types.end());
-    if (m.outcome == kConversionFailure || m.outcome == kOrtFailure)
+    if (m.outcome == kConversionFailure || m.outcome == kInvalidExport || m.outcome == kOrtFailure)
       failing.insert(types.begin(), types.end());
     if (m.outcome == kSuccess) correct.insert(types.begin(), types.end());
     const bool fail = is_failure(m.outcome);

@@ -90,7 +90,8 @@ Table outcomes_table(const CampaignAnalysis& a, Tidy& tidy) {
   }
   t.note =
       "Synthetic models by their requested operator count; other sources binned by the "
-      "torch program's operator count. Shares are of the row's models.";
+      "torch program's operator count. Shares are of the row's models. ";
+  t.note += kStudyColumns;
   return t;
 }
 

@@ -8,15 +8,15 @@ namespace convfail::testing {
 
 json CampaignConfig::to_json() const {
   json j = {{"sources", sources},
-                      {"seed", seed},
-                      {"nodes", {nodes_min, nodes_max, nodes_step}},
-                      {"models", models},
-                      {"opset", oracle.opset},
-                      {"rtol", oracle.rtol},
-                      {"atol", oracle.atol},
-                      {"inputs", oracle.inputs},
-                      {"dtypes", oracle.dtypes},
-                      {"max_elements", oracle.max_elements}};
+            {"seed", seed},
+            {"nodes", {nodes_min, nodes_max, nodes_step}},
+            {"models", models},
+            {"opset", oracle.opset},
+            {"rtol", oracle.rtol},
+            {"atol", oracle.atol},
+            {"inputs", oracle.inputs},
+            {"dtypes", oracle.dtypes},
+            {"max_elements", oracle.max_elements}};
   if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end())
     j["generator"] = kSyntheticGenerator;
   if (oracle.image_size > 0) j["image_size"] = oracle.image_size;

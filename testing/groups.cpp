@@ -162,8 +162,7 @@ void regroup(Db& db, std::int64_t campaign) {
   // model (nodes known), else the first.
   std::map<std::pair<std::string, std::string>, GroupPlan> groups;
   for (const StoredModel& m : load_models(db, campaign, false)) {
-    if (m.outcome != kConversionFailure && m.outcome != kOrtFailure && m.outcome != kMismatch)
-      continue;
+    if (!is_failure(m.outcome)) continue;
     GroupPlan& g = groups[{m.outcome, m.signature}];
     g.outcome = m.outcome;
     g.signature = m.signature;

@@ -360,8 +360,9 @@ void Oracle::Impl::ort_stage(ModelResult& r) {
     r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error);
     if (v.verdict == repro::kCrashReproduced) {
       bool structure = v.step == "parse" || v.step == "checker" || v.step == "shape_inference";
-      // An exported model the ONNX checker refuses is the converter's failure.
-      r.outcome = structure ? kConversionFailure : kOrtFailure;
+      // An exported model the ONNX checker refuses is the converter's failure: it wrote a model
+      // ONNX forbids (not an export that raised).
+      r.outcome = structure ? kInvalidExport : kOrtFailure;
       r.stage = v.step;
       r.message = truncate_utf8(v.error.empty() ? v.signature : v.error, kMaxMessage);
       r.signature = v.signature.empty() ? exec::error_signature(v.error) : v.signature;

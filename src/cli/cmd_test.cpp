@@ -377,8 +377,9 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
       "and text architectures with random weights, your own script:FILE.py with make_model()\n"
       "and make_inputs()) through torch eager, torch.onnx.export (to a file: a model over\n"
       "2 GiB with external data), the ONNX checker and ONNX Runtime (all optimisations and\n"
-      "none), each in warm sandboxed workers. Outcomes: conversion_failure, ort_failure,\n"
-      "mismatch, success, invalid. Failures are grouped by (outcome, signature), minimised by\n"
+      "none), each in warm sandboxed workers. Outcomes: conversion_failure (the export raised),\n"
+      "invalid_export (it wrote a model the ONNX checker refuses), ort_failure, mismatch,\n"
+      "success, invalid. Failures are grouped by (outcome, signature), minimised by\n"
       "delta debugging and matched against the stored issues. See docs/testing.md.");
   add_run(*cmd, ctx);
   add_status(*cmd, ctx);

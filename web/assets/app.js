@@ -736,10 +736,9 @@ async function viewReport(params) {
 
 // ---- Campaigns (`convfail test`): the list, and each one's report as `report --campaign` prints it
 
-const OUTCOMES = ['conversion_failure', 'ort_failure', 'mismatch', 'success', 'invalid'];
-
 async function viewCampaigns() {
   const data = await api('/api/campaigns');
+  const OUTCOMES = data.outcomes;  // the server's classes, in its order
   if (!data.campaigns.length)
     return show(el('h1', {}, 'Campaigns'), el('p', {}, 'No campaign yet: run one with ', el('code', {}, 'convfail test run'), '.'));
   const t = el('table', { id: 'campaign-table' }, el('tr', {}, el('th', {}, 'campaign'), el('th', {}, 'started'), el('th', {}, 'state'),

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -320,4 +321,44 @@ TEST_CASE("testing: a mismatch's signature names its kind, so one group holds on
         sig("small float difference, ", "12 of 1000 elements differ"));
   CHECK(sig("small float difference, ", "3 of 60 elements differ") !=
         sig("integer output, ", "3 of 60 elements differ"));
+}
+
+TEST_CASE("testing: schema 0024 tells an invalid export from an export that raised") {
+  test::TempDir dir;
+  Db db(dir.file("old.db"));
+  // A database as convfail left it before 0024: every checker refusal a conversion failure.
+  for (const Migration& m : migrations())
+    if (m.version < 24) db.exec(m.sql);
+  db.exec("PRAGMA user_version = 22");
+  db.exec(
+      "INSERT INTO campaigns(id, config_json, versions_json) VALUES (1, '{}', '{}');"
+      "INSERT INTO campaign_groups(id, campaign_id, outcome, signature, size) VALUES "
+      "(1, 1, 'conversion_failure', 'unsupported aten::fft', 1),"
+      "(2, 1, 'conversion_failure', '[shapeinferenceerror] matmul int16', 2),"
+      "(3, 1, 'conversion_failure', 'exported graph inputs differ', 1);"
+      "INSERT INTO campaign_models(campaign_id, seq, source, name, outcome, model_sha256, "
+      "message, group_id) VALUES "
+      "(1, 0, 'synthetic', 'a', 'conversion_failure', NULL, 'UnsupportedOperatorError: fft', 1),"
+      "(1, 1, 'synthetic', 'b', 'conversion_failure', 'aa', '[ShapeInferenceError] MatMul', 2),"
+      "(1, 2, 'synthetic', 'c', 'conversion_failure', 'bb', '[ShapeInferenceError] MatMul', 2),"
+      "(1, 3, 'synthetic', 'd', 'conversion_failure', 'cc', "
+      "'exported graph''s inputs or outputs differ from the model''s: [] -> []', 3),"
+      "(1, 4, 'synthetic', 'e', 'success', 'dd', NULL, NULL);");
+  migrate(db);
+  auto outcome_of = [&](int seq) { return load_model(db, 1, seq)->outcome; };
+  CHECK(outcome_of(0) == kConversionFailure);  // the export raised: no model file
+  CHECK(outcome_of(1) == kInvalidExport);      // exported, refused by the checker
+  CHECK(outcome_of(2) == kInvalidExport);
+  CHECK(outcome_of(3) == kConversionFailure);  // the worker's own check of a written model
+  CHECK(outcome_of(4) == kSuccess);
+  std::map<std::int64_t, std::string> groups;
+  for (const auto& g : load_groups(db, 1)) groups[g.id] = g.outcome;
+  CHECK(groups[1] == kConversionFailure);
+  CHECK(groups[2] == kInvalidExport);
+  CHECK(groups[3] == kConversionFailure);
+  // Every table lists the class, after conversion failures, and counts it as a failure.
+  CHECK(outcome_classes()[1] == kInvalidExport);
+  CHECK(std::string(outcome_title(kInvalidExport)) == "Invalid export");
+  CHECK(is_failure(kInvalidExport));
+  CHECK_FALSE(is_failure(kInvalid));
 }
