@@ -5,6 +5,8 @@
 
 #include "core/error.h"
 #include "core/json_util.h"
+#include "core/text.h"
+#include "testing/campaign_breakdown.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 #include "testing/outcomes.h"
@@ -15,6 +17,16 @@ namespace convfail::testing {
 namespace {
 
 constexpr std::size_t kExamples = 3;
+constexpr std::size_t kReasonChars = 120;
+
+std::string first_line(const std::string& s) {
+  return truncate_utf8(s.substr(0, s.find('\n')), kReasonChars);
+}
+
+// Why a model of one side is not comparable: "A: invalid: <its message>".
+std::string not_run_reason(const std::string& side, const ComparedModel& m) {
+  return side + ": " + m.outcome + (m.message.empty() ? "" : ": " + first_line(m.message));
+}
 
 std::string value_text(const json& j, const std::string& key) {
   if (!j.is_object() || !j.contains(key)) return "-";
@@ -32,10 +44,6 @@ void differing_keys(const json& a, const json& b, const std::string& suffix,
     std::string va = value_text(a, k), vb = value_text(b, k);
     if (va != vb) out.push_back({k + suffix, va, vb});
   }
-}
-
-bool is_failure(const std::string& outcome) {
-  return outcome == kConversionFailure || outcome == kOrtFailure || outcome == kMismatch;
 }
 
 // The pairs (index in A, index in B) of the models both campaigns ran; counts how each was found.
@@ -97,6 +105,12 @@ void count_transitions(Comparison& c,
     x.to = to;
     ++x.models;
     if (x.examples.size() < kExamples) x.examples.push_back(c.b.models[j].name);
+    if (!is_comparable(from) || !is_comparable(to)) {
+      ++c.not_comparable;
+      if (!is_comparable(from)) ++c.not_comparable_reasons[not_run_reason("A", c.a.models[i])];
+      if (!is_comparable(to)) ++c.not_comparable_reasons[not_run_reason("B", c.b.models[j])];
+      continue;
+    }
     if (from != to) ++c.changed;
     if (from == kSuccess && is_failure(to)) ++c.regressed;
   }
@@ -118,48 +132,88 @@ std::map<GroupKey, const json*> groups_by_key(const json& groups) {
   return out;
 }
 
-std::string model_name_at(const CompareSide& s, const json& g) {
+// One side's models by group key and by seq, built once (the comparison is linear in models and
+// groups).
+struct SideIndex {
+  std::map<GroupKey, std::vector<std::size_t>> by_key;
+  std::map<int, std::size_t> by_seq;
+  explicit SideIndex(const CompareSide& s) {
+    for (std::size_t i = 0; i < s.models.size(); ++i) {
+      by_key[{s.models[i].outcome, s.models[i].signature}].push_back(i);
+      by_seq.emplace(s.models[i].seq, i);
+    }
+  }
+  const std::vector<std::size_t>& of(const GroupKey& k) const {
+    static const std::vector<std::size_t> none;
+    auto it = by_key.find(k);
+    return it == by_key.end() ? none : it->second;
+  }
+};
+
+std::string representative_of(const CompareSide& s, const SideIndex& index, const json& g) {
   const json& rep = g.contains("representative_seq") ? g["representative_seq"] : json();
   if (!rep.is_number_integer()) return "";
-  for (const auto& m : s.models)
-    if (m.seq == rep.get<int>()) return m.name;
-  return "";
+  auto it = index.by_seq.find(rep.get<int>());
+  return it == index.by_seq.end() ? "" : s.models[it->second].name;
 }
 
-// A group as one side has it; `other` tells each of its models' outcome on the other side.
-ComparedGroup compared_group(const std::string& status, const GroupKey& key, const json* ga,
-                             const json* gb, const CompareSide& own,
-                             const std::vector<std::string>& other) {
+// A group as one side (`own`) has it. `other_models`/`other_label`: the other side; `counterpart`
+// holds each own model's index there (npos: not in it). A group only on this side is `status`
+// ("new" or "fixed") when the other side ran one of its models, else not comparable.
+ComparedGroup compared_group(std::string status, const GroupKey& key, const json* ga,
+                             const json* gb, const CompareSide& own, const SideIndex& own_index,
+                             const CompareSide& other,
+                             const std::vector<std::size_t>& counterpart) {
   ComparedGroup g;
-  g.status = status;
   g.outcome = key.first;
   g.signature = key.second;
   if (ga) g.id_a = (*ga).value("id", std::int64_t{0}), g.size_a = (*ga).value("size", 0);
   if (gb) g.id_b = (*gb).value("id", std::int64_t{0}), g.size_b = (*gb).value("size", 0);
-  g.representative = model_name_at(own, gb ? *gb : *ga);
-  for (std::size_t i = 0; i < own.models.size(); ++i)
-    if (own.models[i].outcome == key.first && own.models[i].signature == key.second &&
-        !other[i].empty())
-      ++g.other_side[other[i]];
+  const json& mine = gb ? *gb : *ga;
+  g.representative = representative_of(own, own_index, mine);
+  const json& said = mine.contains("message") ? mine["message"] : json();
+  g.message = shown_failure(g.signature, said.is_string() ? said.get<std::string>() : "");
+  bool ran_elsewhere = false;
+  for (std::size_t i : own_index.of(key)) {
+    const std::size_t j = counterpart[i];
+    if (j == std::string::npos) {
+      ++g.reasons["not in " + other.label];
+      continue;
+    }
+    const ComparedModel& there = other.models[j];
+    ++g.other_side[there.outcome];
+    if (is_comparable(there.outcome))
+      ran_elsewhere = true;
+    else
+      ++g.reasons[not_run_reason(other.label, there)];
+  }
+  g.status = status == "still" || ran_elsewhere ? status : "not_comparable";
+  if (g.status != "not_comparable") g.reasons.clear();
   return g;
 }
 
 void match_groups_by_signature(Comparison& c,
                                const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
-  std::vector<std::string> a_in_b(c.a.models.size()), b_in_a(c.b.models.size());
+  std::vector<std::size_t> a_in_b(c.a.models.size(), std::string::npos),
+      b_in_a(c.b.models.size(), std::string::npos);
   for (const auto& [i, j] : pairs) {
-    a_in_b[i] = c.b.models[j].outcome;
-    b_in_a[j] = c.a.models[i].outcome;
+    a_in_b[i] = j;
+    b_in_a[j] = i;
   }
+  const SideIndex index_a(c.a), index_b(c.b);
   auto ga = groups_by_key(c.a.groups), gb = groups_by_key(c.b.groups);
   for (const auto& [key, g] : gb) {
     auto it = ga.find(key);
     c.groups.push_back(compared_group(it == ga.end() ? "new" : "still", key,
-                                      it == ga.end() ? nullptr : it->second, g, c.b, b_in_a));
+                                      it == ga.end() ? nullptr : it->second, g, c.b, index_b, c.a,
+                                      b_in_a));
   }
   for (const auto& [key, g] : ga)
-    if (!gb.count(key)) c.groups.push_back(compared_group("fixed", key, g, nullptr, c.a, a_in_b));
-  auto rank = [](const std::string& s) { return s == "new" ? 0 : s == "still" ? 1 : 2; };
+    if (!gb.count(key))
+      c.groups.push_back(compared_group("fixed", key, g, nullptr, c.a, index_a, c.b, a_in_b));
+  auto rank = [](const std::string& s) {
+    return s == "new" ? 0 : s == "still" ? 1 : s == "fixed" ? 2 : 3;
+  };
   std::stable_sort(c.groups.begin(), c.groups.end(),
                    [&](const ComparedGroup& x, const ComparedGroup& y) {
                      if (rank(x.status) != rank(y.status)) return rank(x.status) < rank(y.status);
@@ -205,7 +259,8 @@ CompareSide load_compare_side(Db& db, std::int64_t campaign, const std::string& 
   read_models(
       db, campaign,
       [&](StoredModel&& r) {
-        s.models.push_back({r.seq, r.name, r.model_sha256, r.outcome, r.signature});
+        s.models.push_back(
+            {r.seq, r.name, r.model_sha256, r.outcome, r.signature, first_line(r.message)});
       },
       q);
   s.groups = list_groups(db, campaign);

@@ -1,8 +1,10 @@
 // Two campaigns side by side (`convfail test compare A B`, `serve`'s /api/campaigns/A/compare/B):
 // what differs in their configurations and versions, the models both planned with each one's
 // outcome in A and in B (the transitions), and the failure groups matched by (outcome,
-// signature): new in B, fixed in B, still failing. The CI gate of a converter's pull request
-// runs a small campaign on the base and on the head and fails on a new group.
+// signature): new in B, fixed in B, still failing, or not comparable. The CI gate of a converter's
+// pull request runs a small campaign on the base and on the head and fails on a new group; a group
+// is new only when A ran its models and they did not fail that way, so a model one side could not
+// run (invalid, not run: the harness's limits, never the converter's) never trips the gate.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ std::string differences_line(const std::vector<ConfigDifference>& d, std::size_t
 struct ComparedModel {
   int seq = 0;
   std::string name, sha256, outcome, signature;  // sha256 "" when it failed before export
+  std::string message;                           // as said, first line
 };
 
 // One campaign: its rows and stored groups (testing/groups list_groups).
@@ -60,14 +63,20 @@ struct Transition {
 };
 
 struct ComparedGroup {
-  std::string status;  // new (only in B) | fixed (only in A) | still (in both)
+  // new: only in B, and A ran some of its models without that failure; fixed: only in A, and B
+  // ran some of its models without it; still: in both; not_comparable: only on one side, and the
+  // other side ran none of its models (each was invalid, not run or not planned there).
+  std::string status;
   std::string outcome, signature;
+  std::string message;  // its representative's message as said (shown_failure), else signature
   std::optional<std::int64_t> id_a, id_b;
   std::int64_t size_a = 0, size_b = 0;
   std::string representative;  // B's representative model (A's for a fixed group)
   // Of the group's models (B's; A's for a fixed group) that the other campaign also ran: their
   // outcome there ("success" -> 5 for a new mismatch group).
   std::map<std::string, int> other_side;
+  // not_comparable: why, per reason ("A: invalid: not runnable: ...", "not in A") -> models.
+  std::map<std::string, int> reasons;
 };
 
 struct Comparison {
@@ -76,10 +85,16 @@ struct Comparison {
   int matched = 0, by_hash = 0, by_position = 0, by_name = 0;
   int only_a = 0, only_b = 0, changed = 0;
   int regressed = 0;  // success in A, a failure (conversion, ONNX Runtime, mismatch) in B
+  // Models in both that one side did not run (invalid, not run): never a change or a regression;
+  // per reason ("B: invalid: not runnable: ...") -> models.
+  int not_comparable = 0;
+  std::map<std::string, int> not_comparable_reasons;
   std::vector<Transition> transitions;  // changed ones first, then by count
   std::vector<ComparedGroup> groups;    // new, still, fixed; larger first
   int count(const std::string& status) const;
   bool no_change() const { return changed == 0 && count("new") == 0 && count("fixed") == 0; }
+  // Both campaigns finished (every planned model stored and grouped): what a gate needs.
+  bool complete() const { return a.finished && b.finished; }
 };
 
 // Models are matched one to one: the same exported model (model_sha256), else the same plan

@@ -52,14 +52,19 @@ Table models_table(const Comparison& c) {
   row("in both: the same name", c.by_name);
   row("only in A", c.only_a);
   row("only in B", c.only_b);
+  row("in both, not comparable (one side did not run it)", c.not_comparable);
   row("outcome changed", c.changed);
   row("success in A, failing in B", c.regressed);
   row("groups new in B", c.count("new"));
   row("groups fixed in B", c.count("fixed"));
   row("groups still failing", c.count("still"));
+  row("groups not comparable", c.count("not_comparable"));
   std::string unfinished;
   for (const CompareSide* s : {&c.a, &c.b})
-    if (!s->finished) unfinished += " Campaign " + s->label + " is not finished.";
+    if (!s->finished)
+      unfinished += " Campaign " + s->label +
+                    " is not finished: its groups are made once every planned model is stored, "
+                    "so a gate on it would pass on nothing.";
   t.note = (c.no_change() ? "No change: every model in both has the same outcome and the failure "
                             "groups are the same."
                           : "Changes: " + std::to_string(c.changed) + " models changed outcome, " +
@@ -89,24 +94,32 @@ std::string id_text(const std::optional<std::int64_t>& id) {
   return id ? std::to_string(*id) : "-";
 }
 
+std::string status_text(const std::string& status) {
+  return status == "new"     ? "new in B"
+         : status == "fixed" ? "fixed in B"
+         : status == "still" ? "still failing"
+                             : "not comparable";
+}
+
 Table groups_table(const Comparison& c, Tidy& tidy) {
   Table t;
   t.id = "groups";
   t.title = "Failure groups matched by outcome and signature";
-  t.header = {"Status",      "Outcome",     "Signature",
+  t.header = {"Status",      "Outcome",     "Failure (its representative's message)",
               "Models in A", "Models in B", "Representative",
-              "Group in A",  "Group in B",  "Those models on the other side"};
+              "Group in A",  "Group in B",  "Those models on the other side",
+              "Grouping key"};
   for (std::size_t i = 0; i < c.groups.size(); ++i) {
     const auto& g = c.groups[i];
-    std::string status = g.status == "new"     ? "new in B"
-                         : g.status == "fixed" ? "fixed in B"
-                                               : "still failing";
-    t.rows.push_back({status, g.outcome, g.signature, std::to_string(g.size_a),
+    std::string other = outcome_counts(g.other_side);
+    if (!g.reasons.empty()) other += "; not comparable: " + outcome_counts(g.reasons);
+    t.rows.push_back({status_text(g.status), g.outcome, g.message, std::to_string(g.size_a),
                       std::to_string(g.size_b), g.representative.empty() ? "-" : g.representative,
-                      id_text(g.id_a), id_text(g.id_b), outcome_counts(g.other_side)});
+                      id_text(g.id_a), id_text(g.id_b), other, g.signature});
     const std::string row = std::to_string(i + 1);
     tidy.push_back({row, "Status", g.status});
     tidy.push_back({row, "Outcome", g.outcome});
+    tidy.push_back({row, "Message", g.message});
     tidy.push_back({row, "Signature", g.signature});
     tidy.push_back({row, "Models in A", std::to_string(g.size_a)});
     tidy.push_back({row, "Models in B", std::to_string(g.size_b)});
@@ -115,8 +128,30 @@ Table groups_table(const Comparison& c, Tidy& tidy) {
     if (g.id_b) tidy.push_back({row, "Group in B", std::to_string(*g.id_b)});
     for (const auto& [k, v] : g.other_side)
       tidy.push_back({row, "Other side " + k, std::to_string(v)});
+    for (const auto& [k, v] : g.reasons)
+      tidy.push_back({row, "Not comparable: " + k, std::to_string(v)});
   }
-  if (c.groups.empty()) t.note = "No failure group in either campaign.";
+  t.note = c.groups.empty()
+               ? "No failure group in either campaign."
+               : "A group is new in B only when A ran some of its models and they did not fail "
+                 "that way; a group whose models the other side did not run (invalid, not run, "
+                 "not planned) is not comparable and never trips --fail-on.";
+  return t;
+}
+
+Table not_comparable_table(const Comparison& c, Tidy& tidy) {
+  Table t;
+  t.id = "not_comparable";
+  t.title = "Models in both that one side did not run";
+  t.header = {"Why", "Models"};
+  for (const auto& [why, n] : c.not_comparable_reasons) {
+    t.rows.push_back({why, std::to_string(n)});
+    tidy.push_back({why, "Models", std::to_string(n)});
+  }
+  t.note = c.not_comparable_reasons.empty()
+               ? "None: both sides ran every model they share."
+               : "Our harness's limits or the model's own problem, not the converter's: these "
+                 "models count in no change, regression or group.";
   return t;
 }
 
@@ -134,6 +169,7 @@ reports::PrintedReport printed_comparison(const Comparison& c) {
   r.tables.push_back(models_table(c));
   r.tables.push_back(transitions_table(c, r.tidy["transitions"]));
   r.tables.push_back(groups_table(c, r.tidy["groups"]));
+  r.tables.push_back(not_comparable_table(c, r.tidy["not_comparable"]));
   return r;
 }
 
@@ -153,7 +189,9 @@ json comparison_json(const Comparison& c) {
                       {"group_a", g.id_a ? json(*g.id_a) : json()},
                       {"group_b", g.id_b ? json(*g.id_b) : json()},
                       {"representative", g.representative},
-                      {"other_side", g.other_side}});
+                      {"message", g.message},
+                      {"other_side", g.other_side},
+                      {"not_comparable_reasons", g.reasons}});
   return {{"a", side_json(c.a)},
           {"b", side_json(c.b)},
           {"differences", diffs},
@@ -165,12 +203,16 @@ json comparison_json(const Comparison& c) {
             {"only_a", c.only_a},
             {"only_b", c.only_b},
             {"changed", c.changed},
-            {"regressed", c.regressed}}},
+            {"regressed", c.regressed},
+            {"not_comparable", c.not_comparable},
+            {"not_comparable_reasons", c.not_comparable_reasons}}},
           {"transitions", transitions},
           {"groups", groups},
           {"new_groups", c.count("new")},
           {"fixed_groups", c.count("fixed")},
           {"still_failing_groups", c.count("still")},
+          {"not_comparable_groups", c.count("not_comparable")},
+          {"complete", c.complete()},
           {"no_change", c.no_change()}};
 }
 

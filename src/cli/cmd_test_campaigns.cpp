@@ -56,6 +56,13 @@ void run_compare(Context& ctx, const CompareArgs& a) {
   testing::Comparison c = testing::compare_campaigns(std::move(side_a), std::move(side_b));
   emit_report(testing::comparison_report(c, format, a.raw_csv), format, a.out);
   std::cout.flush();
+  if (!a.fail_on.empty())  // a gate on an unfinished campaign would pass on nothing
+    for (const testing::CompareSide* s : {&c.a, &c.b})
+      if (!s->finished)
+        throw UserError("--fail-on " + a.fail_on + ": campaign " + std::to_string(s->campaign) +
+                        " (" + s->label + ") is not finished (" + std::to_string(s->models.size()) +
+                        " models stored, no groups yet): run the same `convfail test run` to "
+                        "finish it, then compare");
   int n = a.fail_on == "new" ? c.count("new") : a.fail_on == "regressed" ? c.regressed : 0;
   if (n > 0)
     throw UserError("--fail-on " + a.fail_on + ": " + std::to_string(n) +
@@ -81,13 +88,17 @@ void add_test_compare(CLI::App& parent, Context& ctx) {
   cmd->add_flag("--raw-csv", a->raw_csv, "CSV: cells as they are (no ' before a formula)");
   cmd->add_option("--out", a->out, "write the comparison to FILE instead of stdout");
   cmd->add_option("--fail-on", a->fail_on,
-                  "exit 1 when B has a failure group A has not (new), or a model that succeeded "
-                  "in A fails in B (regressed): a CI gate")
+                  "exit 1 when B has a failure group A has not (new: A ran those models and they "
+                  "did not fail that way), or a model that succeeded in A fails in B (regressed): "
+                  "a CI gate; models one side did not run (invalid) never count, and an "
+                  "unfinished campaign is an error")
       ->check(CLI::IsMember({"new", "regressed"}));
   cmd->footer(
       "Models are matched by their exported model's sha256, else by plan position and name (a\n"
       "synthetic model's name carries its seed; a model that failed before export has no hash),\n"
-      "else by a name unique on both sides. Failure groups are matched by outcome and signature.\n"
+      "else by a name unique on both sides. Failure groups are matched by outcome and signature\n"
+      "and shown by their representative's message; a group only on one side whose models the\n"
+      "other side did not run (invalid there, or not planned) is 'not comparable', not new.\n"
       "The settings that differ (configuration and versions: ONNX Runtime release, opset, torch,\n"
       "tolerances, ...) come first. See docs/testing.md for a CI job comparing base and head.");
   cmd->callback([&ctx, a] { run_compare(ctx, *a); });

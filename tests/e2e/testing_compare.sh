@@ -62,4 +62,36 @@ expect_grep "model(s) succeeded in A and fail in B" "$T/err"
 expect_exit 1 cf test compare 1 9
 expect_grep "campaign 9 not found" "$T/err"
 expect_exit 2 cf test compare 1
+
+# The gate fires only on the converter (#48 item 5): where A could not run the models that
+# mismatch in B (planted: invalid with the float16 runner limit, regrouped), B's mismatch group is
+# not comparable, the reason is named, and --fail-on new passes.
+cp "$DB" "$T/nc.db"
+sqlite3 "$T/nc.db" "UPDATE campaign_models SET outcome = 'invalid', mismatch_mode = NULL,
+  signature = 'not runnable: runner: unsupported tensor type: float',
+  message = 'not runnable: runner: Unsupported tensor type: float16' WHERE campaign_id = 1 AND
+  seq IN (SELECT seq FROM campaign_models WHERE campaign_id = 2 AND outcome = 'mismatch')"
+cfdb "$T/nc.db" test match --campaign 1 >/dev/null
+cfdb "$T/nc.db" test compare 1 2 --fail-on new >"$T/nc.md" 2>"$T/nc.err" ||
+  fail "the gate fired on models A did not run: $(cat "$T/nc.err")"
+expect_grep "| not comparable | mismatch |" "$T/nc.md"
+expect_grep "A: invalid: not runnable: runner: Unsupported tensor type: float16" "$T/nc.md"
+expect_grep "| in both, not comparable (one side did not run it) | $expected |" "$T/nc.md"
+grep -q "^| new in B " "$T/nc.md" && fail "a group of models A did not run is new"
+cfdb "$T/nc.db" test compare 1 2 --fail-on regressed >/dev/null 2>&1 ||
+  fail "--fail-on regressed fired on models A did not run"
+# The groups are shown by their representative's message as said (the key stays beside it).
+jq -e '[.groups[] | select(.status == "new")][0] | (.message | startswith("mismatch (")) and
+  (.signature | startswith("mismatch "))' "$T/c.json" >/dev/null ||
+  fail "the new group is not shown by its message: $(jq -c '.groups[0]' "$T/c.json")"
+
+# An unfinished side never passes the gate silently: one line, non-zero.
+cp "$DB" "$T/unf.db"
+sqlite3 "$T/unf.db" "UPDATE campaigns SET finished_at = NULL WHERE id = 2"
+if cfdb "$T/unf.db" test compare 1 2 --fail-on new >"$T/unf.md" 2>"$T/unf.err"; then
+  fail "the gate passed on an unfinished campaign"
+fi
+expect_grep "campaign 2 (B) is not finished" "$T/unf.err"
+[ "$(wc -l <"$T/unf.err")" = 1 ] || fail "not one line: $(cat "$T/unf.err")"
+expect_grep "Campaign B is not finished" "$T/unf.md"
 echo ok
