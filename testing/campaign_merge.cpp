@@ -30,8 +30,7 @@ struct ShardCampaign {
 
 struct Source {
   std::string path, store;
-  std::unique_ptr<Db> own;  // null when the source is the target itself
-  Db* db = nullptr;
+  std::unique_ptr<Db> db;  // read-only, also when the source is the target itself
   std::vector<ShardCampaign> shards;
   std::set<std::string> shas;  // model folders its rows name
 };
@@ -144,20 +143,18 @@ void copy_rows(Source& s, const ShardCampaign& c, Db& into, std::int64_t campaig
   }
 }
 
-std::vector<Source> open_sources(const std::vector<std::string>& paths, Db& into,
-                                 const std::string& into_path) {
+std::vector<Source> open_sources(const std::vector<std::string>& paths) {
   std::vector<Source> sources;
   for (const auto& p : paths) {
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+      throw UserError("shard database " + p +
+                      " does not exist (name the databases `convfail test run --shard K/N` "
+                      "filled)");
     Source s;
     s.path = p;
     s.store = model_store_for(p);
-    std::error_code ec;
-    if (fs::equivalent(p, into_path, ec)) {
-      s.db = &into;
-    } else {
-      s.own = open_database_read_only(p);
-      s.db = s.own.get();
-    }
+    s.db = open_database_read_only(p);
     s.shards = shard_campaigns(s);
     sources.push_back(std::move(s));
   }
@@ -166,13 +163,24 @@ std::vector<Source> open_sources(const std::vector<std::string>& paths, Db& into
 
 }  // namespace
 
-MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
-                          const std::string& into_path) {
+struct MergeCheck::Sources {
+  std::vector<Source> list;
+};
+
+MergeCheck::MergeCheck() = default;
+MergeCheck::~MergeCheck() = default;
+MergeCheck::MergeCheck(MergeCheck&&) noexcept = default;
+
+MergeCheck merge_check(const std::vector<std::string>& shard_dbs, const std::string& into_path) {
   if (shard_dbs.empty()) throw UsageError("test merge: name at least one shard database");
-  std::vector<Source> sources = open_sources(shard_dbs, into, into_path);
+  MergeCheck out;
+  out.into_path = into_path;
+  out.sources = std::make_unique<MergeCheck::Sources>();
+  std::vector<Source>& sources = out.sources->list;
+  sources = open_sources(shard_dbs);
   const Source& ref_s = sources.front();
   const ShardCampaign& ref = ref_s.shards.front();
-  MergeSummary m;
+  MergeSummary& m = out.summary;
   m.shard_count = ref.count;
   m.plan_models = ref.plan_models;
   std::set<int> given;
@@ -186,14 +194,21 @@ MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
     }
   for (int k = 0; k < ref.count; ++k)
     if (!given.count(k)) m.missing_shards.push_back(k);
+  out.whole = ref.whole;
+  out.versions = ref.stored.versions;
+  return out;
+}
 
+MergeSummary merge_shards(const MergeCheck& checked, Db& into) {
   // Nothing refused: write. Files first, so that no stored row names a missing file.
-  std::optional<std::int64_t> found = find_campaign(into, ref.whole);
+  MergeSummary m = checked.summary;
+  const std::string& into_path = checked.into_path;
+  std::optional<std::int64_t> found = find_campaign(into, checked.whole);
   m.created = !found;
-  m.campaign = found ? *found : create_campaign(into, ref.whole, ref.stored.versions);
+  m.campaign = found ? *found : create_campaign(into, checked.whole, checked.versions);
   const std::string into_store = model_store_for(into_path);
   CampaignLock lock(into_store, m.campaign, into_path);
-  for (auto& s : sources) {
+  for (auto& s : checked.sources->list) {
     std::error_code ec;
     bool same_store = fs::equivalent(s.store, into_store, ec);
     for (const auto& sha : s.shas)
@@ -206,6 +221,11 @@ MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
   m.finished = m.missing == 0;
   if (m.finished && !load_campaign(into, m.campaign).finished()) finish_campaign(into, m.campaign);
   return m;
+}
+
+MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
+                          const std::string& into_path) {
+  return merge_shards(merge_check(shard_dbs, into_path), into);
 }
 
 }  // namespace convfail::testing

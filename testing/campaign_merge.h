@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/db.h"
 
@@ -28,11 +31,30 @@ struct MergeSummary {
   bool finished = false;            // every planned model stored (the campaign is finished)
 };
 
+// What a merge reads, read and checked: every shard database open read-only, nothing written.
+class MergeCheck {
+ public:
+  MergeCheck();
+  ~MergeCheck();
+  MergeCheck(MergeCheck&&) noexcept;
+  struct Sources;  // the shard databases and their campaigns
+  std::unique_ptr<Sources> sources;
+  std::string into_path;
+  nlohmann::json whole, versions;  // the whole plan's configuration, the shards' versions
+  MergeSummary summary;            // what the check counted: shards, plan, missing, unfinished
+};
+
 // Every shard campaign of every database in `shard_dbs` must be of one whole-plan configuration,
 // one N and one set of versions: else UserError naming the database, the campaign and the first
-// differences, before anything is written. So is a model row with a malformed hash or outcome, or
-// whose files are not in its database's store. `into` is the target (`into_path` its file, whose
-// store receives the files); a shard database may be the target itself.
+// differences. So is a missing database, one with no shard campaign, a model row with a malformed
+// hash or outcome, or whose files are not in its database's store. Nothing is written, and the
+// target (`into_path`, which may be one of the shards) need not exist.
+MergeCheck merge_check(const std::vector<std::string>& shard_dbs, const std::string& into_path);
+
+// Copies what `checked` read into `into` (the database at checked.into_path): files first, then
+// rows; regroups.
+MergeSummary merge_shards(const MergeCheck& checked, Db& into);
+// merge_check, then merge_shards.
 MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
                           const std::string& into_path);
 

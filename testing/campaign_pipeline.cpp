@@ -1,5 +1,7 @@
 #include "testing/campaign_pipeline.h"
 
+#include "core/error.h"
+#include "core/migrations.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 
@@ -26,11 +28,45 @@ MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions
     mo.time_budget = options.minimise_seconds;
     mo.store_dir = options.store_dir;
     mo.progress = options.progress;
+    mo.group = options.group;
     mo.perturb = cfg.perturb;
     ms = minimise_groups(db, campaign, cfg.oracle, mo);
   }
   match_groups(db, campaign, options.data_dir);
   return ms;
+}
+
+MinimiseResult minimise_campaign(Db& db, const MinimiseRequest& request) {
+  MinimiseResult out;
+  out.campaign = request.campaign;
+  if (request.settle.group) {
+    auto g = load_group(db, request.settle.group);
+    if (!g)
+      throw UserError("no group " + std::to_string(request.settle.group) +
+                      " (convfail test groups lists them)");
+    if (request.campaign && request.campaign != g->campaign)
+      throw UserError("group " + std::to_string(g->id) + " is of campaign " +
+                      std::to_string(g->campaign) + ", not of campaign " +
+                      std::to_string(request.campaign));
+    out.campaign = g->campaign;
+  }
+  if (!out.campaign) out.campaign = latest_campaign(db);
+  out.minimised = settle_groups(db, out.campaign, request.settle);
+  return out;
+}
+
+MergeResult merge_campaign(const MergeRequest& request) {
+  MergeResult out;
+  MergeCheck checked = merge_check(request.shard_dbs, request.into);  // nothing written yet
+  auto into = open_database(request.into, IfMissing::kCreate);
+  if (request.busy_timeout.count() > 0) into->set_busy_timeout(request.busy_timeout);
+  out.merge = merge_shards(checked, *into);
+  if (out.merge.finished) {  // regrouped: minimise and match once, as a run does when it ends
+    SettleOptions so = request.settle;
+    so.store_dir = model_store_for(request.into);
+    out.minimised = settle_groups(*into, out.merge.campaign, so);
+  }
+  return out;
 }
 
 void rematch_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {

@@ -4,11 +4,13 @@
 // into a CampaignRequest and prints the CampaignResult.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
 #include "core/db.h"
 #include "testing/campaign.h"
+#include "testing/campaign_merge.h"
 #include "testing/minimise.h"
 #include "testing/plan.h"
 
@@ -19,6 +21,8 @@ namespace convfail::testing {
 // issues. The oracle options and the perturb hook come from the stored configuration.
 struct SettleOptions {
   bool minimise = true;      // false: group and match only
+  std::int64_t group = 0;    // only this group, also when minimised before (0: every group not
+                             // minimised yet)
   int minimise_budget = 48;  // oracle runs per group
   double minimise_seconds = 600;
   std::string store_dir;  // the content-addressed model store
@@ -40,6 +44,33 @@ struct CampaignResult {
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request);
 
 MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options);
+
+// `test minimise`: the campaign a group id names (a group id is global, as in `test bundle` and
+// `bisect --group`), else `campaign`, else the latest; settle_groups on it. UserError when the
+// group is unknown, or belongs to another campaign than a `campaign` given.
+struct MinimiseRequest {
+  std::int64_t campaign = 0;  // 0: the group's, else the latest
+  SettleOptions settle;       // settle.group: only this group
+};
+struct MinimiseResult {
+  std::int64_t campaign = 0;
+  MinimiseSummary minimised;
+};
+MinimiseResult minimise_campaign(Db& db, const MinimiseRequest& request);
+
+// `test merge`: every shard database read and checked (merge_check) before the target is opened
+// or created, then merged; once every planned model is stored, settled once.
+struct MergeRequest {
+  std::vector<std::string> shard_dbs;
+  std::string into;  // the target database (created when missing, after the checks)
+  std::chrono::milliseconds busy_timeout{0};  // the target's lock wait
+  SettleOptions settle;                       // its store_dir is the target's
+};
+struct MergeResult {
+  MergeSummary merge;
+  MinimiseSummary minimised;
+};
+MergeResult merge_campaign(const MergeRequest& request);
 
 // After a campaign changed (minimised again) or new issues were stored: match every group of the
 // campaign to the stored issues again (candidates, classifier labels).

@@ -271,33 +271,33 @@ void add_match(CLI::App& parent, Context& ctx) {
 
 void add_minimise(CLI::App& parent, Context& ctx) {
   struct Args {
-    std::int64_t campaign = 0;
-    testing::MinimiseOptions mo;
+    testing::MinimiseRequest req;
     bool unsafe = false, json = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = parent.add_subcommand("minimise", "shrink each group's model (delta debugging)");
-  cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
-  cmd->add_option("--group", a->mo.group, "only this group (also when already minimised)");
-  cmd->add_option("--budget", a->mo.budget, "oracle runs per group")
+  cmd->add_option("--campaign", a->req.campaign,
+                  "campaign id (default: the --group's campaign, else the latest)");
+  cmd->add_option("--group", a->req.settle.group,
+                  "only this group (a group id of `test groups`, whichever campaign; also when "
+                  "already minimised)");
+  cmd->add_option("--budget", a->req.settle.minimise_budget, "oracle runs per group")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
   cmd->callback([&ctx, a] {
     apply_sandbox_choice(a->unsafe);
-    Db& db = ctx.db();
-    std::int64_t c = campaign_or_latest(db, a->campaign);
-    testing::CampaignConfig cfg =
-        testing::CampaignConfig::from_json(testing::load_campaign(db, c).config);
-    testing::OracleOptions o = cfg.oracle;
-    a->mo.perturb = cfg.perturb;
-    a->mo.store_dir = testing::model_store_for(ctx.db_path);
-    a->mo.progress = !a->json;
-    auto s = testing::minimise_groups(db, c, o, a->mo);
-    testing::rematch_groups(db, c, ctx.data_dir);
+    testing::MinimiseRequest req = a->req;
+    req.settle.store_dir = testing::model_store_for(ctx.db_path);
+    req.settle.data_dir = ctx.data_dir;
+    req.settle.progress = !a->json;
+    req.settle.minimise_seconds = 0;  // no time budget: --budget bounds each group
+    testing::MinimiseResult r = testing::minimise_campaign(ctx.db(), req);
+    const testing::MinimiseSummary& s = r.minimised;
     if (a->json)
-      std::cout << json{{"groups", s.groups},
+      std::cout << json{{"campaign", r.campaign},
+                        {"groups", s.groups},
                         {"minimised", s.minimised},
                         {"skipped", s.skipped},
                         {"ratios", s.ratios}}

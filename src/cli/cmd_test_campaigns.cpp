@@ -138,18 +138,17 @@ std::string index_list(const std::vector<int>& v, int n) {
 
 void run_merge(Context& ctx, const MergeArgs& a) {
   apply_sandbox_choice(a.unsafe);
-  auto into = open_database(a.into, IfMissing::kCreate);
-  into->set_busy_timeout(ctx.lock_wait());
-  testing::MergeSummary m = testing::merge_shards(a.shards, *into, a.into);
-  testing::MinimiseSummary ms;
-  if (m.finished) {  // regrouped: minimise and match once, as `test run` does after a run
-    testing::SettleOptions so = a.settle;
-    so.minimise = !a.no_minimise;
-    so.store_dir = testing::model_store_for(a.into);
-    so.data_dir = ctx.data_dir;
-    so.progress = !a.json;
-    ms = testing::settle_groups(*into, m.campaign, so);
-  }
+  testing::MergeRequest req;
+  req.shard_dbs = a.shards;
+  req.into = a.into;
+  req.busy_timeout = ctx.lock_wait();
+  req.settle = a.settle;
+  req.settle.minimise = !a.no_minimise;
+  req.settle.data_dir = ctx.data_dir;
+  req.settle.progress = !a.json;
+  testing::MergeResult out = testing::merge_campaign(req);
+  const testing::MergeSummary& m = out.merge;
+  const testing::MinimiseSummary& ms = out.minimised;
   if (a.json) {
     std::cout << json_text(merge_summary_json(m, ms.minimised), 2) << "\n";
   } else {

@@ -27,4 +27,17 @@ import runpy, torch
 ns = runpy.run_path('$T/bundle/program.py')
 out = ns['make_model']()(*ns['make_inputs'](0))
 " || fail "program.py does not run"
+
+# A group id means one group in every command (#50 item 6): with a newer campaign stored, `test
+# minimise --group ID` minimises that group of campaign 1, as bundle and bisect --group read it.
+cf test run --source synthetic --models 1 --nodes 5 --seed 4 --inputs 1 --jobs 1 --no-minimise \
+  >/dev/null 2>&1 || fail "second campaign"
+[ "$(sqlite3 "$DB" "SELECT max(id) FROM campaigns")" = 2 ] || fail "no second campaign"
+cf test minimise --group "$id" --budget 4 --json >"$T/min.json" 2>/dev/null ||
+  fail "minimise --group $id of campaign 1: $(cat "$T/min.json")"
+jq -e '.campaign == 1 and .groups == 1' "$T/min.json" >/dev/null || fail "$(cat "$T/min.json")"
+expect_exit 1 cf test minimise --group "$id" --campaign 2
+expect_grep "group $id is of campaign 1, not of campaign 2" "$T/err"
+expect_exit 1 cf test minimise --group 999
+expect_grep "no group 999" "$T/err"
 echo ok

@@ -140,4 +140,14 @@ expect_exit 1 cfdb "$T/x.db" test merge "$T/three.db" --into "$T/part.db" --no-m
 expect_grep "6 of 24 planned models are stored in no shard (missing shards: 1/4)" "$T/err"
 [ -z "$(sqlite3 "$T/part.db" "SELECT finished_at FROM campaigns")" ] || fail "partial merge finished"
 [ "$(sqlite3 "$T/part.db" "SELECT count(*) FROM campaign_models")" = 18 ] || fail "partial rows"
+
+# A refused merge writes nothing, not even an empty target (#50 item 5): a database with no shard
+# campaign, a missing shard file (said plainly, not "run convfail init").
+expect_exit 1 cfdb "$T/x.db" test merge "$T/one.db" --into "$T/never.db"
+expect_grep "holds no shard campaign" "$T/err"
+[ ! -e "$T/never.db" ] || fail "a refused merge created $T/never.db"
+expect_exit 1 cfdb "$T/x.db" test merge "$T/nowhere.db" --into "$T/never.db"
+expect_grep "shard database $T/nowhere.db does not exist" "$T/err"
+grep -q "convfail init" "$T/err" && fail "a missing shard suggests convfail init"
+[ ! -e "$T/never.db" ] && [ ! -e "$T/nowhere.db" ] || fail "a refused merge created a database"
 echo ok
