@@ -44,6 +44,11 @@ MHD_Result collect(void* cls, MHD_ValueKind, const char* key, const char* value)
 
 }  // namespace
 
+std::string percent_decoded(std::string text) {
+  text.resize(MHD_http_unescape(text.data()));
+  return text;
+}
+
 std::string HttpRequest::header(const std::string& name) const {
   auto it = headers.find(lower(name));
   return it == headers.end() ? "" : it->second;

@@ -26,6 +26,10 @@ struct HttpRequest {
   std::string param(const std::string& name) const;  // the first value, "" when absent
 };
 
+// `text` with its %HH escapes decoded (libmicrohttpd's unescape; a cookie value set with
+// core's url_encode).
+std::string percent_decoded(std::string text);
+
 struct HttpReply {
   int status = 200;
   std::string body;
