@@ -24,6 +24,7 @@
 #include "web/campaign_api.h"
 #include "web/http_server.h"
 #include "web/issue_page.h"
+#include "web/page_cache.h"
 #include "web/routes.h"
 
 namespace convfail {
@@ -158,6 +159,7 @@ const char* find_asset(const std::string& name) {
 struct Server::Impl {
   ServerOptions options;
   Taxonomy taxonomy;
+  PageCache pages;  // campaign reports and comparisons
   std::unique_ptr<HttpServer> http;
   // Label posts: group commit. A post queues itself; the first one that finds no writer at work
   // becomes the writer and stores every queued post in one transaction (BEGIN IMMEDIATE, one
@@ -257,7 +259,8 @@ struct Server::Impl {
     return me.result;
   }
 
-  Impl(ServerOptions o, Taxonomy t) : options(std::move(o)), taxonomy(std::move(t)) {}
+  Impl(ServerOptions o, Taxonomy t)
+      : options(std::move(o)), taxonomy(std::move(t)), pages(options.db_path) {}
 
   // One connection per worker thread, opened on its first request and kept (opening one costs
   // more than most requests: pragmas, then parsing the schema).
@@ -584,9 +587,12 @@ struct Server::Impl {
   void campaign(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
       ReadSlot slot(*this);
-      Db& db = open_db();
-      send_report(req, res, campaign_report_text(db, req.path.substr(15), req.params),
-                  "convfail-campaign");
+      // The report and the comparison depend on the path and the format only: made once per
+      // state of the database, however many ask at once.
+      std::string key = req.path + "\n" + req.param("format");
+      ReportText page = pages.get(
+          key, [&] { return campaign_report_text(open_db(), req.path.substr(15), req.params); });
+      send_report(req, res, page, "convfail-campaign");
     });
   }
 
@@ -646,6 +652,7 @@ struct Server::Impl {
     h.max_connections = options.max_connections;
     h.idle_timeout_s = options.idle_timeout_s;
     h.head_timeout_s = options.head_timeout_s;
+    h.heavy_paths = {"/api/campaigns/", "/api/report"};  // reports: seconds on a large store
     http = std::make_unique<HttpServer>(
         h, [this](const HttpRequest& req, HttpReply& res) { dispatch(req, res); },
         [](int status, const std::string& message, HttpReply& res) {
