@@ -101,13 +101,6 @@ std::string sha256_file(const std::string& path) {
   return hex(md, len);
 }
 
-std::string sha256_hex(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  return hex(md, len);
-}
-
 FetchResult fetch_url(const std::string& url, const std::string& store_dir, const FetchOptions& o) {
   FetchResult r;
   std::error_code ec;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/db.h"
+#include "core/secrets.h"
 
 namespace convfail::repro {
 
@@ -61,8 +62,8 @@ UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
 
 // sha256 of a file, lower-case hex.
 std::string sha256_file(const std::string& path);
-// sha256 of a string (e.g. a script's code), lower-case hex.
-std::string sha256_hex(const std::string& data);
+// sha256 of a string (e.g. a script's code): core's, named here for repro's callers.
+using convfail::sha256_hex;
 
 struct FetchFailure {
   std::int64_t id = 0;

@@ -119,13 +119,8 @@ std::optional<std::string> body_string(const json& body, const char* key) {
 }  // namespace
 
 std::string checked_annotator(const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-           c == '@';
-  });
-  if (!ok)
-    throw HttpError(
-        400, "annotator: 1-64 letters, digits, '.', '_', '-' or '@', got " + quoted_excerpt(name));
+  if (utf8_invalid_at(name) != std::string::npos)
+    throw HttpError(400, "annotator: not UTF-8: " + quoted_excerpt(name));
   try {
     labeling::check_annotator_name(name);
   } catch (const UsageError& e) {

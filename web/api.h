@@ -84,7 +84,8 @@ ReportText report_text(Db& db, const Taxonomy& tax, const Params& params);
 // latex | html, as reports::parse_report_format accepts).
 ReportText typed_report(std::string text, const std::string& format);
 
-// Annotator names: 1-64 characters of letters, digits, '.', '_', '-', '@'. HttpError 400 else.
+// Annotator names: labeling::check_annotator_name's rule, the terminal's (1-100 bytes, no control
+// character or ':', not a source keyword), in UTF-8. HttpError 400 else.
 std::string checked_annotator(const std::string& name);
 
 }  // namespace convfail::web

@@ -7,10 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -24,10 +26,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One request while its head and body arrive (MHD's per-request pointer).
+// One request while its head and body arrive, then while a worker answers it (MHD's
+// per-request pointer).
 struct RequestState {
   HttpRequest request;
   bool too_large = false;
+  bool dispatched = false;  // handed to a worker (the connection is suspended meanwhile)
+  bool answered = false;    // the worker filled `reply`, then resumed the connection
+  HttpReply reply;
 };
 
 MHD_Result collect(void* cls, MHD_ValueKind, const char* key, const char* value) {
@@ -43,6 +49,11 @@ MHD_Result collect(void* cls, MHD_ValueKind, const char* key, const char* value)
 }
 
 }  // namespace
+
+std::string percent_decoded(std::string text) {
+  text.resize(MHD_http_unescape(text.data()));
+  return text;
+}
 
 std::string HttpRequest::header(const std::string& name) const {
   auto it = headers.find(lower(name));
@@ -99,6 +110,88 @@ struct HttpServer::Impl {
   };
   std::mutex conns_mutex;
   std::unordered_map<MHD_Connection*, Conn> conns;
+
+  // Handlers run on `options.threads` workers, never on MHD's event threads: a slow page holds
+  // a worker, while every other connection's head is still read at once (and so never taken
+  // for a slow client by the sweeper) and waits its turn suspended. `closed`: stopping, no new
+  // job is taken (the request is answered 503 at once) and the workers leave once the queue is
+  // empty, so no connection stays suspended when the daemon stops.
+  struct Job {
+    MHD_Connection* connection;
+    RequestState* state;
+    bool heavy;
+  };
+  std::mutex jobs_mutex;
+  std::condition_variable jobs_wake;
+  std::deque<Job> jobs;
+  bool jobs_closed = false;
+  std::vector<std::thread> workers;
+  int heavy_running = 0;  // workers on a heavy path (options.heavy_paths)
+
+  bool is_heavy(const HttpRequest& req) const {
+    for (const std::string& prefix : options.heavy_paths)
+      if (starts_with(req.path, prefix)) return true;
+    return false;
+  }
+
+  // The oldest job a worker may take: heavy ones only while fewer than threads - 1 workers are
+  // on one, so a worker is always left for the light requests. jobs.end() when none.
+  std::deque<Job>::iterator next_job() {
+    bool heavy_ok = heavy_running < std::max(1, options.threads - 1);
+    for (auto it = jobs.begin(); it != jobs.end(); ++it)
+      if (heavy_ok || !it->heavy) return it;
+    return jobs.end();
+  }
+
+  void work() {
+    for (;;) {
+      Job job{};
+      {
+        std::unique_lock<std::mutex> lock(jobs_mutex);
+        jobs_wake.wait(lock, [&] { return jobs_closed || next_job() != jobs.end(); });
+        auto it = next_job();
+        if (it == jobs.end()) return;  // closed, and nothing left this worker may take
+        job = *it;
+        jobs.erase(it);
+        if (job.heavy) ++heavy_running;
+      }
+      try {
+        handler(job.state->request, job.state->reply);
+      } catch (const std::exception& e) {
+        job.state->reply = HttpReply{};
+        job.state->reply.status = 500;
+        on_error(500, std::string("internal error: ") + e.what(), job.state->reply);
+      }
+      job.state->answered = true;
+      MHD_resume_connection(job.connection);  // MHD calls on_request again: the reply goes out
+      if (job.heavy) {
+        std::lock_guard<std::mutex> lock(jobs_mutex);
+        --heavy_running;
+        jobs_wake.notify_all();  // a heavy job waiting for a free lane may go
+      }
+    }
+  }
+
+  // Queues the request for a worker, the connection suspended; false when stopping.
+  bool dispatch(MHD_Connection* connection, RequestState* state) {
+    std::lock_guard<std::mutex> lock(jobs_mutex);
+    if (jobs_closed) return false;
+    state->dispatched = true;
+    MHD_suspend_connection(connection);
+    jobs.push_back({connection, state, is_heavy(state->request)});
+    jobs_wake.notify_all();  // the first idle worker may not be allowed to take it
+    return true;
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(jobs_mutex);
+      jobs_closed = true;
+    }
+    jobs_wake.notify_all();
+    for (std::thread& t : workers) t.join();
+    workers.clear();
+  }
 
   void reply(MHD_Connection* connection, const HttpReply& r) {
     MHD_Response* response = MHD_create_response_from_buffer(
@@ -160,9 +253,11 @@ struct HttpServer::Impl {
       self->refuse(connection, 413, "request body too large");
       return MHD_YES;
     }
-    HttpReply r;
-    self->handler(state->request, r);
-    self->reply(connection, r);
+    if (state->answered) {
+      self->reply(connection, state->reply);
+    } else if (!state->dispatched && !self->dispatch(connection, state)) {
+      self->refuse(connection, 503, "the server is stopping");
+    }
     return MHD_YES;
   }
 
@@ -221,6 +316,7 @@ HttpServer::HttpServer(HttpServerOptions options, Handler handler, ErrorHandler 
 
 HttpServer::~HttpServer() {
   stop();
+  impl_->stop_workers();
   if (impl_->daemon) MHD_stop_daemon(impl_->daemon);
   if (impl_->listen_fd >= 0) ::close(impl_->listen_fd);
 }
@@ -269,16 +365,23 @@ void HttpServer::listen() {
     std::lock_guard<std::mutex> lock(s.stop_mutex);
     if (s.stopping) return;
   }
+  for (int i = 0; i < s.options.threads; ++i) s.workers.emplace_back([&s] { s.work(); });
+  // The event threads only read heads and bodies and write replies: two are plenty.
+  unsigned event_threads = s.options.threads > 1 ? 2 : 1;
   s.daemon = MHD_start_daemon(
-      MHD_USE_EPOLL_INTERNAL_THREAD, 0, nullptr, nullptr, &Impl::on_request, &s,
-      MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(s.listen_fd), MHD_OPTION_THREAD_POOL_SIZE,
-      static_cast<unsigned>(s.options.threads), MHD_OPTION_CONNECTION_LIMIT,
+      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr,
+      &Impl::on_request, &s, MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(s.listen_fd),
+      MHD_OPTION_THREAD_POOL_SIZE, event_threads, MHD_OPTION_CONNECTION_LIMIT,
       s.options.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, s.options.idle_timeout_s,
       MHD_OPTION_NOTIFY_COMPLETED, &Impl::on_completed, &s, MHD_OPTION_NOTIFY_CONNECTION,
       &Impl::on_connection, &s, MHD_OPTION_END);
-  if (!s.daemon) throw UserError("cannot start the HTTP server (libmicrohttpd)");
+  if (!s.daemon) {
+    s.stop_workers();
+    throw UserError("cannot start the HTTP server (libmicrohttpd)");
+  }
   s.listen_fd = -1;  // the daemon owns (and closes) it now
   s.sweep_until_stopped();
+  s.stop_workers();  // every queued request answered and its connection resumed
   MHD_stop_daemon(s.daemon);
   s.daemon = nullptr;
 }

@@ -2,6 +2,8 @@
 // whatever the number of open connections) behind a request/reply pair and one handler.
 // Slow clients cost a socket, not a thread: idle connections close after `idle_timeout`, a
 // request head not complete after `head_timeout` is cut, and at most `max_connections` are open.
+// Handlers run on `threads` workers, apart from the event threads that read requests: a complete
+// request waits its turn with its connection suspended, never cut as a slow client.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +28,10 @@ struct HttpRequest {
   std::string param(const std::string& name) const;  // the first value, "" when absent
 };
 
+// `text` with its %HH escapes decoded (libmicrohttpd's unescape; a cookie value set with
+// core's url_encode).
+std::string percent_decoded(std::string text);
+
 struct HttpReply {
   int status = 200;
   std::string body;
@@ -45,6 +51,9 @@ struct HttpServerOptions {
   unsigned max_connections = 1000;   // more are refused at accept
   unsigned idle_timeout_s = 10;      // a connection silent this long is closed
   unsigned head_timeout_s = 10;      // a request head still incomplete this long: cut
+  // Paths (prefixes) of slow pages: at most threads - 1 workers answer them at once, so one is
+  // always free for the light requests (a session, a label) however many slow ones queue.
+  std::vector<std::string> heavy_paths;
 };
 
 class HttpServer {

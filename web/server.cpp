@@ -16,11 +16,15 @@
 #include "core/error.h"
 #include "core/issue_schema.h"
 #include "core/json_util.h"
+#include "core/secrets.h"
 #include "core/text.h"
+#include "labeling/team_members.h"
+#include "web/access.h"
 #include "web/api.h"
 #include "web/campaign_api.h"
 #include "web/http_server.h"
 #include "web/issue_page.h"
+#include "web/page_cache.h"
 #include "web/routes.h"
 
 namespace convfail {
@@ -97,11 +101,10 @@ std::string cookie(const HttpRequest& req, const std::string& name) {
   return "";
 }
 
-bool same_secret(const std::string& a, const std::string& b) {  // constant time in b's length
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+// The token a request carries: "Authorization: Bearer T", else the cookie.
+std::string given_token(const HttpRequest& req) {
+  std::string auth = req.header("Authorization");
+  return starts_with(auth, "Bearer ") ? auth.substr(7) : cookie(req, "convfail_token");
 }
 
 std::string content_type_of(const std::string& name) {
@@ -144,17 +147,7 @@ bool host_allowed(const std::string& host_header, const std::vector<std::string>
 }
 
 std::string generate_token() {
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  unsigned char bytes[16];
-  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes))
-    throw UserError("cannot read /dev/urandom for an access token");
-  std::string hex;
-  char buf[3];
-  for (unsigned char b : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    hex += buf;
-  }
-  return hex;
+  return random_hex(16);
 }
 
 const char* find_asset(const std::string& name) {
@@ -166,6 +159,7 @@ const char* find_asset(const std::string& name) {
 struct Server::Impl {
   ServerOptions options;
   Taxonomy taxonomy;
+  PageCache pages;  // campaign reports and comparisons
   std::unique_ptr<HttpServer> http;
   // Label posts: group commit. A post queues itself; the first one that finds no writer at work
   // becomes the writer and stores every queued post in one transaction (BEGIN IMMEDIATE, one
@@ -265,7 +259,8 @@ struct Server::Impl {
     return me.result;
   }
 
-  Impl(ServerOptions o, Taxonomy t) : options(std::move(o)), taxonomy(std::move(t)) {}
+  Impl(ServerOptions o, Taxonomy t)
+      : options(std::move(o)), taxonomy(std::move(t)), pages(options.db_path) {}
 
   // One connection per worker thread, opened on its first request and kept (opening one costs
   // more than most requests: pragmas, then parsing the schema).
@@ -285,17 +280,35 @@ struct Server::Impl {
     return *cached.db;
   }
 
-  std::string annotator_of(const HttpRequest& req) {
-    std::string name = req.header("X-Convfail-Annotator");
-    if (name.empty()) name = cookie(req, "convfail_annotator");
-    return name;
+  // Who asks. Without a team: the name of the header X-Convfail-Annotator, else of the login
+  // cookie (unchecked; "" when none). With a team: the member whose token the request carries,
+  // and nothing else can name another person (a header naming someone else is refused).
+  Viewer viewer(const HttpRequest& req) {
+    Viewer v;
+    if (!options.team) {
+      v.name = req.header("X-Convfail-Annotator");
+      if (v.name.empty()) v.name = percent_decoded(cookie(req, "convfail_annotator"));
+      return v;
+    }
+    auto member = labeling::member_by_token(open_db(), given_token(req));
+    if (!member) throw HttpError(403, "your token is not (or no longer) a team member's");
+    v.team = true;
+    v.name = member->name;
+    v.role = member->role;
+    std::string claimed = req.header("X-Convfail-Annotator");
+    if (!claimed.empty() && claimed != v.name)
+      throw HttpError(403, "X-Convfail-Annotator: your token signs you in as " + v.name +
+                               "; no header can name another person");
+    return v;
   }
 
-  std::string required_annotator(const HttpRequest& req) {
-    std::string name = annotator_of(req);
-    if (name.empty())
+  // The viewer, logged in (401 else), with a valid name.
+  Viewer required_viewer(const HttpRequest& req) {
+    Viewer v = viewer(req);
+    if (v.name.empty())
       throw HttpError(401, "log in first: choose an annotator name (POST /api/login)");
-    return checked_annotator(name);
+    v.name = checked_annotator(v.name);
+    return v;
   }
 
   // Every state-changing request (labels, login, logout): POST, JSON only, from this origin
@@ -363,6 +376,7 @@ struct Server::Impl {
 
   // Host and token checks, before any route. False: `res` holds the refusal (or redirect).
   bool admitted(const HttpRequest& req, HttpReply& res) {
+    if (options.team) return team_admitted(req, res);
     if (options.token.empty()) {
       // Without a token the server is on loopback: refuse other Host names, so a web page
       // whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reads nothing.
@@ -392,6 +406,29 @@ struct Server::Impl {
     return false;
   }
 
+  // With a team: a member's own token (header or cookie), or the link ?token=T, which sets the
+  // cookie. Revoked and unknown tokens are refused.
+  bool team_admitted(const HttpRequest& req, HttpReply& res) {
+    bool ok = false;
+    guard(res, [&] {
+      Db& db = open_db();
+      if (labeling::member_by_token(db, given_token(req))) {
+        ok = true;
+      } else if (req.method == "GET" && req.has_param("token") &&
+                 labeling::member_by_token(db, req.param("token"))) {
+        res.set_header("Set-Cookie", "convfail_token=" + req.param("token") +
+                                         "; Path=/; HttpOnly; SameSite=Strict");
+        res.status = 303;
+        res.set_header("Location", req.path.empty() ? "/" : req.path);
+      } else {
+        send_error(res, 403,
+                   "your own access token required (convfail team add NAME prints it; open "
+                   "the page with ?token=TOKEN)");
+      }
+    });
+    return ok;
+  }
+
   // The handlers of the route table, one per route.
   void page(const HttpRequest&, HttpReply& res) { serve_asset("index.html", res); }
 
@@ -399,10 +436,10 @@ struct Server::Impl {
 
   void session(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
+      Viewer v = viewer(req);
+      if (!v.name.empty()) v.name = checked_annotator(v.name);
       Db& db = open_db();
-      std::string name = annotator_of(req);
-      if (!name.empty()) name = checked_annotator(name);
-      send_json(res, session_json(db, taxonomy, name, options.readonly));
+      send_json(res, viewer_session_json(session_json(db, taxonomy, v.name, options.readonly), v));
     });
   }
 
@@ -413,8 +450,15 @@ struct Server::Impl {
       auto name = opt_string(body, "annotator");
       if (!name) throw HttpError(400, "body: \"annotator\" (string) needed");
       std::string annotator = checked_annotator(trim(*name));
-      res.set_header("Set-Cookie",
-                     "convfail_annotator=" + annotator + "; Path=/; HttpOnly; SameSite=Strict");
+      if (options.team) {  // the token names the person: log in as them, or be refused
+        Viewer v = viewer(req);
+        if (annotator != v.name)
+          throw HttpError(403, "your token signs you in as " + v.name + ", not " + annotator);
+        return send_json(res, {{"annotator", annotator}});
+      }
+      // Encoded: a name may hold what a cookie value may not (spaces, ';', ',', UTF-8).
+      res.set_header("Set-Cookie", "convfail_annotator=" + url_encode(annotator) +
+                                       "; Path=/; HttpOnly; SameSite=Strict");
       send_json(res, {{"annotator", annotator}});
     });
   }
@@ -422,13 +466,17 @@ struct Server::Impl {
   void logout(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
       check_same_origin(req);
-      res.set_header("Set-Cookie", "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
+      // With a team, logging out forgets the token's cookie.
+      res.set_header("Set-Cookie", options.team
+                                       ? "convfail_token=; Path=/; Max-Age=0; SameSite=Strict"
+                                       : "convfail_annotator=; Path=/; Max-Age=0; SameSite=Strict");
       send_json(res, {{"annotator", nullptr}});
     });
   }
 
   void issues(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
+      require_readable_sources(viewer(req), req.params, {"source", "compare"});
       ReadSlot slot(*this);
       Db& db = open_db();
       send_json(res, issues_json(db, taxonomy, req.params));
@@ -447,13 +495,16 @@ struct Server::Impl {
     if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty())
       return send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER");
     guard(res, [&] {
-      ReadSlot slot(*this);
-      Db& db = open_db();
+      Viewer v = viewer(req);
       auto blind = req.params.find("blind");
       if (blind != req.params.end() && blind->second != "0" && blind->second != "1")
         throw HttpError(400, "blind: 0 or 1");
-      Json issue = issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], annotator_of(req),
-                              blind == req.params.end() || blind->second != "0");
+      bool blind_view = blind == req.params.end() || blind->second != "0";
+      if (!blind_view) require_adjudicator(v, "blind=0 (every rater's labels)");
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      Json issue =
+          issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], v.name, blind_view);
       add_issue_page_fields(db, issue);
       send_json(res, issue);
     });
@@ -461,31 +512,39 @@ struct Server::Impl {
 
   void label_history(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
+      Params asked = readable_history_params(viewer(req), req.params);
       Db& db = open_db();
-      send_json(res, label_history_json(db, req.params));
+      send_json(res, label_history_json(db, asked));
     });
   }
 
   void post_labels(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
       check_write(req);
-      std::string annotator = required_annotator(req);
+      Viewer v = required_viewer(req);
       Json body = parse_body(req);
+      auto kind = body.find("kind");
+      if (kind != body.end() && kind->is_string() && *kind == "adjudication")
+        require_adjudicator(v, "kind adjudication");
       Db& db = open_db();
-      send_json(res, post_label_batched(db, annotator, body), 201);
+      send_json(res, post_label_batched(db, v.name, body), 201);
     });
   }
 
   void queue_items(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
-      std::string annotator = required_annotator(req);
+      Viewer v = required_viewer(req);
+      if (req.param("mode") == "adjudicate") require_adjudicator(v, "mode adjudicate");
+      if (req.param("queue") == "disagreement")
+        require_adjudicator(v, "the disagreement queue (it is ranked by other raters' labels)");
       Db& db = open_db();
-      send_json(res, queue_json(db, taxonomy, options.rules_dir, annotator, req.params));
+      send_json(res, queue_json(db, taxonomy, options.rules_dir, v.name, req.params));
     });
   }
 
   void agreement(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
+      require_readable_sources(viewer(req), req.params, {"a", "b"});
       Db& db = open_db();
       send_json(res, agreement_json(db, req.params));
     });
@@ -503,8 +562,17 @@ struct Server::Impl {
 
   void report(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
+      require_readable_sources(viewer(req), req.params, {"source", "compare"});
       Db& db = open_db();
       send_report(req, res, report_text(db, taxonomy, req.params), "convfail-report");
+    });
+  }
+
+  void team(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      Viewer v = viewer(req);
+      Db& db = open_db();
+      send_json(res, team_json(db, v));
     });
   }
 
@@ -519,9 +587,12 @@ struct Server::Impl {
   void campaign(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
       ReadSlot slot(*this);
-      Db& db = open_db();
-      send_report(req, res, campaign_report_text(db, req.path.substr(15), req.params),
-                  "convfail-campaign");
+      // The report and the comparison depend on the path and the format only: made once per
+      // state of the database, however many ask at once.
+      std::string key = req.path + "\n" + req.param("format");
+      ReportText page = pages.get(
+          key, [&] { return campaign_report_text(open_db(), req.path.substr(15), req.params); });
+      send_report(req, res, page, "convfail-campaign");
     });
   }
 
@@ -545,6 +616,7 @@ struct Server::Impl {
         {"GET", "/api/queue", false, to(&Impl::queue_items)},
         {"GET", "/api/agreement", false, to(&Impl::agreement)},
         {"GET", "/api/report", false, to(&Impl::report)},
+        {"GET", "/api/team", false, to(&Impl::team)},
         {"GET", "/api/campaigns", false, to(&Impl::campaigns)},
         {"GET", "/api/campaigns/", true, to(&Impl::campaign)},
     };
@@ -580,6 +652,7 @@ struct Server::Impl {
     h.max_connections = options.max_connections;
     h.idle_timeout_s = options.idle_timeout_s;
     h.head_timeout_s = options.head_timeout_s;
+    h.heavy_paths = {"/api/campaigns/", "/api/report"};  // reports: seconds on a large store
     http = std::make_unique<HttpServer>(
         h, [this](const HttpRequest& req, HttpReply& res) { dispatch(req, res); },
         [](int status, const std::string& message, HttpReply& res) {

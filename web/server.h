@@ -25,6 +25,9 @@ struct ServerOptions {
   // Required on every request when not empty: header "Authorization: Bearer T", cookie
   // convfail_token=T, or ?token=T on a page URL (which sets the cookie).
   std::string token;
+  // A team (labeling/team_members has active members): every request carries a member's own
+  // token instead, which alone says who asks; labeling is blind for annotators (web/access.h).
+  bool team = false;
   // Host names answered besides the loopback ones (--allow-host), compared without case.
   std::vector<std::string> allowed_hosts;
   std::size_t max_body = 64 * 1024;  // larger request bodies: 413

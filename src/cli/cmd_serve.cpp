@@ -12,6 +12,7 @@
 #include "core/taxonomy.h"
 #include "core/text.h"
 #include "crawler/token.h"
+#include "labeling/team_members.h"
 #include "web/server.h"
 
 namespace convfail::cli {
@@ -31,24 +32,98 @@ std::string read_access_token(const std::string& file) {
   return token;
 }
 
+const char* const kServeHelp =
+    "Serve the web workbench on http://HOST:PORT/: browse and search issues, see the\n"
+    "classifier's evidence highlighted, label with the keyboard (each answer is one row of\n"
+    "the append-only history, written at once), adjudicate, compare raters (kappa with CI)\n"
+    "and download reports. The JSON API is described in the README.\n"
+    "It listens on loopback by default. Any other address needs an access token: from\n"
+    "--token-file, or a fresh one printed once at start; every request must then carry it\n"
+    "(the printed link sets a cookie). Raters choose their name when they open the page.\n"
+    "A shared token lets whoever holds it label under any name: for a team, give each\n"
+    "person a token of their own (convfail team add NAME --role ROLE). While the database\n"
+    "has active team members, serve answers only their tokens (on any address, without\n"
+    "--token-file), each token alone names its person, and annotators label blind on every\n"
+    "route (see convfail team --help). Restart serve after the first `team add`.\n"
+    "Stop with Ctrl-C.";
+
+struct ServeArgs {
+  web::ServerOptions options;
+  std::string token_file;
+  std::size_t max_body = 64 * 1024;
+};
+
+// Reads the token or the team, binds, prints where to open the page, serves until a signal.
+void run_serve(Context& ctx, const ServeArgs* args) {
+  web::ServerOptions o = args->options;
+  o.max_body = args->max_body;
+  // Every connection is a file descriptor: take the hard limit (1024 is the usual soft one).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  // Migrate (or check, read-only) once here; every request then opens its own connection.
+  Db& db = o.readonly ? ctx.read_db() : ctx.db();
+  o.team = labeling::team_active(db);
+  bool generated = false;
+  if (o.team && !args->token_file.empty()) {
+    throw UserError(
+        "--token-file: this database has a team (convfail team list), whose members sign in "
+        "with their own tokens; a shared token would let anyone act as anyone: drop "
+        "--token-file");
+  } else if (!args->token_file.empty()) {
+    o.token = read_access_token(args->token_file);
+  } else if (!o.team && !web::is_loopback_host(o.host)) {
+    o.token = web::generate_token();
+    generated = true;
+  }
+  o.db_path = db.path();
+  o.rules_dir = ctx.data_dir + "/rules";
+  Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
+
+  // SIGINT/SIGTERM go to one waiting thread that stops the server (blocked everywhere else:
+  // the worker threads inherit this mask).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  web::Server server(o, std::move(taxonomy));
+  int port = server.bind();
+  std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+  std::string url = "http://" + host + ":" + std::to_string(port) + "/";
+  std::cout << "convfail serve: listening on " << url << (o.readonly ? " (read-only)" : "") << "\n";
+  if (generated) std::cout << "access token (shown once): " << o.token << "\n";
+  if (!o.token.empty()) {
+    std::cout << "open: " << url << "?token=" << (generated ? o.token : "<token>") << "\n";
+    std::cout << "one shared token: whoever holds it may label under any name; give each "
+                 "person their own with `convfail team add NAME`\n";
+  }
+  if (o.team) std::cout << "team: each member opens " << url << "?token=<their token>\n";
+  std::cout << std::flush;
+
+  std::thread waiter([&server, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    server.stop();
+  });
+  server.listen();
+  // listen() returned (stopped or failed): wake the waiter if it is still waiting.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  // The signals stay blocked: a second SIGTERM (`timeout` sends one to the process and one to
+  // its group) must not kill the process on its way out.
+  std::cerr << "convfail serve: stopped\n";
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App* cmd, Context& ctx) {
-  cmd->footer(
-      "Serve the web workbench on http://HOST:PORT/: browse and search issues, see the\n"
-      "classifier's evidence highlighted, label with the keyboard (each answer is one row of\n"
-      "the append-only history, written at once), adjudicate, compare raters (kappa with CI)\n"
-      "and download reports. The JSON API is described in the README.\n"
-      "It listens on loopback by default. Any other address needs an access token: from\n"
-      "--token-file, or a fresh one printed once at start; every request must then carry it\n"
-      "(the printed link sets a cookie). Raters choose their name when they open the page.\n"
-      "Stop with Ctrl-C.");
-  struct Args {
-    web::ServerOptions options;
-    std::string token_file;
-    std::size_t max_body = 64 * 1024;
-  };
-  auto args = std::make_shared<Args>();
+  cmd->footer(kServeHelp);
+
+  auto args = std::make_shared<ServeArgs>();
   cmd->add_option("--host", args->options.host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", args->options.port, "TCP port (0: any free port, printed)")
       ->check(CLI::Range(0, 65535))
@@ -73,60 +148,7 @@ void add_serve_command(CLI::App* cmd, Context& ctx) {
   cmd->add_option("--max-body", args->max_body, "largest request body in bytes (larger: 413)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{16} << 20))
       ->capture_default_str();
-  cmd->callback([&ctx, args] {
-    web::ServerOptions o = args->options;
-    o.max_body = args->max_body;
-    // Every connection is a file descriptor: take the hard limit (1024 is the usual soft one).
-    rlimit files{};
-    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-      files.rlim_cur = files.rlim_max;
-      setrlimit(RLIMIT_NOFILE, &files);
-    }
-    bool generated = false;
-    if (!args->token_file.empty()) {
-      o.token = read_access_token(args->token_file);
-    } else if (!web::is_loopback_host(o.host)) {
-      o.token = web::generate_token();
-      generated = true;
-    }
-    // Migrate (or check, read-only) once here; every request then opens its own connection.
-    Db& db = o.readonly ? ctx.read_db() : ctx.db();
-    o.db_path = db.path();
-    o.rules_dir = ctx.data_dir + "/rules";
-    Taxonomy taxonomy = Taxonomy::load(ctx.data_dir);
-
-    // SIGINT/SIGTERM go to one waiting thread that stops the server (blocked everywhere else:
-    // the worker threads inherit this mask).
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
-    web::Server server(o, std::move(taxonomy));
-    int port = server.bind();
-    std::string host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
-    std::string url = "http://" + host + ":" + std::to_string(port) + "/";
-    std::cout << "convfail serve: listening on " << url << (o.readonly ? " (read-only)" : "")
-              << "\n";
-    if (generated) std::cout << "access token (shown once): " << o.token << "\n";
-    if (!o.token.empty())
-      std::cout << "open: " << url << "?token=" << (generated ? o.token : "<token>") << "\n";
-    std::cout << std::flush;
-
-    std::thread waiter([&server, stop_signals] {
-      int sig = 0;
-      sigwait(&stop_signals, &sig);
-      server.stop();
-    });
-    server.listen();
-    // listen() returned (stopped or failed): wake the waiter if it is still waiting.
-    pthread_kill(waiter.native_handle(), SIGTERM);
-    waiter.join();
-    // The signals stay blocked: a second SIGTERM (`timeout` sends one to the process and one to
-    // its group) must not kill the process on its way out.
-    std::cerr << "convfail serve: stopped\n";
-  });
+  cmd->callback([&ctx, args] { run_serve(ctx, args.get()); });
 }
 
 }  // namespace convfail::cli

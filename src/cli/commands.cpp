@@ -37,6 +37,8 @@ const std::vector<CommandSpec>& command_table() {
        add_opsets_command},
       {"serve", "Report", "the web workbench: browse, label, adjudicate, compare, report",
        add_serve_command},
+      {"team", "Report", "the people of a team `serve`: per-person tokens and roles",
+       add_team_command},
   };
   return kCommands;
 }

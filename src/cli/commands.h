@@ -51,5 +51,6 @@ void add_test_command(CLI::App* cmd, Context& ctx);
 void add_report_command(CLI::App* cmd, Context& ctx);
 void add_opsets_command(CLI::App* cmd, Context& ctx);
 void add_serve_command(CLI::App* cmd, Context& ctx);
+void add_team_command(CLI::App* cmd, Context& ctx);
 
 }  // namespace convfail::cli

@@ -118,7 +118,7 @@ expect_status 400 GET '/api/issues/..%2f..%2fx/conv/1'
 before=$(counts)
 J=(-H 'Content-Type: application/json')
 expect_status 401 POST /api/labels "${J[@]}" -d '{"repo":"acme/conv","number":1,"dimension":"symptom","value":"crash"}'
-expect_status 400 POST /api/login "${J[@]}" -d '{"annotator":"bad name<script>"}'
+expect_status 400 POST /api/login "${J[@]}" -d '{"annotator":"bad:name"}'
 expect_status 400 POST /api/login "${J[@]}" -d '{"annotator":"classifier"}'
 expect_status 200 POST /api/login "${J[@]}" -d '{"annotator":"ann"}'
 grep -qi '^set-cookie: convfail_annotator=ann; Path=/; HttpOnly; SameSite=Strict' "$T/headers" || fail "no login cookie"

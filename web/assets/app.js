@@ -228,6 +228,11 @@ async function loadSession() {
   who.textContent = state.session.annotator ? 'annotator: ' + state.session.annotator : '';
   document.getElementById('login-button').textContent = state.session.annotator ? 'Switch' : 'Log in';
   if (state.session.readonly) who.textContent += ' (read-only)';
+  // A team member is who their token says: no name to type or switch to.
+  if (state.session.team) {
+    who.textContent += ' (' + state.session.role + ')';
+    document.getElementById('login').style.display = 'none';
+  }
 }
 
 async function login(ev) {

@@ -2,6 +2,7 @@
 
 #include "labeling_fixture.h"
 #include "web/api.h"
+#include "web/http_server.h"
 #include "web/routes.h"
 #include "web/server.h"
 
@@ -30,11 +31,20 @@ TEST_CASE("web: loopback hosts, assets, annotator names") {
   CHECK(web::generate_token().size() == 32);
   CHECK(web::generate_token() != web::generate_token());
 
+  // One rule with the terminal (labeling::check_annotator_name): "Ann Lee" labels on both.
   CHECK(web::checked_annotator("R1") == "R1");
   CHECK(web::checked_annotator("ann.smith@lab") == "ann.smith@lab");
-  for (const char* bad : {"", "a b", "<script>", "x;y", "classifier", "consensus", "hybrid:R1"})
+  CHECK(web::checked_annotator("Ann Lee") == "Ann Lee");
+  CHECK(web::checked_annotator("Zoë; x,y") == "Zoë; x,y");
+  CHECK(web::checked_annotator(std::string(100, 'a')).size() == 100);
+  for (const char* bad :
+       {"", "a\tb", "x\ny", "classifier", "Consensus", "hybrid:R1", "a:b", "\xff\xfe"})
     CHECK_THROWS_AS(web::checked_annotator(bad), web::HttpError);
-  CHECK_THROWS_AS(web::checked_annotator(std::string(65, 'a')), web::HttpError);
+  CHECK_THROWS_AS(web::checked_annotator(std::string(101, 'a')), web::HttpError);
+  // The login cookie carries the name encoded; the server decodes it.
+  CHECK(web::percent_decoded("Ann%20Lee") == "Ann Lee");
+  CHECK(web::percent_decoded("Zo%C3%AB%3B") == "Zoë;");
+  CHECK(web::percent_decoded("a%00b").size() == 3);  // a NUL stays, for the name check to refuse
 }
 
 TEST_CASE("web: evidence highlights are UTF-16 ranges of the shown text") {
