@@ -34,14 +34,14 @@ std::string options_key(const ReproOptions& o, const std::vector<std::string>& i
 
 // One release's verdict over several input sets: the first set that does not pass decides
 // (a crash or not_runnable ends the run, a wrong output is kept unless a later set crashes).
-ModelVerdict run_input_sets(exec::OrtRunner& runner, const std::string& model, ReproOptions options,
-                            const std::vector<std::string>& input_sets) {
+RunVerdict run_input_sets(exec::OrtRunner& runner, const std::string& model, ReproOptions options,
+                          const std::vector<std::string>& input_sets) {
   if (input_sets.empty()) return reproduce_model(runner, model, options);
-  ModelVerdict worst;
+  RunVerdict worst;
   double ms = 0;
   for (const auto& set : input_sets) {
     options.inputs_dir = set;
-    ModelVerdict v = reproduce_model(runner, model, options);
+    RunVerdict v = reproduce_model(runner, model, options);
     ms += v.duration_ms;
     bool first = worst.verdict.empty();
     if (v.verdict == kCrashReproduced || v.verdict == kNotRunnable) {
@@ -104,7 +104,7 @@ std::vector<Target> script_export_targets(Db& db, std::int64_t issue_id, const s
   if (script.code.empty()) return out;
   if (req.progress) err << "bisect: " << terminal_safe(ref) << ": running its repro script\n";
   ModelEvaluator keep = [&](const HarnessExport& x) {
-    ModelOutcome o;
+    RunVerdict o;
     o.verdict = kNotReproduced;  // decided per release by the bisect, not here
     std::error_code ec;
     if (x.model_path.empty() || !fs::is_regular_file(x.model_path, ec)) return o;
@@ -283,7 +283,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
       ro.ort_dir = inst.dir;
       ro.limits.memory_bytes = req.memory_mb << 20;
       ro.limits.wall_seconds = options.timeout_seconds;
-      ModelVerdict v;
+      RunVerdict v;
       {
         exec::OrtRunner runner(ro);
         v = run_input_sets(runner, t.model, options, t.input_sets);
@@ -292,7 +292,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
       r.step = v.step;
       r.signature = v.signature;
       r.reason = v.reason;
-      r.message = v.error;
+      r.message = v.message;
       r.duration_ms = v.duration_ms;
       store_run(db, sha, key, version, attempt, r);
       if (req.progress)

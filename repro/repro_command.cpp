@@ -35,40 +35,18 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& d
   return out;
 }
 
-std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
-                           std::optional<std::int64_t> artifact_id) {
-  ReproRunRow row;
-  row.issue_id = issue_id;
-  row.artifact_id = artifact_id;
-  row.model_path = v.model_path;
-  row.verdict = v.verdict;
-  row.step = v.step;
-  row.signature = v.signature;
-  row.reason = v.reason;
-  row.output_name = v.output_name;
-  row.max_abs_error = v.max_abs_error;
-  row.max_rel_error = v.max_rel_error;
-  row.ort_version = v.ort_version;
-  row.onnx_version = v.onnx_version;
-  row.duration_ms = v.duration_ms;
-  row.message = v.error;
-  nlohmann::json details = v.to_json();
-  details["isolation"] = exec::current_isolation();  // which sandbox the run had
-  row.details_json = json_text(details);
-  return store_repro_run(db, row);
-}
-
 namespace {
 
 // One printed line; everything in it may come from outside (paths, model names, errors).
-std::string text_line(const std::string& label, const ModelVerdict& v) {
+std::string text_line(const std::string& label, const RunVerdict& v) {
   std::string s = label + "  " + v.verdict;
   if (!v.step.empty() && v.verdict != kNotReproduced) s += " [" + v.step + "]";
   if (!v.reason.empty()) s += "  " + v.reason;
   if (!v.signature.empty()) s += "  " + v.signature;
   if (v.verdict == kWrongOutputReproduced || v.verdict == kNotReproduced) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "  max_abs=%.3g max_rel=%.3g", v.max_abs_error, v.max_rel_error);
+    std::snprintf(buf, sizeof buf, "  max_abs=%.3g max_rel=%.3g", v.max_abs_error.value_or(0),
+                  v.max_rel_error.value_or(0));
     s += buf;
   }
   return terminal_safe(s);
@@ -155,13 +133,13 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
 
   ResultOutput output(req.format, out);
   std::map<std::string, int> verdicts;  // verdict -> count, for the totals of issue/--model runs
-  auto emit = [&](const std::string& label, const ModelVerdict& v,
-                  std::optional<std::int64_t> issue, const std::string& issue_ref) {
+  auto emit = [&](const std::string& label, const RunVerdict& v, std::optional<std::int64_t> issue,
+                  const std::string& issue_ref) {
     ++verdicts[v.verdict];
-    json j = v.to_json();
+    json j = model_run_json(v);
     if (issue) j["issue"] = issue_ref;
     output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j),
-                  output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
+                  output.is_text() ? message_lines(v.message, "") : std::vector<std::string>());
   };
   auto verdict_totals = [&] {
     int total = 0;
@@ -184,20 +162,20 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       if (req.progress)
         std::cerr << "\r[" << n << "/" << cases.size() << "] " << terminal_safe(name) << "\x1b[K"
                   << std::flush;
-      ModelVerdict v = reproduce_test_case(runner, c, req.options);
+      RunVerdict v = reproduce_test_case(runner, c, req.options);
       std::string outcome = suite_outcome(v);
       totals.add(outcome);
       if (outcome != "pass")
         ++fail_signatures[outcome + " [" + v.step + "] " +
                           (v.reason.empty() ? v.signature : v.reason)];
-      json j = v.to_json();
+      json j = model_run_json(v);
       j["case"] = name;
       j["outcome"] = outcome;
       // A suite has many cases: the first line of each failure's message only.
       output.result(
           output.is_text() ? terminal_safe(outcome) + "  " + text_line(name, v) : std::string(),
           std::move(j),
-          output.is_text() && outcome != "pass" ? message_lines(v.error, "", 1)
+          output.is_text() && outcome != "pass" ? message_lines(v.message, "", 1)
                                                 : std::vector<std::string>());
     }
     if (req.progress) std::cerr << "\r\x1b[K";
@@ -219,9 +197,9 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   if (!db) throw UserError("no database");
   if (!req.model.empty()) {
     req.options.inputs_dir = req.inputs_dir;
-    ModelVerdict v = reproduce_model(runner, req.model, req.options);
+    RunVerdict v = reproduce_model(runner, req.model, req.options);
     Transaction tx(*db);
-    store_verdict(*db, v, std::nullopt, std::nullopt);
+    store_run(*db, v, RunOrigin{});
     tx.commit();
     emit(req.model, v, std::nullopt, "");
     output.finish(verdict_totals());
@@ -252,8 +230,9 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       ++n;
       if (req.progress)
         std::cerr << "\r[" << n << "] " << terminal_safe(ref) << "\x1b[K" << std::flush;
-      ModelVerdict v;
+      RunVerdict v;
       if (t.model.empty()) {
+        v = model_run_verdict("");
         v.verdict = kNotRunnable;
         v.reason = t.reason;
         v.onnx_version = onnx_library_version();
@@ -263,7 +242,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
         v = reproduce_model(runner, t.model, o);
       }
       Transaction tx(*db);
-      store_verdict(*db, v, issue_id, t.artifact_id);
+      store_run(*db, v, RunOrigin{issue_id, t.artifact_id, std::nullopt});
       tx.commit();
       emit(
           ref + "  " + (t.model.empty() ? std::string("-") : fs::path(t.model).filename().string()),

@@ -52,8 +52,4 @@ struct ModelTarget {
 };
 std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id);
 
-// Stores one verdict in repro_runs; returns its id.
-std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
-                           std::optional<std::int64_t> artifact_id);
-
 }  // namespace convfail::repro

@@ -1,6 +1,5 @@
 #include "repro/scripts/script_command.h"
 
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,16 +9,13 @@
 #include "core/issue_ref.h"
 #include "core/issue_store.h"
 #include "repro/scripts/script_ort.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 namespace {
 
-nlohmann::json num_or_null(double v) {
-  return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
-}
-
 void print_result(const std::string& what, const ScriptReproResult& r, ResultOutput& output) {
-  const ScriptVerdict& v = r.verdict;
+  const RunVerdict& v = r.verdict;
   nlohmann::json j = {
       {"issue", what},
       {"verdict", v.verdict},
@@ -27,13 +23,13 @@ void print_result(const std::string& what, const ScriptReproResult& r, ResultOut
       {"signature", v.signature},
       {"reason", v.reason},
       {"output_name", v.output_name},
-      {"max_abs_error", num_or_null(v.max_abs_error)},
-      {"max_rel_error", num_or_null(v.max_rel_error)},
-      {"torch_version", r.torch_version},
+      {"max_abs_error", number_or_null(v.max_abs_error)},
+      {"max_rel_error", number_or_null(v.max_rel_error)},
+      {"torch_version", r.script.torch_version},
       {"ort_version", v.ort_version},
-      {"script_source", r.script_source},
-      {"blocks", r.blocks},
-      {"duration_ms", r.duration_ms},
+      {"script_source", r.script.source},
+      {"blocks", r.script.blocks},
+      {"duration_ms", v.duration_ms},
       {"message", v.message.empty() ? nlohmann::json() : nlohmann::json(v.message)},
       {"traceback", v.traceback.empty() ? nlohmann::json() : nlohmann::json(v.traceback)}};
   if (v.details.contains("shims")) j["shims"] = v.details["shims"];
@@ -44,7 +40,7 @@ void print_result(const std::string& what, const ScriptReproResult& r, ResultOut
     if (!v.step.empty()) line << "  [" << v.step << "]";
     if (!v.signature.empty()) line << "  " << v.signature;
     if (!v.reason.empty()) line << "  " << v.reason;
-    if (!std::isnan(v.max_abs_error)) line << "  max_abs_error=" << v.max_abs_error;
+    if (v.max_abs_error) line << "  max_abs_error=" << *v.max_abs_error;
   }
   output.result(
       line.str(), std::move(j),
@@ -72,7 +68,7 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     std::stringstream code;
     code << in.rdbuf();
     ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
-    r.script_source = "file";
+    r.script.source = "file";
     ResultOutput output(args.format, out);
     print_result(args.script_file, r, output);
     output.finish({{"total", 1}, {r.verdict.verdict, 1}});
@@ -120,10 +116,15 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
     IssueText text = load_issue_text(db, t.id);
     ExtractedScript script = extract_script(text);
     ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
-    r.script_source = script.source;
-    r.blocks = script.blocks;
-    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id, script.code), r);
-    const ScriptVerdict& v = r.verdict;
+    r.script.source = script.source;
+    r.script.blocks = script.blocks;
+    if (args.store) {
+      std::optional<std::int64_t> artifact = script_artifact_id(db, t.id, script.code);
+      Transaction tx(db);
+      store_run(db, r.verdict, {t.id, artifact, r.script});
+      tx.commit();
+    }
+    const RunVerdict& v = r.verdict;
     ++counts[v.verdict];
     ++done;
     print_result(t.ref, r, output);
