@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/result_output.h"
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
 #include "core/taxonomy.h"
 #include "repro/repro_command.h"
-#include "repro/result_output.h"
 #include "repro/scripts/script_repro.h"
 #include "repro/verdict_store.h"
 #include "test_helpers.h"
@@ -177,8 +177,8 @@ TEST_CASE("verdict store: message and traceback are stored cut and escaped, and 
   CHECK_FALSE(runs[2].script);
 
   // What people see under the verdict line: each stored line printable on its own.
-  auto lines =
-      message_lines(*runs[0].message, "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
+  auto lines = cli::message_lines(*runs[0].message,
+                                  "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
   REQUIRE(lines.size() == 5);
   CHECK(lines[0] == "message: Field 'shape' of 'type' is required but missing.");
   CHECK(lines[1] == "         \\x1b]0;pwned\\x07 \\xff end");
