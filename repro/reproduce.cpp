@@ -30,37 +30,6 @@ std::string onnx_library_version() {
   return onnx::LAST_RELEASE_VERSION;
 }
 
-json ModelVerdict::to_json() const {
-  json j = {{"model", model_path},
-            {"verdict", verdict},
-            {"step", step.empty() ? json() : json(step)},
-            {"max_abs_error", max_abs_error},
-            {"max_rel_error", max_rel_error},
-            {"ort_version", ort_version},
-            {"onnx_version", onnx_version},
-            {"duration_ms", duration_ms}};
-  if (!signature.empty()) j["signature"] = signature;
-  if (!reason.empty()) j["reason"] = reason;
-  if (!output_name.empty()) j["output"] = output_name;
-  if (!error.empty()) j["error"] = error;
-  // The keys every reproduce result has (script runs add a traceback).
-  j["message"] = error.empty() ? json() : json(error);
-  j["traceback"] = json();
-  json checks_json = json::array();
-  for (const auto& c : checks) {
-    json cj = {{"output", c.output},
-               {"against", c.against},
-               {"level", c.level},
-               {"match", c.result.match},
-               {"max_abs_error", c.result.max_abs_error},
-               {"max_rel_error", c.result.max_rel_error}};
-    if (!c.result.problem.empty()) cj["problem"] = c.result.problem;
-    checks_json.push_back(cj);
-  }
-  if (!checks_json.empty()) j["outputs"] = checks_json;
-  return j;
-}
-
 namespace {
 
 // Text from a model, libonnx or the runtime as stored: at most `max` bytes, control characters
@@ -280,15 +249,15 @@ std::optional<std::string> missing_kernel_signature_of(exec::OrtRunner& runner,
   return first_lines(exec::missing_kernel_signature(*kernel), exec::kMaxSignatureBytes);
 }
 
-void apply(ModelVerdict& v, const Fail& f) {
+void apply(RunVerdict& v, const Fail& f) {
   v.verdict = f.verdict;
   v.step = f.step;
   v.reason = first_lines(f.reason, 300);
-  v.error = first_lines(f.error);
+  v.message = first_lines(f.error);
   if (!f.error.empty()) v.signature = exec::error_signature(f.error);
 }
 
-void compare_outputs(ModelVerdict& v, const exec::RunnerReply& reply) {
+void compare_outputs(RunVerdict& v, const exec::RunnerReply& reply) {
   v.checks = reply.checks;
   for (auto& c : v.checks) {
     c.output = first_lines(c.output, 200);
@@ -300,8 +269,8 @@ void compare_outputs(ModelVerdict& v, const exec::RunnerReply& reply) {
     return r.mismatches == 0 ? INFINITY : r.max_abs_error;
   };
   for (const auto& c : v.checks) {
-    v.max_abs_error = std::max(v.max_abs_error, finite(c.result.max_abs_error));
-    v.max_rel_error = std::max(v.max_rel_error, finite(c.result.max_rel_error));
+    v.max_abs_error = std::max(v.max_abs_error.value_or(0), finite(c.result.max_abs_error));
+    v.max_rel_error = std::max(v.max_rel_error.value_or(0), finite(c.result.max_rel_error));
     if (!c.result.match && (!worst_check || rank(c.result) > rank(worst_check->result)))
       worst_check = &c;
   }
@@ -332,13 +301,12 @@ std::string runtime_lacks_support(const std::string& error) {
   return "";
 }
 
-ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
-                             const ReproOptions& options) {
+RunVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
+                           const ReproOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
-  ModelVerdict v;
-  v.model_path = model_path;
+  RunVerdict v = model_run_verdict(model_path);
   v.onnx_version = onnx_library_version();
-  auto done = [&]() -> ModelVerdict {
+  auto done = [&]() -> RunVerdict {
     v.duration_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return v;
@@ -391,7 +359,7 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
         v.signature = "signal " + exec::signal_name(p.signal);
       else
         v.signature = "runner " + p.describe();
-      v.error = first_lines(
+      v.message = first_lines(
           reply.error + "\n" +
           p.stderr_text.substr(p.stderr_text.size() > 400 ? p.stderr_text.size() - 400 : 0));
       v.signature = first_lines(v.signature, exec::kMaxSignatureBytes);

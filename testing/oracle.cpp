@@ -355,17 +355,17 @@ void Oracle::Impl::ort_stage(ModelResult& r) {
     // --max-elements bounds what the generator builds; a real architecture's output (a
     // segmentation map of 21x520x520) is bounded only by this runner-side cap.
     ro.max_elements = std::max<std::int64_t>(options.max_elements, kMaxOutputElements);
-    repro::ModelVerdict v = repro::reproduce_model(*ort, (out / "model.onnx").string(), ro);
-    r.max_abs_diff = std::max(r.max_abs_diff, v.max_abs_error);
-    r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error);
+    repro::RunVerdict v = repro::reproduce_model(*ort, (out / "model.onnx").string(), ro);
+    r.max_abs_diff = std::max(r.max_abs_diff, v.max_abs_error.value_or(0));
+    r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error.value_or(0));
     if (v.verdict == repro::kCrashReproduced) {
       bool structure = v.step == "parse" || v.step == "checker" || v.step == "shape_inference";
       // An exported model the ONNX checker refuses is the converter's failure: it wrote a model
       // ONNX forbids (not an export that raised).
       r.outcome = structure ? kInvalidExport : kOrtFailure;
       r.stage = v.step;
-      r.message = truncate_utf8(v.error.empty() ? v.signature : v.error, kMaxMessage);
-      r.signature = v.signature.empty() ? exec::error_signature(v.error) : v.signature;
+      r.message = truncate_utf8(v.message.empty() ? v.signature : v.message, kMaxMessage);
+      r.signature = v.signature.empty() ? exec::error_signature(v.message) : v.signature;
       r.durations["ort"] = seconds_since(t0);
       return;
     }
