@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -242,7 +243,14 @@ std::optional<std::string> OrtRunner::version(std::string* why) {
   }
   try {
     json j = json::parse(*reply.line);
-    if (j.value("ok", false)) return version_ = text_value(j, "ort_version", 100);
+    if (j.value("ok", false)) {
+      if (j.contains("unheld_types") && j["unheld_types"].is_array())
+        for (const auto& t : j["unheld_types"])
+          if (t.is_string())
+            if (int type = elem_type_from_ort_name(t.get<std::string>()))
+              unheld_types_.insert(type);
+      return version_ = text_value(j, "ort_version", 100);
+    }
     if (why) *why = text_value(j, "error", 300);
   } catch (const std::exception& e) {
     if (why) *why = std::string("runner spoke garbage: ") + e.what();
@@ -264,8 +272,19 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       fs::remove_all(p, ec);
     }
   } cleanup{work};
+  std::string model_file = model.string();
+  if (!rq.model_bytes.empty()) {
+    model_file = (work / "model.onnx").string();
+    std::ofstream file(model_file, std::ios::binary | std::ios::trunc);
+    file.write(rq.model_bytes.data(), static_cast<std::streamsize>(rq.model_bytes.size()));
+    if (!file.flush()) {
+      out.step = "io";
+      out.error = "cannot write the wrapped model into " + work.string();
+      return out;
+    }
+  }
   json req = {{"op", "run"},
-              {"model", model.string()},
+              {"model", model_file},
               {"levels", {"disabled", "all"}},
               {"threads", options_.threads},
               {"max_elements", rq.max_elements},
@@ -275,6 +294,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   for (std::size_t i = 0; i < rq.inputs.size(); ++i) {
     const RunnerInput& in = rq.inputs[i];
     json spec = {{"name", in.name}, {"type", ort_type_name(in.elem_type)}, {"dims", in.dims}};
+    if (in.widen) spec["widen"] = "float32";
     if (in.data) {
       std::string file = (work / ("input_" + std::to_string(i) + ".bin")).string();
       write_tensor_file(*in.data, file);
@@ -301,6 +321,13 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       refs.push_back(spec);
     }
     req["refs"] = refs;
+  }
+  if (!rq.narrow.empty()) {
+    json narrow = json::array();
+    for (const auto& n : rq.narrow)
+      narrow.push_back(n.elem_type ? json{{"name", n.name}, {"type", ort_type_name(n.elem_type)}}
+                                   : json());
+    req["narrow"] = narrow;
   }
   fs::path saved_dir = work / "outputs";
   if (rq.save_outputs) {
