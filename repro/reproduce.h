@@ -42,6 +42,9 @@ struct ModelVerdict {
   std::string signature;  // normalised error text (crash) or "output X: N of M elements differ"
   std::string error;      // raw error text (first lines): the message people read
   std::string reason;     // not_runnable: why
+  // How the harness ran the model when not as it is (float16 fed through boundary Casts: see
+  // boundary_casts.h); "" when it ran as it is.
+  std::string harness_note;
   std::string output_name;
   double max_abs_error = 0;
   double max_rel_error = 0;
