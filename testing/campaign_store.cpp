@@ -103,6 +103,7 @@ void store_model(Db& db, std::int64_t campaign, const ModelTask& task, const Mod
                                   : std::optional<std::string>(task.family));
   st.run();
   store_model_measures(db, campaign, task.seq, r);
+  store_harness_note(db, campaign, task.seq, r.harness_note);
   tx.commit();
 }
 
@@ -195,6 +196,16 @@ StatusCounts campaign_status(Db& db, std::int64_t id) {
   g.bind(1, id);
   g.step();
   s.groups = g.int64(0);
+  auto n = db.prepare(
+      "SELECT count(*) FROM campaign_models WHERE campaign_id = ? AND harness_note IS NOT NULL");
+  n.bind(1, id);
+  n.step();
+  s.harness_notes = n.int64(0);
+  auto r = db.prepare(
+      "SELECT COALESCE(message, ''), count(*) AS n FROM campaign_models WHERE campaign_id = ? AND "
+      "outcome = ? GROUP BY 1 ORDER BY n DESC, 1 LIMIT 20");
+  r.bind(1, id).bind(2, kNotRun);
+  while (r.step()) s.not_run_reasons.emplace_back(r.text(0), r.int64(1));
   return s;
 }
 
@@ -431,8 +442,8 @@ void for_each_model_row(Db& db, std::int64_t campaign,
   auto st = db.prepare(
       "SELECT seq, source, name, nodes, model_sha256, outcome, mismatch_mode, signature, message, "
       "max_abs_diff, max_rel_diff, operators_json, graph_json, durations_json, seed, family, "
-      "min_tolerance, difference_kind, dtypes_json FROM campaign_models WHERE campaign_id = ? AND "
-      "seq > ? ORDER BY seq LIMIT ?");
+      "min_tolerance, difference_kind, dtypes_json, harness_note FROM campaign_models WHERE "
+      "campaign_id = ? AND seq > ? ORDER BY seq LIMIT ?");
   st.bind(1, campaign).bind(2, after).bind(3, limit);
   while (st.step()) {
     StoredModelRow r;
@@ -455,6 +466,7 @@ void for_each_model_row(Db& db, std::int64_t campaign,
     r.min_tolerance = opt_real(st, 16);
     r.difference_kind = st.opt_text(17);
     r.dtypes_json = st.opt_text(18);
+    r.harness_note = st.opt_text(19);
     fn(r);
   }
 }
@@ -466,7 +478,7 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
       "INSERT OR IGNORE INTO campaign_models (campaign_id, seq, source, name, nodes, "
       "model_sha256, outcome, mismatch_mode, signature, message, max_abs_diff, max_rel_diff, "
       "operators_json, graph_json, durations_json, seed, family, min_tolerance, difference_kind, "
-      "dtypes_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "dtypes_json, harness_note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int added = 0;
   for (const auto& r : rows) {
     st.bind(1, campaign).bind(2, r.seq).bind(3, r.source).bind(4, r.name).bind(5, r.nodes);
@@ -477,7 +489,7 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
     st.bind(13, r.operators_json).bind(14, r.graph_json).bind(15, r.durations_json);
     st.bind(16, r.seed).bind(17, r.family);
     bind_opt_real(st, 18, r.min_tolerance);
-    st.bind(19, r.difference_kind).bind(20, r.dtypes_json);
+    st.bind(19, r.difference_kind).bind(20, r.dtypes_json).bind(21, r.harness_note);
     st.run();
     added += db.changes();
   }
@@ -562,6 +574,16 @@ std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t
   std::map<std::int64_t, std::string> out;
   while (st.step()) out[st.int64(0)] = st.text(1);
   return out;
+}
+
+// ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
+
+void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note) {
+  auto st =
+      db.prepare("UPDATE campaign_models SET harness_note = ? WHERE campaign_id = ? AND seq = ?");
+  st.bind(1, note.empty() ? std::optional<std::string>() : std::optional<std::string>(note));
+  st.bind(2, campaign).bind(3, seq);
+  st.run();
 }
 
 }  // namespace convfail::testing

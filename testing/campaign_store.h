@@ -64,6 +64,9 @@ struct StatusCounts {
   std::vector<std::pair<std::string, std::int64_t>> mismatch_modes;
   std::int64_t groups = 0;
   nlohmann::json versions, config;
+  std::int64_t harness_notes = 0;  // models the harness ran other than as exported (schema 0026)
+  // The not_run models' reasons (their messages as stored), most frequent first.
+  std::vector<std::pair<std::string, std::int64_t>> not_run_reasons;
 };
 StatusCounts campaign_status(Db& db, std::int64_t id);
 
@@ -147,6 +150,7 @@ struct StoredModelRow {
   std::optional<std::string> family;
   std::optional<double> min_tolerance;  // schema 0022
   std::optional<std::string> difference_kind, dtypes_json;
+  std::optional<std::string> harness_note;  // schema 0026
 };
 
 // Calls `fn` on each model row of the campaign in seq order (one row in memory at a time): those
@@ -185,5 +189,10 @@ std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign);
 // Group id -> its representative model's message as said (cut, escaped when stored), for every
 // group of the campaign whose representative has one.
 std::map<std::int64_t, std::string> representative_messages(Db& db, std::int64_t campaign);
+
+// ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
+
+// Writes a model row's harness_note (NULL when empty; store_model calls it in its transaction).
+void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note);
 
 }  // namespace convfail::testing

@@ -49,12 +49,14 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
                   "detection resizes to it instead of 800; video 112, optical flow 128); 64\n"
                   "cuts worker time about 2.5x, large models stay bound by their weights")
       ->check(CLI::Range(32, 1024));
-  cmd->add_option("--timeout", o.timeout_seconds, "seconds per model and step (wall clock)")
+  cmd->add_option("--timeout", o.timeout_seconds,
+                  "seconds per model and step (wall clock); a model that takes longer is\n"
+                  "not_run")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 3600.0));
   cmd->add_option("--memory-mb", o.memory_mb,
                   "address space of each torch worker (and at least of each ONNX Runtime\n"
-                  "runner), MB; out of memory in the worker marks the model invalid")
+                  "runner), MB; out of memory in the worker marks the model not_run")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{512}, std::uint64_t{1} << 20));
   cmd->add_option("--ort", o.ort_version,
@@ -71,9 +73,14 @@ json status_json(const testing::StatusCounts& s) {
   json outcomes = json::object(), modes = json::object();
   for (const auto& [k, v] : s.outcomes) outcomes[k] = v;
   for (const auto& [k, v] : s.mismatch_modes) modes[k] = v;
-  return {{"campaign", s.campaign}, {"models", s.planned},     {"finished", s.finished},
-          {"outcomes", outcomes},   {"mismatch_modes", modes}, {"groups", s.groups},
-          {"versions", s.versions}, {"config", s.config}};
+  json not_run = json::array();
+  for (const auto& [reason, n] : s.not_run_reasons)
+    not_run.push_back({{"reason", reason}, {"models", n}});
+  return {{"campaign", s.campaign},           {"models", s.planned},
+          {"finished", s.finished},           {"outcomes", outcomes},
+          {"mismatch_modes", modes},          {"groups", s.groups},
+          {"harness_notes", s.harness_notes}, {"not_run_reasons", not_run},
+          {"versions", s.versions},           {"config", s.config}};
 }
 
 void print_status(const testing::StatusCounts& s) {
@@ -84,6 +91,12 @@ void print_status(const testing::StatusCounts& s) {
                 s.planned ? 100.0 * static_cast<double>(v) / static_cast<double>(s.planned) : 0);
   for (const auto& [k, v] : s.mismatch_modes)
     std::printf("    mismatch %-12s %lld\n", terminal_safe(k).c_str(), static_cast<long long>(v));
+  for (const auto& [reason, n] : s.not_run_reasons)
+    std::printf("    %lld: %s\n", static_cast<long long>(n),
+                terminal_safe(truncate_utf8(reason, 200)).c_str());
+  if (s.harness_notes)
+    std::printf("  %lld model(s) run other than as exported (campaign_models.harness_note)\n",
+                static_cast<long long>(s.harness_notes));
   std::printf("  groups %lld\n", static_cast<long long>(s.groups));
 }
 
@@ -391,8 +404,9 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
       "and make_inputs()) through torch eager, torch.onnx.export (to a file: a model over\n"
       "2 GiB with external data), the ONNX checker and ONNX Runtime (all optimisations and\n"
       "none), each in warm sandboxed workers. Outcomes: conversion_failure, ort_failure,\n"
-      "mismatch, success, invalid. Failures are grouped by (outcome, signature), minimised by\n"
-      "delta debugging and matched against the stored issues. See docs/testing.md.");
+      "mismatch, success, invalid, not_run (the harness could not run it: the reason is its\n"
+      "message). Failures are grouped by (outcome, signature), minimised by delta debugging\n"
+      "and matched against the stored issues. See docs/testing.md.");
   add_run(*cmd, ctx);
   add_status(*cmd, ctx);
   add_groups(*cmd, ctx);

@@ -736,7 +736,7 @@ async function viewReport(params) {
 
 // ---- Campaigns (`convfail test`): the list, and each one's report as `report --campaign` prints it
 
-const OUTCOMES = ['conversion_failure', 'ort_failure', 'mismatch', 'success', 'invalid'];
+const OUTCOMES = ['conversion_failure', 'ort_failure', 'mismatch', 'success', 'invalid', 'not_run'];
 
 async function viewCampaigns() {
   const data = await api('/api/campaigns');
