@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "exec/sandbox.h"
 #include "exec/signature.h"
+#include "repro/boundary_casts.h"
 #include "repro/kernel_types.h"
 
 namespace convfail::repro {
@@ -64,16 +65,6 @@ std::string value_kind(const onnx::TypeProto& t) {
     default:
       return "unknown type";
   }
-}
-
-// Graph inputs that are fed (not initializers).
-std::vector<const onnx::ValueInfoProto*> fed_inputs(const onnx::GraphProto& g) {
-  std::set<std::string> inits;
-  for (const auto& i : g.initializer()) inits.insert(i.name());
-  std::vector<const onnx::ValueInfoProto*> out;
-  for (const auto& in : g.input())
-    if (!inits.count(in.name())) out.push_back(&in);
-  return out;
 }
 
 std::optional<Fail> check_structure(exec::OrtRunner& runner, onnx::ModelProto& model,
@@ -257,6 +248,39 @@ void apply(RunVerdict& v, const Fail& f) {
   if (!f.error.empty()) v.signature = exec::error_signature(f.error);
 }
 
+// Where the release's binding cannot hold a type at the model's boundary (float16, bfloat16),
+// the request runs a copy wrapped with Casts (boundary_casts.h) and v.harness_note says so. A
+// Fail when the copy cannot be made: a model with external data (the copy, in the scratch
+// folder, would not find its data files).
+std::optional<Fail> wrap_unheld_types(const exec::OrtRunner& runner, onnx::ModelProto& model,
+                                      const std::string& model_path, exec::RunnerRequest& request,
+                                      RunVerdict& v) {
+  BoundaryCasts casts = plan_boundary_casts(model, runner.unheld_types());
+  if (casts.empty()) return std::nullopt;
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(model_path), ec).parent_path();
+  auto data = external_data_locations(model, dir.string());
+  if (!data || !data->empty())
+    return Fail{kNotRunnable, "inputs",
+                "ONNX Runtime " + v.ort_version + "'s Node binding holds no " + casts.types() +
+                    " (the model's inputs or outputs), and a model with external data cannot "
+                    "run wrapped with Casts",
+                ""};
+  wrap_boundary(model, casts);
+  if (!model.SerializeToString(&request.model_bytes))
+    return Fail{kNotRunnable, "inputs", "cannot serialize the model wrapped with Casts", ""};
+  for (const auto& c : casts.inputs)
+    for (auto& in : request.inputs)
+      if (in.name == c.name) {
+        in.name = c.wrapped;
+        in.widen = true;
+      }
+  request.narrow.assign(static_cast<std::size_t>(model.graph().output_size()), {});
+  for (const auto& c : casts.outputs) request.narrow[c.index] = {c.name, c.elem_type};
+  v.harness_note = first_lines(casts.note(v.ort_version), 400);
+  return std::nullopt;
+}
+
 void compare_outputs(RunVerdict& v, const exec::RunnerReply& reply) {
   v.checks = reply.checks;
   for (auto& c : v.checks) {
@@ -339,6 +363,10 @@ RunVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_pat
     return done();
   }
   v.ort_version = *version;
+  if (auto f = wrap_unheld_types(runner, model, model_path, request, v)) {
+    apply(v, *f);
+    return done();
+  }
   exec::RunnerReply reply = runner.run(request);
   if (!reply.ok) {
     if (reply.process && reply.level == "harness") {
@@ -370,6 +398,13 @@ RunVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_pat
       apply(v, Fail{kNotRunnable, reply.step, "ONNX Runtime " + v.ort_version + " " + lacks,
                     reply.error});
       v.signature.clear();
+    } else if ((reply.step == "session" || reply.step == "run") &&
+               reply.error.find(kBoundaryCastPrefix) != std::string::npos) {
+      // One of the Casts the harness added failed (no kernel for it on this release).
+      apply(v, Fail{kNotRunnable, reply.step,
+                    "ONNX Runtime " + v.ort_version +
+                        " cannot run the boundary Casts: " + first_lines(reply.error, 300),
+                    ""});
     } else if (reply.step == "session" || reply.step == "run") {
       apply(v, Fail{kCrashReproduced, reply.step, "", reply.error});
       if (auto kernel = missing_kernel_signature_of(runner, model_path, reply.error))

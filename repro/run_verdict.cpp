@@ -27,6 +27,7 @@ json model_run_json(const RunVerdict& v) {
             {"duration_ms", v.duration_ms}};
   if (!v.signature.empty()) j["signature"] = v.signature;
   if (!v.reason.empty()) j["reason"] = v.reason;
+  if (!v.harness_note.empty()) j["harness_note"] = v.harness_note;
   if (!v.output_name.empty()) j["output"] = v.output_name;
   // "error" is the key model results had before "message"; both are kept.
   if (!v.message.empty()) j["error"] = v.message;

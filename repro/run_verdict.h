@@ -26,6 +26,9 @@ struct RunVerdict {
   std::string signature;    // normalised error (crash) or "output X ...": for grouping
   std::string reason;       // not_runnable: why
   std::string output_name;  // wrong output: which
+  // How the harness ran the model when not as it is (float16 fed through boundary Casts: see
+  // boundary_casts.h); "" when it ran as it is.
+  std::string harness_note;
   // The largest differences measured against the reference; nullopt when nothing was compared.
   std::optional<double> max_abs_error, max_rel_error;
   std::string ort_version, onnx_version;

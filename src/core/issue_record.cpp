@@ -128,7 +128,8 @@ std::size_t IssueRecord::bytes() const {
   if (comments)
     for (const CommentRecord& c : *comments) {
       n += sizeof(c) + heap_bytes(c.raw_json);
-      for (const auto* s : {&c.author, &c.author_association, &c.created_at, &c.updated_at, &c.body})
+      for (const auto* s :
+           {&c.author, &c.author_association, &c.created_at, &c.updated_at, &c.body})
         n += heap_bytes(*s);
     }
   if (timeline)
