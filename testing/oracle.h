@@ -35,6 +35,9 @@ struct OracleOptions {
   bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
   // The ONNX Runtime release (repro/runtimes.h, `test run --ort`): empty = the pinned one.
   std::string ort_version;
+  // A filtered campaign's synthetic draw: operator -> the types the support matrix says work
+  // end to end ({"relu": ["float32", ...], ...}); null: today's unfiltered draw.
+  nlohmann::json support;
 };
 
 // One model of a plan.
@@ -50,6 +53,10 @@ struct ModelTask {
   std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
   bool perturb = false;                  // test hook: a deliberately wrong ONNX model
   bool external_data = false;            // test hook: the weights saved as external data
+  // A cell of the support matrix: one node of this operator on this type (synthetic).
+  std::string single_op, single_dtype;
+  int opset = 0;   // > 0: this opset instead of the options'
+  int inputs = 0;  // > 0: this many input sets instead of the options'
 };
 
 // The kind of a failing comparison ("integer output, ", ...), put before its problem in the
@@ -81,6 +88,7 @@ struct ModelResult {
   // The tensor types the model uses (a synthetic model's spec: inputs and nodes), as the worker
   // said them (validated: names of testing::all_dtypes()).
   std::vector<std::string> dtypes;
+  std::string main_dtype;  // a synthetic model's main type ("" when the worker did not say)
   int nodes = 0;
   nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
   nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]
@@ -105,6 +113,11 @@ class Oracle {
   // The architectures of these libraries (torchvision, torchaudio, text) that the worker lists:
   // [{"name","family","library"}], each library's sorted. UserError when a library is missing.
   nlohmann::json zoo_models(const std::vector<std::string>& libraries);
+  // The worker's reply to "support_table" (synth.py's operators, the types measured and those
+  // eager takes), as it came: the caller validates it (testing/support_matrix).
+  nlohmann::json support_table();
+  // Sets the filtered draw's table (OracleOptions::support) for the next models.
+  void set_support(const nlohmann::json& support);
   // Runs the model. Its files, taken out of the worker's folder the one safe way
   // (exec/child_files), stay in model_dir (a folder no child can write to) until the next run.
   ModelResult run(const ModelTask& task);
