@@ -402,6 +402,7 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
   add_report(*cmd, ctx);
   add_test_compare(*cmd, ctx);
   add_test_merge(*cmd, ctx);
+  add_test_support(*cmd, ctx);
   cmd->require_subcommand(1);
 }
 

@@ -1,5 +1,6 @@
-// `convfail test compare` and `convfail test merge` (cmd_test_campaigns.cpp): subcommands of
-// `convfail test` over whole campaigns, registered by add_test_command; and `test run`'s shard.
+// `convfail test compare` and `convfail test merge` (cmd_test_campaigns.cpp) and `convfail test
+// support` (cmd_test_support.cpp): subcommands of `convfail test` registered by
+// add_test_command; and `test run`'s shard.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,8 @@ namespace convfail::cli {
 
 void add_test_compare(CLI::App& parent, Context& ctx);
 void add_test_merge(CLI::App& parent, Context& ctx);
+// `convfail test support` (cmd_test_support.cpp): the measured support matrix.
+void add_test_support(CLI::App& parent, Context& ctx);
 
 // --no-minimise, --minimise-budget and --minimise-time of `test run` and `test merge`, into
 // `settle` (after parsing, settle->minimise = !*no_minimise).
