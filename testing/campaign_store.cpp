@@ -507,8 +507,8 @@ std::vector<StoredCampaign> stored_campaigns(Db& db) {
 
 void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r) {
   auto st = db.prepare(
-      "UPDATE campaign_models SET min_tolerance = ?, difference_kind = ?, dtypes_json = ? "
-      "WHERE campaign_id = ? AND seq = ?");
+      "UPDATE campaign_models SET min_tolerance = ?, difference_kind = ?, dtypes_json = ?, "
+      "main_dtype = ? WHERE campaign_id = ? AND seq = ?");
   const bool compared = (r.outcome == kMismatch || r.outcome == kSuccess) && r.min_tolerance >= 0;
   if (compared)
     st.bind(1, std::min(r.min_tolerance, 1e308));
@@ -518,14 +518,17 @@ void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelRes
                                                     : std::optional<std::string>());
   st.bind(3, r.dtypes.empty() ? std::optional<std::string>()
                               : std::optional<std::string>(json(r.dtypes).dump()));
-  st.bind(4, campaign).bind(5, seq);
+  st.bind(4, r.main_dtype.empty() ? std::optional<std::string>()
+                                  : std::optional<std::string>(r.main_dtype));
+  st.bind(5, campaign).bind(6, seq);
   st.run();
 }
 
 std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign) {
   auto st = db.prepare(
       "SELECT seq, source, name, outcome, signature, message, min_tolerance, difference_kind, "
-      "dtypes_json, group_id FROM campaign_models WHERE campaign_id = ? ORDER BY seq");
+      "dtypes_json, group_id, main_dtype FROM campaign_models WHERE campaign_id = ? ORDER BY "
+      "seq");
   st.bind(1, campaign);
   std::vector<ModelMeasures> out;
   while (st.step()) {
@@ -548,6 +551,7 @@ std::vector<ModelMeasures> load_model_measures(Db& db, std::int64_t campaign) {
       m.dtypes = d.get<std::vector<std::string>>();
     }
     m.group_id = st.opt_int64(9);
+    m.main_dtype = st.text(10);
     out.push_back(std::move(m));
   }
   return out;

@@ -165,8 +165,8 @@ int insert_missing_model_rows(Db& db, std::int64_t campaign,
 std::vector<StoredCampaign> stored_campaigns(Db& db);
 // ---- #44: the tolerance curve, the per-type table and missing kernels (schema 0022) ----
 
-// Writes a model row's min_tolerance, difference_kind and dtypes_json (store_model calls it in
-// its transaction).
+// Writes a model row's min_tolerance, difference_kind, dtypes_json and main_dtype (store_model
+// calls it in its transaction).
 void store_model_measures(Db& db, std::int64_t campaign, int seq, const ModelResult& r);
 
 // What the report counts per model beyond campaign_analysis's rows.
@@ -176,6 +176,7 @@ struct ModelMeasures {
   std::optional<double> min_tolerance;  // compared models; 1e308 and above: no tolerance passes
   std::string difference_kind;
   std::optional<std::vector<std::string>> dtypes;  // none: not recorded (not synthetic, older)
+  std::string main_dtype;  // schema 0023: a synthetic model's main type; "": not recorded
   std::optional<std::int64_t> group_id;
 };
 // Every model row of the campaign, by seq. A dtypes_json that is not a list of strings is a

@@ -38,8 +38,10 @@ nlohmann::json CampaignConfig::to_json() const {
                       {"inputs", oracle.inputs},
                       {"dtypes", oracle.dtypes},
                       {"max_elements", oracle.max_elements}};
-  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end())
+  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end()) {
     j["generator"] = kSyntheticGenerator;
+    j["filtered"] = filtered;
+  }
   if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
   if (perturb) j["perturb_export"] = true;
   if (external_data) j["external_data_export"] = true;

@@ -43,12 +43,16 @@ struct CampaignConfig {
   OracleOptions oracle;
   bool perturb = false;        // test hook: every exported model made wrong on purpose
   bool external_data = false;  // test hook: every exported model's weights in external data files
+  // Synthetic models drawn only from the operator/type pairs the support matrix of the release
+  // under test says work (testing/support_matrix); false: `test run --unfiltered`, today's draw.
+  bool filtered = true;
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
-  // dtypes, max_elements, and with synthetic models the generator's version): the key a rerun
-  // finds it by. run_campaign adds "ort", the ONNX Runtime
-  // release the campaign runs on, so a campaign on another release is another campaign.
+  // dtypes, max_elements, and with synthetic models the generator's version and whether the draw
+  // is filtered): the key a rerun finds it by. run_campaign adds "ort", the ONNX Runtime
+  // release the campaign runs on, so a campaign on another release is another campaign, and for
+  // a filtered draw "support_matrix" (support_identity: the versions and the working pairs).
   nlohmann::json to_json() const;
 };
 

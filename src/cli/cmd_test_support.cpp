@@ -123,3 +123,48 @@ void add_test_support(CLI::App& parent, Context& ctx) {
 }
 
 }  // namespace convfail::cli
+
+namespace convfail::cli {
+
+nlohmann::json matrix_summary_json(Db& db, const nlohmann::json& versions,
+                                   const testing::CampaignConfig& config) {
+  const auto& src = config.sources;
+  if (std::find(src.begin(), src.end(), "synthetic") == src.end() || !versions.is_object())
+    return nullptr;
+  auto text = [&](const char* k) {
+    return versions.contains(k) && versions[k].is_string() ? versions[k].get<std::string>() : "";
+  };
+  testing::SupportVersions v{text("torch"), text("onnx"), text("onnxruntime"),
+                             testing::kSyntheticGenerator};
+  auto id = testing::find_support_matrix(db, v);
+  if (!id) return nullptr;
+  std::vector<testing::SupportCell> cells;
+  for (const auto& c : testing::load_support_cells(db, *id))
+    if (c.opset == config.oracle.opset &&
+        std::find(config.oracle.dtypes.begin(), config.oracle.dtypes.end(), c.dtype) !=
+            config.oracle.dtypes.end())
+      cells.push_back(c);
+  if (cells.empty()) return nullptr;
+  return {{"onnxruntime", v.onnxruntime},
+          {"opset", config.oracle.opset},
+          {"cells_per_class", testing::cells_per_class(cells)}};
+}
+
+void print_matrix_summary(const nlohmann::json& summary, bool filtered) {
+  if (summary.is_null()) {
+    if (!filtered)
+      std::printf("  support matrix: none stored for this release (convfail test support)\n");
+    return;
+  }
+  std::string counts;
+  for (const auto& cls : testing::support_classes()) {
+    long n = summary["cells_per_class"].value(cls, 0L);
+    if (n) counts += " " + cls + "=" + std::to_string(n);
+  }
+  std::printf("  support matrix (onnxruntime %s, opset %d, %s):%s\n",
+              terminal_safe(summary["onnxruntime"].get<std::string>()).c_str(),
+              summary["opset"].get<int>(),
+              filtered ? "the draw's filter" : "not applied: --unfiltered", counts.c_str());
+}
+
+}  // namespace convfail::cli

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/context.h"
 #include "testing/campaign_pipeline.h"
@@ -15,6 +16,12 @@ void add_test_compare(CLI::App& parent, Context& ctx);
 void add_test_merge(CLI::App& parent, Context& ctx);
 // `convfail test support` (cmd_test_support.cpp): the measured support matrix.
 void add_test_support(CLI::App& parent, Context& ctx);
+// Beside a synthetic campaign's summary: the support matrix of the release it ran on (its
+// versions) at its opset and types, cells per class ({"onnxruntime", "opset", "cells_per_class"}),
+// null when none is stored or the campaign has no synthetic models; and its printed line.
+nlohmann::json matrix_summary_json(Db& db, const nlohmann::json& versions,
+                                   const testing::CampaignConfig& config);
+void print_matrix_summary(const nlohmann::json& summary, bool filtered);
 
 // --no-minimise, --minimise-budget and --minimise-time of `test run` and `test merge`, into
 // `settle` (after parsing, settle->minimise = !*no_minimise).

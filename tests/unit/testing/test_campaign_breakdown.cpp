@@ -98,6 +98,7 @@ TEST_CASE("breakdown: missing kernels by operator and type, Table 11 per type an
     m.name = name;
     m.signature = signature;
     m.dtypes = dtypes;
+    if (dtypes) m.main_dtype = dtypes->back();  // the last type its generator drew most of
     models.push_back(m);
   };
   add("synthetic", "s0", "ort_failure", "onnxruntime: no kernel for Relu(14) on int16",
@@ -123,18 +124,28 @@ TEST_CASE("breakdown: missing kernels by operator and type, Table 11 per type an
   CHECK(b.kernels[0].types.at("int16") == 2);
   CHECK(b.kernels[0].types.at("int64") == 1);
   CHECK(b.kernel_types == std::vector<std::string>{"int16", "int64", "bool"});  // nine's order
-  // Per type: a model counts for each type it uses; then all synthetic, then the study.
+  // Per main type: each model once; then all synthetic, then the study.
   REQUIRE(b.dtypes.size() == 6);
   CHECK(b.dtypes[0].label == "float32");
-  CHECK(b.dtypes[0].models == 5);
+  CHECK(b.dtypes[0].models == 1);  // s4 (s0-s3 have another main type)
   CHECK(b.dtypes[1].label == "int16");
   CHECK(b.dtypes[1].counts.at("ort_failure") == 2);
+  CHECK(b.dtypes[2].label == "int64");
+  CHECK(b.dtypes[3].label == "bool");
   CHECK(b.dtypes[4].label == "all synthetic models");
   CHECK(b.dtypes[4].models == 6);
-  CHECK(b.synthetic_without_dtypes == 1);
+  CHECK(b.synthetic_without_main == 1);
   CHECK(b.dtypes[5].reference);
   CHECK(b.dtypes[5].models == 1724);
   CHECK(b.dtypes[5].counts.at("ort_failure") == 741);
+  // Per type touched: a model counts for each type it uses (no study row: it has no such table).
+  REQUIRE(b.touched_dtypes.size() == 5);
+  CHECK(b.touched_dtypes[0].label == "float32");
+  CHECK(b.touched_dtypes[0].models == 5);
+  CHECK(b.touched_dtypes[1].label == "int16");
+  CHECK(b.touched_dtypes[1].counts.at("ort_failure") == 2);
+  CHECK(b.touched_dtypes[4].label == "all synthetic models");
+  CHECK(b.synthetic_without_dtypes == 1);
   // Per family: torchvision by architecture, scripts apart, the study's real models last.
   std::vector<std::string> labels;
   for (const auto& r : b.families) labels.push_back(r.label);
@@ -179,6 +190,7 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
     r.min_tolerance = tol;
     r.difference_kind = kind;
     r.dtypes = std::move(dtypes);
+    r.main_dtype = seq == 1 ? "" : r.dtypes.back();
     r.signature = signature;
     r.message = message;
     store_model(*db, 1, t, r, "");
@@ -201,6 +213,9 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   REQUIRE(models.size() == 3);
   CHECK(*models[0].min_tolerance == doctest::Approx(3e-4));
   CHECK(models[0].dtypes == std::vector<std::string>{"float32", "float16"});
+  CHECK(models[0].main_dtype == "float16");  // schema 0023's column, beside dtypes_json
+  CHECK(models[1].main_dtype.empty());       // none said: NULL
+  CHECK(models[2].main_dtype == "int16");
   CHECK_FALSE(models[2].min_tolerance);  // not compared: nothing stored
   CHECK(representative_messages(*db, 1).at(6) ==
         "Could not find an implementation for Relu(14) node with name '/Relu'");

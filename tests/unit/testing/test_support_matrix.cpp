@@ -188,3 +188,16 @@ TEST_CASE("support: cells stored per versions, replaced, forgotten; gaps across 
   CHECK(load_support_cells(*db, b).empty());
   CHECK(load_support_cells(*db, a).size() == 5);
 }
+
+TEST_CASE("support: whether the draw is filtered is part of a synthetic campaign's key") {
+  CampaignConfig c;
+  c.sources = {"synthetic"};
+  CHECK(c.to_json()["filtered"] == true);
+  CHECK(c.to_json()["generator"] == kSyntheticGenerator);
+  CampaignConfig u = c;
+  u.filtered = false;
+  CHECK(u.to_json() != c.to_json());
+  CampaignConfig real;
+  real.sources = {"torchvision"};
+  CHECK_FALSE(real.to_json().contains("filtered"));
+}
