@@ -45,7 +45,10 @@ void run_test_support(Context& ctx, const SupportArgs& a) {
   testing::SupportViewOptions view;
   view.opsets = a.opsets;
   view.dtypes = a.dtypes.empty() ? std::vector<std::string>() : testing::normalise_dtypes(a.dtypes);
-  if (!a.dtypes.empty() && std::find(a.dtypes.begin(), a.dtypes.end(), "float32") == a.dtypes.end())
+  auto asked = [&](const char* d) {
+    return std::find(a.dtypes.begin(), a.dtypes.end(), d) != a.dtypes.end();
+  };
+  if (!a.dtypes.empty() && !asked("float32") && !asked("all"))
     view.dtypes.erase(std::remove(view.dtypes.begin(), view.dtypes.end(), "float32"),
                       view.dtypes.end());  // normalise_dtypes adds float32; a view need not
   view.ops = a.ops;

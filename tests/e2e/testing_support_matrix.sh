@@ -64,7 +64,13 @@ expect_grep "Gaps and the first release where they work" "$T/m.html"
 expect_exit 2 cf test support --ops nosuchop --opset 16
 expect_grep "no operator 'nosuchop'" "$T/err"
 [ "$(wc -l <"$T/err")" = 1 ] || fail "unknown operator: $(cat "$T/err")"
-echo "ok   csv and html; an unknown operator is one line, exit 2"
+cf test support --no-measure --dtypes int8 --json >"$T/i8.json" || fail "--dtypes int8"
+jq -e '[.matrices[0].cells[].dtype] | unique == ["int8"]' "$T/i8.json" >/dev/null ||
+  fail "--dtypes int8 shows $(jq -c '[.matrices[0].cells[].dtype] | unique' "$T/i8.json")"
+cf test support --no-measure --dtypes all --json >"$T/all.json" || fail "--dtypes all"
+jq -e '[.matrices[0].cells[].dtype] | unique == ["float32", "float64", "int8"]' "$T/all.json" \
+  >/dev/null || fail "--dtypes all shows $(jq -c '[.matrices[0].cells[].dtype] | unique' "$T/all.json")"
+echo "ok   csv and html; --dtypes narrows the view; an unknown operator is one line, exit 2"
 
 # serve: /api/support answers the same matrix, JSON by default.
 source "$(dirname "$0")/lib_web.sh"

@@ -235,8 +235,11 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   auto j = nlohmann::json::parse(campaign_report(*db, 1, reports::ReportFormat::kJson));
   CHECK(j["tolerance_curve"]["rows"][0]["failing"]["1e-7"] == 1);  // 3e-4 fails, 2e-8 not
   CHECK(j["tolerance_curve"]["rows"][0]["failing"]["1e-3"] == 0);
-  CHECK(j["outcomes_by_dtype"][0]["label"] == "float32");
-  CHECK(j["outcomes_by_dtype"][0]["models"] == 3);
+  CHECK(j["outcomes_by_touched_dtype"][0]["label"] == "float32");  // every model touches it
+  CHECK(j["outcomes_by_touched_dtype"][0]["models"] == 3);
+  CHECK(j["outcomes_by_dtype"][0]["label"] == "float16");  // seq 0's main type; seq 1 has none
+  CHECK(j["outcomes_by_dtype"][0]["models"] == 1);
+  CHECK(j["synthetic_without_main_dtype"] == 1);
   CHECK(j["ort_kernels"]["rows"][0]["types"]["int16"] == 1);
   std::string csv = campaign_report(*db, 1, reports::ReportFormat::kCsv);
   CHECK(csv.find("tolerance_curve,small float difference,t = 1e-4,1") != std::string::npos);
