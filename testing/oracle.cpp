@@ -217,7 +217,8 @@ json Oracle::Impl::model_request(const ModelTask& task, const std::string& out) 
               {"inputs", task.inputs > 0 ? task.inputs : options.inputs},
               {"opset", task.opset > 0 ? task.opset : options.opset}};
   if (!task.single_op.empty())
-    req["single"] = {{"op", task.single_op}, {"dtype", task.single_dtype}};
+    req["single"] = {
+        {"op", task.single_op}, {"dtype", task.single_dtype}, {"variant", task.single_variant}};
   else if (task.source == "synthetic" && task.spec_path.empty() && !options.support.is_null())
     req["support"] = options.support;
   if (task.perturb) req["perturb"] = true;

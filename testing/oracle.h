@@ -55,8 +55,9 @@ struct ModelTask {
   bool external_data = false;            // test hook: the weights saved as external data
   // A cell of the support matrix: one node of this operator on this type (synthetic).
   std::string single_op, single_dtype;
-  int opset = 0;   // > 0: this opset instead of the options'
-  int inputs = 0;  // > 0: this many input sets instead of the options'
+  int single_variant = 0;  // synth.single's variant: its first input shape and builder choices
+  int opset = 0;           // > 0: this opset instead of the options'
+  int inputs = 0;          // > 0: this many input sets instead of the options'
 };
 
 // The kind of a failing comparison ("integer output, ", ...), put before its problem in the

@@ -199,6 +199,32 @@ double total_seconds(const ModelResult& r) {
   return s;
 }
 
+// One cell: its variants in turn until one does not work (that one's class, stage, message and
+// signature, its variant said first in the message); works when every variant does.
+SupportCell measure_cell(Oracle& oracle, const CellTask& t) {
+  SupportCell c{t.op, t.dtype, t.opset, kWorks, "", "", "", 0};
+  for (int variant : cell_variants()) {
+    ModelTask task;
+    task.source = "synthetic";
+    task.name = "support:" + t.op + ":" + t.dtype + ":" + std::to_string(variant);
+    task.nodes = 1;
+    task.single_op = t.op;
+    task.single_dtype = t.dtype;
+    task.single_variant = variant;
+    task.opset = t.opset;
+    ModelResult r = oracle.run(task);
+    c.seconds += total_seconds(r);
+    std::string cls = cell_class(r);
+    if (cls == kWorks) continue;
+    c.cls = cls;
+    c.stage = r.stage;
+    c.message = "variant " + std::to_string(variant) + ": " + r.message;
+    c.signature = r.signature;
+    break;
+  }
+  return c;
+}
+
 }  // namespace
 
 MeasureSummary ensure_support_matrix(Db& db, const MeasureOptions& options, Oracle* probe) {
@@ -246,19 +272,8 @@ MeasureSummary ensure_support_matrix(Db& db, const MeasureOptions& options, Orac
       std::size_t i = next++;
       if (i >= run.size()) return;
       const CellTask& t = *run[i];
-      ModelTask task;
-      task.seq = static_cast<int>(i);
-      task.source = "synthetic";
-      task.name = "support:" + t.op + ":" + t.dtype;
-      task.nodes = 1;
-      task.single_op = t.op;
-      task.single_dtype = t.dtype;
-      task.opset = t.opset;
       try {
-        ModelResult r = oracle->run(task);
-        SupportCell c{t.op,    t.dtype,   t.opset,     cell_class(r),
-                      r.stage, r.message, r.signature, total_seconds(r)};
-        if (c.cls == kWorks) c.stage.clear();
+        SupportCell c = measure_cell(*oracle, t);
         std::lock_guard<std::mutex> lock(mu);
         store_support_cell(db, s.matrix, c);
         ++done;

@@ -35,6 +35,14 @@ std::string support_class_mark(const std::string& cls);
 // Where a one-operator model's oracle run stopped.
 std::string cell_class(const ModelResult& r);
 
+// synth.single's variants a cell runs, in turn, until one does not work: its first input of rank
+// 4, 3 and 2 (torch.onnx exports some operators otherwise by rank: linear on a 2-D input is a
+// Gemm, on more dimensions a MatMul and an Add).
+inline const std::vector<int>& cell_variants() {
+  static const std::vector<int> k = {0, 2, 4};
+  return k;
+}
+
 // One operator of the worker's support_table: the types measured and those eager takes.
 struct SupportOp {
   std::string op;

@@ -150,7 +150,8 @@ reports::Table summary_table(const std::vector<MatrixView>& views, const Support
     }
   t.note = "torch " + (views.empty() ? std::string("?") : views[0].matrix.versions.torch) +
            ", onnx " + (views.empty() ? std::string("?") : views[0].matrix.versions.onnx) +
-           "; one single-operator model per cell, 1 input set, rtol 1e-3, atol 1e-7.";
+           "; per cell single-operator models (first input of rank 4, 3 and 2, the first that does "
+           "not work decides), 1 input set, rtol 1e-3, atol 1e-7.";
   return t;
 }
 

@@ -11,7 +11,7 @@ escaped, so error text that is not UTF-8 survives). torch is imported once.
  "nodes":N,"max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
  "name":ARCH,"family":F,"image":SIDE (torchvision) | "name":ARCH (torchaudio, text) |
  "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec) |
- "single":{"op":NAME,"dtype":T} (one node: a cell of the support matrix) |
+ "single":{"op":NAME,"dtype":T,"variant":V} (one node, synth.single: a cell of the matrix) |
  "support":{OP:[T,..]} (synthetic drawn from the matrix: only pairs that work)}
   -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
       "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n,
@@ -117,7 +117,8 @@ def build_synthetic(req):
             spec = synth.restrict(spec, req["keep"])
     elif req.get("single"):  # one cell of the support matrix: one operator on one type
         name, dtype = req["single"].get("op"), req["single"].get("dtype")
-        spec = synth.single(name, dtype, 0, strict=False) if name in synth.OPS else None
+        variant = int(req["single"].get("variant", 0))
+        spec = synth.single(name, dtype, variant, strict=False) if name in synth.OPS else None
         if spec is None:
             raise ValueError("no one-node model of %r on %r" % (name, dtype))
     elif req.get("support") is not None:  # drawn from the measured support matrix
