@@ -78,7 +78,8 @@ TEST_CASE("support: the worker's operator table is checked, never trusted") {
   CHECK(ops[0].op == "relu");
   CHECK(ops[0].eager == std::vector<std::string>{"float32"});
   auto bad = [&](json j, const std::string& says) {
-    CHECK_THROWS_WITH_AS(parse_support_table(j, &generator), doctest::Contains(says.c_str()), UserError);
+    CHECK_THROWS_WITH_AS(parse_support_table(j, &generator), doctest::Contains(says.c_str()),
+                         UserError);
   };
   bad(json::array(), "no support table");
   bad({{"ok", true}, {"ops", json::array()}}, "names no generator");
