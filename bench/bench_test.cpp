@@ -1,6 +1,9 @@
 // bench_test: models per second of `convfail test` on synthetic models, warm workers (one torch
 // worker and one ONNX Runtime runner kept alive across models, what `test run` does) against a
-// fresh worker and runner process per model (the baseline), same models, same run, one job.
+// fresh worker and runner process per model (the baseline), same models, same run, one job. The
+// plan is a filtered all-type one (`test run --dtypes all`'s default draw), its filter the pairs
+// torch eager takes (the worker's support table: no matrix is measured here), or with --db F
+// the working pairs of the support matrix stored in F for the pinned release at opset 16.
 //   bench_test [--quick] [--nodes MIN-MAX:STEP] [--models N] [--cold N]
 #include <chrono>
 #include <cstdio>
@@ -10,10 +13,12 @@
 
 #include "bench/figures.h"
 #include "core/error.h"
+#include "core/migrations.h"
 #include "exec/sandbox.h"
 #include "repro/reproduce.h"
 #include "testing/oracle.h"
 #include "testing/plan.h"
+#include "testing/support_matrix.h"
 
 using namespace convfail;
 using namespace convfail::testing;
@@ -54,7 +59,7 @@ int main(int argc, char** argv) {
   c.sources = {"synthetic"};
   c.models = quick ? 4 : 40;
   int cold_models = quick ? 2 : 6;
-  std::string nodes = quick ? "15" : "15-100:5";
+  std::string nodes = quick ? "15" : "15-100:5", db_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") continue;
@@ -64,8 +69,11 @@ int main(int argc, char** argv) {
       c.models = std::atoi(argv[++i]);
     } else if (i + 1 < argc && a == "--cold") {
       cold_models = std::atoi(argv[++i]);
+    } else if (i + 1 < argc && a == "--db") {
+      db_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: bench_test [--quick] [--nodes R] [--models N] [--cold N]\n");
+      std::fprintf(stderr,
+                   "usage: bench_test [--quick] [--nodes R] [--models N] [--cold N] [--db F]\n");
       return 2;
     }
   }
@@ -81,9 +89,25 @@ int main(int argc, char** argv) {
     std::printf("bench skipped: no sandbox here (%s)\n", why.c_str());
     return 0;
   }
+  c.oracle.dtypes = all_dtypes();
+  std::string filter = "eager pairs";
   try {
     Oracle probe(c.oracle);
-    probe.versions();
+    nlohmann::json versions = probe.versions();
+    int generator = 0;
+    nlohmann::json pairs = nlohmann::json::object();
+    for (const auto& op : parse_support_table(probe.support_table(), &generator))
+      pairs[op.op] = op.eager;
+    if (!db_path.empty()) {
+      auto db = open_database(db_path);
+      SupportVersions v{versions.value("torch", ""), versions.value("onnx", ""),
+                        versions.value("onnxruntime", ""), generator};
+      auto matrix = find_support_matrix(*db, v);
+      if (!matrix) throw UserError("no support matrix in " + db_path + " for these versions");
+      pairs = working_pairs(load_support_cells(*db, *matrix), 16, all_dtypes());
+      filter = "stored matrix";
+    }
+    c.oracle.support = pairs;
   } catch (const std::exception& e) {
     std::printf("bench skipped: %s\n", e.what());
     return 0;
@@ -94,7 +118,8 @@ int main(int argc, char** argv) {
   Figures warm = run(true, plan, c.oracle);
   Figures cold = run(false, cold_plan, c.oracle);
   double warm_rate = warm.models / warm.seconds, cold_rate = cold.models / cold.seconds;
-  std::printf("bench_test: synthetic models, nodes %s, 1 job\n", nodes.c_str());
+  std::printf("bench_test: synthetic models, all nine types, filtered (%s), nodes %s, 1 job\n",
+              filter.c_str(), nodes.c_str());
   std::printf("  warm workers:        %3d models %7.1f s  %6.2f models/s\n", warm.models,
               warm.seconds, warm_rate);
   std::printf("  process per model:   %3d models %7.1f s  %6.2f models/s\n", cold.models,
@@ -111,6 +136,7 @@ int main(int argc, char** argv) {
                         {"warm_models", warm.models},
                         {"cold_models", cold.models},
                         {"nodes", nodes},
+                        {"filter", filter},
                         {"outcomes", outcomes},
                         {"mean_stage_seconds", stages}});
   return 0;

@@ -91,9 +91,23 @@ Table family_table(const CampaignAnalysis& a, Tidy& tidy) {
 }
 
 Table dtype_table(const CampaignAnalysis& a, Tidy& tidy) {
-  Table t = outcome_rows("outcomes_by_dtype",
-                         "Outcomes of synthetic models per tensor type (Table 11 of the study)",
-                         "Type", a.breakdown.dtypes, tidy);
+  Table t =
+      outcome_rows("outcomes_by_dtype",
+                   "Outcomes of synthetic models per main tensor type (Table 11 of the study)",
+                   "Main type", a.breakdown.dtypes, tidy);
+  t.note =
+      "A model counts once, in the row of its main type (the type its generator drew most of its "
+      "operators in; other types enter through casts).";
+  if (a.breakdown.synthetic_without_main)
+    t.note += " " + std::to_string(a.breakdown.synthetic_without_main) +
+              " synthetic models record no main type (stored before it was recorded).";
+  return t;
+}
+
+Table touched_dtype_table(const CampaignAnalysis& a, Tidy& tidy) {
+  Table t = outcome_rows("outcomes_by_touched_dtype",
+                         "Outcomes of synthetic models per tensor type they touch", "Type",
+                         a.breakdown.touched_dtypes, tidy);
   t.note =
       "A model counts in the row of every type its graph uses (inputs and operators), so the "
       "rows overlap; the total counts each model once. ";
@@ -232,6 +246,8 @@ json breakdown_json(const CampaignAnalysis& a) {
     kernels.push_back({{"op", k.op}, {"types", k.types}, {"models", k.models}});
   return {{"outcomes_by_family", rows_json(b.families)},
           {"outcomes_by_dtype", rows_json(b.dtypes)},
+          {"synthetic_without_main_dtype", b.synthetic_without_main},
+          {"outcomes_by_touched_dtype", rows_json(b.touched_dtypes)},
           {"synthetic_without_dtypes", b.synthetic_without_dtypes},
           {"ort_kernels",
            {{"rows", kernels}, {"ort_failures", b.ort_failures}, {"other", b.ort_other}}},

@@ -17,9 +17,14 @@ namespace convfail::testing {
 std::string tolerance_text(double t);
 
 // Table 11 per family of real models (id outcomes_by_family) and per type of synthetic models
-// (outcomes_by_dtype), each with the study's figures as a reference row.
+// (outcomes_by_dtype: each model once, under its main type), each with the study's figures as a
+// reference row.
 reports::Table family_table(const CampaignAnalysis& a, std::vector<reports::TableValue>& tidy);
 reports::Table dtype_table(const CampaignAnalysis& a, std::vector<reports::TableValue>& tidy);
+// The second per-type table: a synthetic model in the row of every type it touches
+// (outcomes_by_touched_dtype; rows overlap).
+reports::Table touched_dtype_table(const CampaignAnalysis& a,
+                                   std::vector<reports::TableValue>& tidy);
 
 // ONNX Runtime failures by operator (and its version) x element type: missing kernels.
 reports::Table kernel_table(const CampaignAnalysis& a, std::vector<reports::TableValue>& tidy);

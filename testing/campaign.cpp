@@ -14,6 +14,7 @@
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 #include "testing/oracle.h"
+#include "testing/support_matrix.h"
 
 using nlohmann::json;
 
@@ -64,6 +65,32 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
+bool filtered_synthetic(const CampaignConfig& c) {
+  return c.filtered &&
+         std::find(c.sources.begin(), c.sources.end(), "synthetic") != c.sources.end();
+}
+
+// A filtered campaign's draw: the support matrix of the release under test for the campaign's
+// opset and types (its missing cells measured first), its working pairs, and the matrix's
+// identity in the campaign's key.
+json draw_support(Db& db, const CampaignConfig& c, int jobs, bool progress, Oracle& probe,
+                  json& key) {
+  MeasureOptions mo;
+  mo.opsets = {c.oracle.opset};
+  mo.dtypes = c.oracle.dtypes;
+  mo.jobs = jobs;
+  mo.progress = progress;
+  mo.oracle = c.oracle;
+  MeasureSummary ms = ensure_support_matrix(db, mo, &probe);
+  json pairs = working_pairs(load_support_cells(db, ms.matrix), c.oracle.opset, c.oracle.dtypes);
+  if (pairs.empty())
+    throw UserError("the support matrix of onnxruntime " + terminal_safe(ms.versions.onnxruntime) +
+                    " lists no working operator for these types (convfail test support shows "
+                    "it; --unfiltered draws without it)");
+  key["support_matrix"] = support_identity(ms.versions, pairs);
+  return pairs;
+}
+
 }  // namespace
 
 StoredModel model_row(const ModelTask& task, const ModelResult& r, const std::string& sha) {
@@ -91,6 +118,7 @@ StoredModel model_row(const ModelTask& task, const ModelResult& r, const std::st
   }
   m.durations = r.durations;
   m.dtypes = r.dtypes;
+  m.main_dtype = r.main_dtype;
   if (!r.ops.empty()) {
     m.operators = r.ops;
     m.graph = r.graph_json();
@@ -104,9 +132,14 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   json key = config.to_json();
   int jobs = std::max(1, options.jobs);
   std::vector<std::unique_ptr<Oracle>> oracles;
-  oracles.push_back(std::make_unique<Oracle>(config.oracle));
+  OracleOptions oracle_options = config.oracle;
+  oracles.push_back(std::make_unique<Oracle>(oracle_options));
   json versions = oracles[0]->versions();
   key["ort"] = versions["onnxruntime"];  // the release it runs on: part of what it is
+  if (filtered_synthetic(config)) {
+    oracle_options.support = draw_support(db, config, jobs, options.progress, *oracles[0], key);
+    oracles[0]->set_support(oracle_options.support);
+  }
   auto libraries = zoo_libraries(config);
   json zoo = libraries.empty() ? json::array() : oracles[0]->zoo_models(libraries);
   std::vector<ModelTask> plan = make_plan(config, zoo);
@@ -130,7 +163,7 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
     todo.resize(static_cast<std::size_t>(options.limit));
 
   for (int j = 1; j < jobs && j < static_cast<int>(todo.size()); ++j)
-    oracles.push_back(std::make_unique<Oracle>(config.oracle));
+    oracles.push_back(std::make_unique<Oracle>(oracle_options));
   std::atomic<std::size_t> next{0};
   std::atomic<int> ran{0};
   std::mutex db_mu;

@@ -147,17 +147,21 @@ void family_and_dtype_tables(const std::vector<StoredModel>& models, CampaignBre
       "vision classification", "detection", "segmentation", "video",
       "optical flow",          "audio",     "text",         "script"};
   std::map<std::string, BreakdownRow> families;
-  std::map<std::string, BreakdownRow> dtypes;
+  std::map<std::string, BreakdownRow> mains, touched;
   BreakdownRow real = blank_row("all real models"), synthetic = blank_row("all synthetic models");
   for (const auto& m : models) {
     if (m.source == "synthetic") {
       count(synthetic, m.outcome);
+      if (m.main_dtype.empty())
+        ++b.synthetic_without_main;
+      else
+        count(mains.emplace(m.main_dtype, blank_row(m.main_dtype)).first->second, m.outcome);
       if (m.dtypes.empty()) {
         ++b.synthetic_without_dtypes;
         continue;
       }
       for (const auto& d : m.dtypes) {
-        auto [it, fresh] = dtypes.emplace(d, blank_row(d));
+        auto [it, fresh] = touched.emplace(d, blank_row(d));
         count(it->second, m.outcome);
       }
       continue;
@@ -175,9 +179,14 @@ void family_and_dtype_tables(const std::vector<StoredModel>& models, CampaignBre
   if (real.models) b.families.push_back(real);
   b.families.push_back(study_row("the study's torch.onnx real models", 20, 27, 11, 1361,
                                  "plus 342 failures in the Hugging Face wrapper"));
-  for (const auto& d : all_dtypes())
-    if (auto it = dtypes.find(d); it != dtypes.end()) b.dtypes.push_back(it->second);
-  if (synthetic.models) b.dtypes.push_back(synthetic);
+  for (const auto& d : all_dtypes()) {
+    if (auto it = mains.find(d); it != mains.end()) b.dtypes.push_back(it->second);
+    if (auto it = touched.find(d); it != touched.end()) b.touched_dtypes.push_back(it->second);
+  }
+  if (synthetic.models) {
+    b.dtypes.push_back(synthetic);
+    b.touched_dtypes.push_back(synthetic);
+  }
   b.dtypes.push_back(study_row("the study's torch.onnx synthetic models", 2, 741, 100, 881));
 }
 

@@ -59,7 +59,9 @@ struct CampaignBreakdown {
   std::vector<ToleranceRow> tolerance;          // per kind, then the total
   std::vector<GroupTolerance> group_tolerance;  // mismatch groups, in group order
   std::vector<BreakdownRow> families;           // real models (not synthetic) per family
-  std::vector<BreakdownRow> dtypes;             // synthetic models per type they use
+  std::vector<BreakdownRow> dtypes;             // synthetic models per main type (each once)
+  long synthetic_without_main = 0;              // synthetic rows that record no main type
+  std::vector<BreakdownRow> touched_dtypes;     // synthetic models per type they use (overlap)
   long synthetic_without_dtypes = 0;            // synthetic rows that record no types
   std::vector<KernelRow> kernels;               // missing kernels, most models first
   std::vector<std::string> kernel_types;        // the table's columns, all_dtypes() order first

@@ -374,6 +374,7 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
   r.tables.push_back(outcomes_table(a, r.tidy["outcomes"]));
   r.charts.push_back(outcomes_chart(a));
   r.tables.push_back(dtype_table(a, r.tidy["outcomes_by_dtype"]));
+  r.tables.push_back(touched_dtype_table(a, r.tidy["outcomes_by_touched_dtype"]));
   r.tables.push_back(family_table(a, r.tidy["outcomes_by_family"]));
   if (!a.breakdown.not_run.empty()) r.tables.push_back(not_run_table(a, r.tidy["not_run"]));
   r.tables.push_back(kernel_table(a, r.tidy["ort_kernels"]));

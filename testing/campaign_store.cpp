@@ -82,8 +82,8 @@ std::vector<StoredCampaign> read_campaigns(Db& db, std::optional<std::int64_t> i
 constexpr const char* kModelColumns =
     "seq, source, name, family, outcome, mismatch_mode, signature, message, nodes, seed, "
     "group_id, model_sha256, max_abs_diff, max_rel_diff, min_tolerance, difference_kind, "
-    "durations_json, dtypes_json, harness_note";
-constexpr int kGraphColumn = 19;  // operators_json, graph_json follow when a query wants graphs
+    "durations_json, dtypes_json, harness_note, main_dtype";
+constexpr int kGraphColumn = 20;  // operators_json, graph_json follow when a query wants graphs
 
 StoredModel model_from(const Stmt& st, bool graphs) {
   StoredModel m;
@@ -107,6 +107,7 @@ StoredModel model_from(const Stmt& st, bool graphs) {
   json dtypes = parsed_column(st, 17, Shape::kStringList, "dtypes_json", m.malformed);
   if (dtypes.is_array()) m.dtypes = dtypes.get<std::vector<std::string>>();
   m.harness_note = st.text(18);
+  m.main_dtype = st.text(19);
   if (graphs) {
     m.operators = parsed_column(st, kGraphColumn, Shape::kList, "operators_json", m.malformed);
     m.graph = parsed_column(st, kGraphColumn + 1, Shape::kObject, "graph_json", m.malformed);
@@ -249,7 +250,7 @@ int store_models(Db& db, std::int64_t campaign, const std::vector<StoredModel>& 
       " INTO campaign_models (campaign_id, seq, source, name, family, outcome, mismatch_mode, "
       "signature, message, nodes, seed, model_sha256, max_abs_diff, max_rel_diff, "
       "min_tolerance, difference_kind, durations_json, dtypes_json, operators_json, graph_json, "
-      "harness_note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "harness_note, main_dtype) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int written = 0;
   for (const StoredModel& m : rows) {
     st.bind(1, campaign).bind(2, m.seq).bind(3, m.source).bind(4, m.name);
@@ -263,7 +264,7 @@ int store_models(Db& db, std::int64_t campaign, const std::vector<StoredModel>& 
     st.bind(16, text_or_null(m.difference_kind)).bind(17, json_or_null(m.durations));
     st.bind(18, m.dtypes.empty() ? std::optional<std::string>() : json(m.dtypes).dump());
     st.bind(19, json_or_null(m.operators)).bind(20, json_or_null(m.graph));
-    st.bind(21, text_or_null(m.harness_note));
+    st.bind(21, text_or_null(m.harness_note)).bind(22, text_or_null(m.main_dtype));
     st.run();
     written += db.changes();
   }
@@ -464,13 +465,5 @@ json StatusCounts::to_json() const {
 }
 
 // ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
-
-void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note) {
-  auto st =
-      db.prepare("UPDATE campaign_models SET harness_note = ? WHERE campaign_id = ? AND seq = ?");
-  st.bind(1, note.empty() ? std::optional<std::string>() : std::optional<std::string>(note));
-  st.bind(2, campaign).bind(3, seq);
-  st.run();
-}
 
 }  // namespace convfail::testing

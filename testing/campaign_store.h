@@ -68,6 +68,7 @@ struct StoredModel {
   nlohmann::json graph;                // {"ops": [...], "edges": [[from, to], ...]}
   nlohmann::json durations;            // {"step": seconds, ...}
   std::vector<std::string> dtypes;     // the tensor types it uses (synthetic models)
+  std::string main_dtype;              // a synthetic model's main type (schema 0023)
   std::vector<std::string> malformed;  // JSON columns that did not parse as their shape
 };
 
@@ -176,8 +177,5 @@ struct StatusCounts {
 StatusCounts campaign_status(Db& db, std::int64_t id);  // UserError when unknown
 
 // ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
-
-// Writes a model row's harness_note (NULL when empty; store_model calls it in its transaction).
-void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note);
 
 }  // namespace convfail::testing

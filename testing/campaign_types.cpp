@@ -17,8 +17,10 @@ json CampaignConfig::to_json() const {
             {"inputs", oracle.inputs},
             {"dtypes", oracle.dtypes},
             {"max_elements", oracle.max_elements}};
-  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end())
+  if (std::find(sources.begin(), sources.end(), "synthetic") != sources.end()) {
     j["generator"] = kSyntheticGenerator;
+    j["filtered"] = filtered;
+  }
   if (oracle.image_size > 0) j["image_size"] = oracle.image_size;
   if (perturb) j["perturb_export"] = true;
   if (external_data) j["external_data_export"] = true;
@@ -77,6 +79,8 @@ CampaignConfig CampaignConfig::from_json(const json& stored) {
   o.ort_version = stored_or(stored, "ort", o.ort_version);
   c.perturb = stored_or(stored, "perturb_export", false);
   c.external_data = stored_or(stored, "external_data_export", false);
+  // A campaign stored before the draw was filtered had none: its key has no "filtered".
+  c.filtered = stored_or(stored, "filtered", false);
   return c;
 }
 

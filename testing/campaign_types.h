@@ -29,6 +29,9 @@ struct OracleOptions {
   bool warm = true;  // false: a fresh worker and runner process per model (the bench baseline)
   // The ONNX Runtime release (repro/runtimes.h, `test run --ort`): empty = the pinned one.
   std::string ort_version;
+  // A filtered campaign's synthetic draw: operator -> the types the support matrix says work
+  // end to end ({"relu": ["float32", ...], ...}); null: today's unfiltered draw.
+  nlohmann::json support;
 };
 
 // One model of a plan.
@@ -44,6 +47,11 @@ struct ModelTask {
   std::optional<std::vector<int>> keep;  // with spec_path: the nodes kept
   bool perturb = false;                  // test hook: a deliberately wrong ONNX model
   bool external_data = false;            // test hook: the weights saved as external data
+  // A cell of the support matrix: one node of this operator on this type (synthetic).
+  std::string single_op, single_dtype;
+  int single_variant = 0;  // synth.single's variant: its first input shape and builder choices
+  int opset = 0;           // > 0: this opset instead of the options'
+  int inputs = 0;          // > 0: this many input sets instead of the options'
 };
 
 struct ModelResult {
@@ -65,6 +73,7 @@ struct ModelResult {
   // The tensor types the model uses (a synthetic model's spec: inputs and nodes), as the worker
   // said them (validated: names of testing::all_dtypes()).
   std::vector<std::string> dtypes;
+  std::string main_dtype;  // a synthetic model's main type ("" when the worker did not say)
   int nodes = 0;
   nlohmann::json ops = nlohmann::json::array();    // ONNX op types in node order
   nlohmann::json edges = nlohmann::json::array();  // [[from, to], ...]
@@ -87,7 +96,7 @@ inline const std::vector<std::string>& all_dtypes() {
 // The version of synth.py's seed -> model mapping (its GENERATOR): part of the configuration of a
 // campaign with synthetic models, so that a campaign stored by another generator is not resumed
 // with different models. Bump both together.
-inline constexpr int kSyntheticGenerator = 2;
+inline constexpr int kSyntheticGenerator = 3;
 
 // The study's synthetic campaign (`test run --study`): 1,724 models of 15-100 operators over all
 // nine types (the study: 2 conversion failures, 741 ORT failures, 100 mismatches, 881 successes).
@@ -102,12 +111,16 @@ struct CampaignConfig {
   OracleOptions oracle;
   bool perturb = false;        // test hook: every exported model made wrong on purpose
   bool external_data = false;  // test hook: every exported model's weights in external data files
+  // Synthetic models drawn only from the operator/type pairs the support matrix of the release
+  // under test says work (testing/support_matrix); false: `test run --unfiltered`, today's draw.
+  bool filtered = true;
   std::vector<std::string> scripts_abs;  // absolute paths of script:FILE sources (same order)
 
   // What identifies the campaign (sources, seed, nodes, models, opset, tolerances, inputs,
-  // dtypes, max_elements, and with synthetic models the generator's version): the key a rerun
-  // finds it by. run_campaign adds "ort", the ONNX Runtime
-  // release the campaign runs on, so a campaign on another release is another campaign.
+  // dtypes, max_elements, and with synthetic models the generator's version and whether the draw
+  // is filtered): the key a rerun finds it by. run_campaign adds "ort", the ONNX Runtime
+  // release the campaign runs on, so a campaign on another release is another campaign, and for
+  // a filtered draw "support_matrix" (support_identity: the versions and the working pairs).
   nlohmann::json to_json() const;
   // The configuration a stored campaign ran with (campaigns.config_json, as to_json wrote it, with
   // "ort" and "shard" as run_campaign adds them): defaults where a key is absent or of another

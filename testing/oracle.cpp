@@ -193,6 +193,19 @@ json Oracle::zoo_models(const std::vector<std::string>& libraries) {
   return out;
 }
 
+json Oracle::support_table() {
+  exec::SandboxResult failure;
+  std::string stage;
+  auto line = impl_->ask({{"op", "support_table"}}, 120, &failure, &stage);
+  if (!line) throw UserError("the torch worker died listing its operators: " + failure.describe());
+  json j = json::parse(*line, nullptr, false);
+  return j.is_discarded() ? json() : j;
+}
+
+void Oracle::set_support(const json& support) {
+  impl_->options.support = support;
+}
+
 json Oracle::Impl::model_request(const ModelTask& task, const std::string& out) {
   json req = {{"op", "model"},
               {"out", out},
@@ -201,8 +214,13 @@ json Oracle::Impl::model_request(const ModelTask& task, const std::string& out) 
               {"nodes", task.nodes},
               {"max_elements", options.max_elements},
               {"dtypes", options.dtypes},
-              {"inputs", options.inputs},
-              {"opset", options.opset}};
+              {"inputs", task.inputs > 0 ? task.inputs : options.inputs},
+              {"opset", task.opset > 0 ? task.opset : options.opset}};
+  if (!task.single_op.empty())
+    req["single"] = {
+        {"op", task.single_op}, {"dtype", task.single_dtype}, {"variant", task.single_variant}};
+  else if (task.source == "synthetic" && task.spec_path.empty() && !options.support.is_null())
+    req["support"] = options.support;
   if (task.perturb) req["perturb"] = true;
   if (task.external_data) req["external_data"] = true;
   if (!task.arch.empty()) {  // torchvision, torchaudio, text
@@ -296,6 +314,7 @@ ModelResult Oracle::run(const ModelTask& task) {
   r.ops = reply->ops;
   r.edges = reply->edges;
   r.dtypes = reply->dtypes;
+  r.main_dtype = reply->main_dtype;
   if (!reply->exported) {
     r.outcome = reply->outcome;
     r.stage = reply->stage;

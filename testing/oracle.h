@@ -47,6 +47,11 @@ class Oracle {
   // The architectures of these libraries (torchvision, torchaudio, text) that the worker lists:
   // [{"name","family","library"}], each library's sorted. UserError when a library is missing.
   nlohmann::json zoo_models(const std::vector<std::string>& libraries);
+  // The worker's reply to "support_table" (synth.py's operators, the types measured and those
+  // eager takes), as it came: the caller validates it (testing/support_matrix).
+  nlohmann::json support_table();
+  // Sets the filtered draw's table (OracleOptions::support) for the next models.
+  void set_support(const nlohmann::json& support);
   // Runs the model. Its files, taken out of the worker's folder the one safe way
   // (exec/child_files), stay in model_dir (a folder no child can write to) until the next run.
   ModelResult run(const ModelTask& task);

@@ -101,6 +101,16 @@ bool read_dtypes(const json& j, WorkerReply& r, std::string* why) {
   return true;
 }
 
+bool read_main_dtype(const json& j, WorkerReply& r, std::string* why) {
+  if (!j.contains("main_dtype") || j["main_dtype"].is_null()) return true;
+  if (!j["main_dtype"].is_string()) return fail(why, "main_dtype is not a string");
+  const std::string main = j["main_dtype"].get<std::string>();
+  if (std::find(all_dtypes().begin(), all_dtypes().end(), main) == all_dtypes().end())
+    return fail(why, "main_dtype '" + truncate_utf8(main, 40) + "' is not one of the nine");
+  r.main_dtype = main;
+  return true;
+}
+
 }  // namespace
 
 std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::string* why) {
@@ -144,7 +154,8 @@ std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::stri
       return std::nullopt;
     }
   }
-  if (!read_numbers(j, r, why) || !read_graph(j, r, why) || !read_dtypes(j, r, why))
+  if (!read_numbers(j, r, why) || !read_graph(j, r, why) || !read_dtypes(j, r, why) ||
+      !read_main_dtype(j, r, why))
     return std::nullopt;
   return r;
 }

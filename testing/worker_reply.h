@@ -27,6 +27,7 @@ struct WorkerReply {
   nlohmann::json edges = nlohmann::json::array();       // [[a, b], ...], 0 <= a, b < ops.size()
   nlohmann::json durations = nlohmann::json::object();  // finite, >= 0 seconds
   std::vector<std::string> dtypes;  // the types a synthetic model uses: of all_dtypes(), no repeat
+  std::string main_dtype;           // a synthetic model's main type: of all_dtypes(), or ""
 };
 
 inline constexpr std::size_t kMaxOps = 100000;

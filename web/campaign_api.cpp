@@ -11,6 +11,7 @@
 #include "testing/campaign_report.h"
 #include "testing/campaign_store.h"
 #include "testing/outcomes.h"
+#include "testing/support_report.h"
 
 namespace convfail::web {
 
@@ -82,6 +83,22 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
     text = testing::campaign_report(db, n, rf);
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
+  }
+  return typed_report(std::move(text), format);
+}
+
+ReportText support_text(Db& db, const Params& params) {
+  Params with_default;  // format json unless one is asked for
+  for (const auto& kv : params)
+    if (kv.first != "format" || !kv.second.empty()) with_default.insert(kv);
+  if (with_default.find("format") == with_default.end()) with_default.emplace("format", "json");
+  reports::ReportFormat rf;
+  std::string format = format_param(with_default, &rf);
+  std::string text;
+  try {
+    text = testing::render_support(testing::load_matrix_views(db, {}), {}, rf);
+  } catch (const UserError& e) {
+    throw HttpError(500, e.what());
   }
   return typed_report(std::move(text), format);
 }

@@ -24,4 +24,9 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
 ReportText campaign_compare_text(Db& db, const std::string& a, const std::string& b,
                                  const Params& params);
 
+// GET /api/support?format=html|json|md|csv|latex (default json): every stored support matrix
+// (`convfail test support --no-measure`: cells per class, gaps with the first release where they
+// work, the operator x type table per release and opset). Nothing is measured here.
+ReportText support_text(Db& db, const Params& params);
+
 }  // namespace convfail::web

@@ -596,6 +596,14 @@ struct Server::Impl {
     });
   }
 
+  void support(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      send_report(req, res, support_text(db, req.params), "convfail-support");
+    });
+  }
+
   // Every route: method, path (or path prefix), handler. A known path asked with another method
   // is answered 405 with Allow; any other path 404.
   std::vector<Route> route_table() {
@@ -619,6 +627,7 @@ struct Server::Impl {
         {"GET", "/api/team", false, to(&Impl::team)},
         {"GET", "/api/campaigns", false, to(&Impl::campaigns)},
         {"GET", "/api/campaigns/", true, to(&Impl::campaign)},
+        {"GET", "/api/support", false, to(&Impl::support)},
     };
   }
   std::vector<Route> routes = route_table();

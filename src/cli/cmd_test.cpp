@@ -134,7 +134,7 @@ void add_run(CLI::App& parent, Context& ctx) {
     testing::CampaignConfig config;
     testing::RunOptions run;
     std::string nodes = "15-100:5", shard;
-    bool json = false, unsafe = false, no_minimise = false, study = false;
+    bool json = false, unsafe = false, no_minimise = false, study = false, unfiltered = false;
     testing::SettleOptions settle;
   };
   auto a = std::make_shared<Args>();
@@ -160,6 +160,10 @@ void add_run(CLI::App& parent, Context& ctx) {
                   "seconds; models not started by then are left for a rerun")
       ->check(CLI::Range(0.0, 1e7));
   auto* shard_option = add_shard_option(cmd, &a->shard);
+  cmd->add_flag("--unfiltered", a->unfiltered,
+                "synthetic: draw every operator/type pair eager takes (the study's replication)\n"
+                "instead of only those the support matrix of the release says work end to end\n"
+                "(measured first when missing; convfail test support)");
   cmd->add_flag("--new", a->run.new_campaign,
                 "a new campaign even when one with the same configuration is stored");
   add_settle_options(cmd, &a->settle, &a->no_minimise);
@@ -181,6 +185,7 @@ void add_run(CLI::App& parent, Context& ctx) {
     a->run.store_dir = testing::model_store_for(ctx.db_path);
     a->run.progress = !a->json || Context::stderr_is_tty();
     a->run.progress_tty = Context::stderr_is_tty();
+    a->config.filtered = !a->unfiltered;
     testing::CampaignRequest req;
     req.config = a->config;
     req.run = a->run;
@@ -199,11 +204,14 @@ void add_run(CLI::App& parent, Context& ctx) {
       j["seconds"] = s.seconds;
       j["models_per_second"] = s.models_per_second();
       j["minimised_groups"] = ms.minimised;
+      j["support_matrix"] = matrix_summary_json(db, st.campaign.versions, a->config);
       std::cout << j.dump(2) << "\n";
     } else {
       std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n", s.ran,
                   s.seconds, s.models_per_second(), s.already, s.planned);
       print_status(st);
+      print_matrix_summary(matrix_summary_json(db, st.campaign.versions, a->config),
+                           a->config.filtered);
     }
   });
 }
@@ -399,6 +407,7 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
   add_report(*cmd, ctx);
   add_test_compare(*cmd, ctx);
   add_test_merge(*cmd, ctx);
+  add_test_support(*cmd, ctx);
   cmd->require_subcommand(1);
 }
 

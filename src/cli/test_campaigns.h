@@ -1,8 +1,10 @@
-// `convfail test compare` and `convfail test merge` (cmd_test_campaigns.cpp): subcommands of
-// `convfail test` over whole campaigns, registered by add_test_command; and `test run`'s shard.
+// `convfail test compare` and `convfail test merge` (cmd_test_campaigns.cpp) and `convfail test
+// support` (cmd_test_support.cpp): subcommands of `convfail test` registered by
+// add_test_command; and `test run`'s shard.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/context.h"
 #include "testing/campaign_pipeline.h"
@@ -12,6 +14,14 @@ namespace convfail::cli {
 
 void add_test_compare(CLI::App& parent, Context& ctx);
 void add_test_merge(CLI::App& parent, Context& ctx);
+// `convfail test support` (cmd_test_support.cpp): the measured support matrix.
+void add_test_support(CLI::App& parent, Context& ctx);
+// Beside a synthetic campaign's summary: the support matrix of the release it ran on (its
+// versions) at its opset and types, cells per class ({"onnxruntime", "opset", "cells_per_class"}),
+// null when none is stored or the campaign has no synthetic models; and its printed line.
+nlohmann::json matrix_summary_json(Db& db, const nlohmann::json& versions,
+                                   const testing::CampaignConfig& config);
+void print_matrix_summary(const nlohmann::json& summary, bool filtered);
 
 // --no-minimise, --minimise-budget and --minimise-time of `test run` and `test merge`, into
 // `settle` (after parsing, settle->minimise = !*no_minimise).

@@ -10,10 +10,13 @@ escaped, so error text that is not UTF-8 survives). torch is imported once.
 {"op":"model","out":DIR,"source":"synthetic"|"torchvision"|"torchaudio"|"text"|"script","seed":S,
  "nodes":N,"max_elements":M,"dtypes":[..],"inputs":K,"opset":16,
  "name":ARCH,"family":F,"image":SIDE (torchvision) | "name":ARCH (torchaudio, text) |
- "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec)}
+ "file":PATH (script) | "spec":PATH,"keep":[..] (a cut synthetic spec) |
+ "single":{"op":NAME,"dtype":T,"variant":V} (one node, synth.single: a cell of the matrix) |
+ "support":{OP:[T,..]} (synthetic drawn from the matrix: only pairs that work)}
   -> {"ok":true,"outcome":null|"invalid"|"conversion_failure","stage":..,"error":TEXT,
       "error_type":..,"ops":[..],"edges":[[a,b],..],"nodes":n,"durations":{..},"outputs":n,
-      "dtypes":[..] (synthetic: the types its spec uses)}
+      "dtypes":[..],"main_dtype":T (synthetic: the types its spec uses, its main type)}
+{"op":"support_table"} -> {"ok":true,"generator":G,"ops":[{"op":..,"types":[..],"eager":[..]},..]}
   The model's files go to DIR: program.py (synthetic), spec.json, model.onnx (torch.onnx.export
   writes it there as a user's export does: a model over 2 GiB with its weights in external data
   files beside it), and per input set k: set_k/input_i.pb, set_k/output_i.pb (the eager
@@ -112,6 +115,16 @@ def build_synthetic(req):
             spec = json.load(f)
         if req.get("keep") is not None:
             spec = synth.restrict(spec, req["keep"])
+    elif req.get("single"):  # one cell of the support matrix: one operator on one type
+        name, dtype = req["single"].get("op"), req["single"].get("dtype")
+        variant = int(req["single"].get("variant", 0))
+        spec = synth.single(name, dtype, variant, strict=False) if name in synth.OPS else None
+        if spec is None:
+            raise ValueError("no one-node model of %r on %r" % (name, dtype))
+    elif req.get("support") is not None:  # drawn from the measured support matrix
+        spec = synth.generate_filtered(int(req["seed"]), int(req["nodes"]), req["support"],
+                                       int(req.get("max_elements", 1 << 16)),
+                                       tuple(req.get("dtypes") or ["float32"]))
     else:
         spec = synth.generate(int(req["seed"]), int(req["nodes"]),
                               int(req.get("max_elements", 1 << 16)),
@@ -221,6 +234,7 @@ def handle_model(req):
     reply["nodes"] = built.nodes
     if built.spec is not None:  # the types the model uses (the report's per-type table)
         reply["dtypes"] = synth.spec_dtypes(built.spec)
+        reply["main_dtype"] = synth.main_dtype(built.spec)
     if built.program is not None:
         with open(os.path.join(out, "program.py"), "w") as f:
             f.write(built.program)
@@ -404,6 +418,8 @@ def handle(req):
                 "torchaudio": library_version("torchaudio")}
     if req.get("op") == "models":
         return {"ok": True, "models": real_models(req.get("libraries") or [])}
+    if req.get("op") == "support_table":
+        return {"ok": True, "generator": synth.GENERATOR, "ops": synth.support_table()}
     if req.get("op") == "crash":  # protocol test hook
         import ctypes
         ctypes.string_at(0)

@@ -29,8 +29,9 @@ import random
 # The version of the seed -> model mapping: bump it whenever the same seed may give another model
 # (a new operator, type or drawing rule). convfail puts it in a campaign's configuration
 # (testing/plan.h kSyntheticGenerator, kept equal to it), so a campaign stored by another
-# generator is never resumed with different models. 2: NNSmith's nine types.
-GENERATOR = 2
+# generator is never resumed with different models. 2: NNSmith's nine types. 3: a main type per
+# model and, given the measured support matrix, only the operator/type pairs that work end to end.
+GENERATOR = 3
 
 F16, F32, F64 = "float16", "float32", "float64"
 U8, I8, I16, I32, I64 = "uint8", "int8", "int16", "int32", "int64"
@@ -757,8 +758,9 @@ def _fits(v, dtype, dom):
 class _Graph:
     """A spec being built: its values (Val), graph inputs and nodes."""
 
-    def __init__(self, rng, max_elements, dtypes):
+    def __init__(self, rng, max_elements, dtypes, main=None):
         self.rng, self.max_elements, self.dtypes = rng, max_elements, dtypes
+        self.main = main  # a filtered model's main type (generate_filtered); None: unfiltered
         self.vals, self.inputs, self.nodes, self.used = [], [], [], set()
 
     def new_input(self, shape, dtype, dom):
@@ -778,7 +780,7 @@ class _Graph:
         self.vals.append(v)
         self.used.update(a.id for a in args)
         node = {"op": name, "args": [a.id for a in args], "out": v.id, "shape": list(shape),
-                "dtype": dtype, "dom": dom, "code": code,
+                "dtype": dtype, "t": t, "dom": dom, "code": code,
                 "params": [[list(p[0]), p[1], I64 if p[1].startswith("idx:") else t]
                            for p in params],
                 "pseed": self.rng.randrange(1 << 30)}
@@ -821,7 +823,9 @@ class _Graph:
                 if not cands and dt not in self.dtypes:
                     return None  # e.g. no bool value yet and bool not requested
                 v = None
-                if not cands and room >= 2 and rng.random() < 0.5:
+                # A filtered model's other types enter through casts of what it has.
+                prefer_cast = self.main is not None and dt != self.main
+                if not cands and room >= 2 and (prefer_cast or rng.random() < 0.5):
                     v = self.cast_into(dt, dom, args)
                     room -= v is not None
                 if v is None:
@@ -836,7 +840,10 @@ class _Graph:
         return args
 
     def spec(self, seed, nodes):
-        return {"seed": seed, "nodes": nodes, "inputs": self.inputs, "body": self.nodes}
+        out = {"seed": seed, "nodes": nodes, "inputs": self.inputs, "body": self.nodes}
+        if self.main is not None:
+            out["main"] = self.main
+        return out
 
 
 def _fits_size(out, max_elements):
@@ -885,25 +892,130 @@ def generate(seed, nodes, max_elements=1 << 16, dtypes=(F32,)):
         g.new_input(_rand_shape(rng, max_elements), t, ANY)
     while len(g.nodes) < nodes:
         name = _draw_op(rng, names, cumulative)
-        in_types, doms, build = OPS[name]
         t = _node_type(rng, name, dtypes)
-        if t is False:
+        if t is not False:
+            _try_node(g, name, t, nodes)
+    return g.spec(seed, nodes)
+
+
+def _try_node(g, name, t, nodes):
+    """Adds a node of operator `name` and type t (None: no T input) to g when its inputs, shape
+    and range fit; else nothing (the caller redraws). A cast goes to a random requested type."""
+    rng, dtypes = g.rng, g.dtypes
+    in_types, doms, build = OPS[name]
+    args = g.pick_args([t if x == T else x for x in in_types], doms, nodes - len(g.nodes))
+    if args is None or len(g.nodes) >= nodes:
+        return
+    if name == "cast":
+        targets = [d for d in dtypes if d != args[0].dtype and cast_code(args[0], d)]
+        if targets:
+            g.cast(args[0], targets[rng.randrange(len(targets))])
+        return
+    out = build(rng, [a.shape for a in args])
+    if not out or not _fits_size(out, g.max_elements):
+        return
+    shape, built, dom, code, params = out
+    res = node_result(name, t, args, shape, built, dom, params)
+    if res is not None:
+        g.add_node(name, args, shape, res, code, params, t)
+
+
+# ---------------------------------------------------------------- drawing from the support matrix
+
+# The share of a filtered model's nodes that may take a type other than its main one (drawn only
+# where the matrix says the pair works); a value of that type enters through an explicit cast.
+OTHER_TYPES = 0.1
+
+
+def measured_types(name):
+    """The types the support matrix measures operator `name` over: NNSmith's nine for an
+    operator with a generic input, else its fixed input type (bool for the logical ones)."""
+    ins = OPS[name][0]
+    if T in ins:
+        return ALL_DTYPES
+    fixed = [x for x in ins if x not in (T, ANYTYPE)]
+    return (fixed[0],) if fixed else ()
+
+
+def support_table():
+    """Every operator the matrix measures (cast left out: a value changes type through it), with
+    the types measured and those torch 1.13 eager takes (SUPPORT): what `convfail test support`
+    runs, one single-node model per pair eager takes."""
+    out = []
+    for name in sorted(OPS):
+        types = measured_types(name)
+        if not types:
             continue
-        args = g.pick_args([t if x == T else x for x in in_types], doms, nodes - len(g.nodes))
-        if args is None or len(g.nodes) >= nodes:
+        eager = SUPPORT.get(name, frozenset(types))
+        out.append({"op": name, "types": list(types), "eager": [t for t in types if t in eager]})
+    return out
+
+
+def main_dtype(spec):
+    """A spec's main type: the one a filtered draw chose, else (an unfiltered or older spec) the
+    type most of its nodes were drawn in (the first in ALL_DTYPES order on a tie); None for no
+    node."""
+    if spec.get("main") in ALL_DTYPES:
+        return spec["main"]
+    counts = {}
+    for n in spec.get("body", []):
+        t = n.get("t") or n.get("dtype")  # the node's type (an older spec: its output's)
+        counts[t] = counts.get(t, 0) + 1
+    ranked = [d for d in ALL_DTYPES if d in counts]
+    return max(ranked, key=lambda d: counts[d]) if ranked else None
+
+
+def _filtered_type(rng, name, main, dtypes, support):
+    """A filtered node's type T (None: the operator has no T input and its fixed type works),
+    or False: redraw. The main type with weight 1 - OTHER_TYPES, the others share OTHER_TYPES;
+    a pair the matrix does not list as working is never drawn."""
+    works = support.get(name, ())
+    if T not in OPS[name][0]:
+        fixed = measured_types(name)
+        return None if fixed and fixed[0] in works and fixed[0] in dtypes else False
+    others = max(1, len(dtypes) - 1)
+    x = rng.random()
+    for d in dtypes:
+        if d not in SUPPORT[name] or d not in works:
             continue
-        if name == "cast":
-            targets = [d for d in dtypes if d != args[0].dtype and cast_code(args[0], d)]
-            if targets:
-                g.cast(args[0], targets[rng.randrange(len(targets))])
-            continue
-        out = build(rng, [a.shape for a in args])
-        if not out or not _fits_size(out, max_elements):
-            continue
-        shape, built, dom, code, params = out
-        res = node_result(name, t, args, shape, built, dom, params)
-        if res is not None:
-            g.add_node(name, args, shape, res, code, params, t)
+        w = 1 - OTHER_TYPES if d == main else OTHER_TYPES / others
+        if name in FLOAT_OUT and d not in FLOATS:
+            w *= PROMOTING
+        x -= w
+        if x < 0:
+            return d
+    return False
+
+
+def generate_filtered(seed, nodes, support, max_elements=1 << 16, dtypes=(F32,)):
+    """A spec with exactly `nodes` operators drawn from the support matrix `support` (operator ->
+    the types it works with end to end on the release under test): a main type drawn among the
+    requested ones that some operator works with, most nodes of that type, the others of a
+    requested type their operator works with (OTHER_TYPES), entering through casts. ValueError
+    when no requested type works with any operator."""
+    rng = random.Random("convfail-synth-filtered:%d:%d" % (seed, nodes))
+    dtypes = dtype_list(dtypes)
+    usable = [d for d in dtypes if any(d in support.get(n, ()) for n in OPS)]
+    if not usable:
+        raise ValueError("the support matrix lists no working operator for %s" % ", ".join(dtypes))
+    main = usable[rng.randrange(len(usable))]
+    names = sorted(OPS)
+    cumulative, total = [], 0.0
+    for n in names:
+        total += RARE.get(n, 1.0)
+        cumulative.append(total)
+    g = _Graph(rng, max_elements, dtypes, main)
+    g.new_input(_rand_shape(rng, max_elements), main, ANY)
+    for _ in range(200 * nodes + 1000):  # bounded: a matrix with few working pairs may not fit
+        if len(g.nodes) >= nodes:
+            break
+        name = _draw_op(rng, names, cumulative)
+        t = None if name == "cast" else _filtered_type(rng, name, main, dtypes, support)
+        if t is not False:
+            _try_node(g, name, t, nodes)
+    if len(g.nodes) < nodes:
+        raise ValueError("the support matrix leaves too few working operators for a model of %d "
+                         "nodes of %s" % (nodes, main))
     return g.spec(seed, nodes)
 
 
@@ -971,8 +1083,10 @@ def restrict(spec, keep):
                 entry["range"] = [max(src["range"][0], -(1 << 62)), min(src["range"][1], 1 << 62)]
             inputs.append(entry)
     inputs.sort(key=lambda i: i["id"])
-    return {"seed": spec["seed"], "nodes": len(body), "inputs": inputs, "body": body,
-            "kept": keep}
+    out = {"seed": spec["seed"], "nodes": len(body), "inputs": inputs, "body": body, "kept": keep}
+    if "main" in spec:
+        out["main"] = spec["main"]
+    return out
 
 
 def outputs_of(spec):

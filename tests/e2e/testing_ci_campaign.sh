@@ -29,7 +29,7 @@ for bad in 5 99999 abc -64; do
 done
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM campaign_models")" = 0 ] || fail "a refused run stored models"
 
-cf test run --source synthetic --source "torchvision:$TV" --models 200 --nodes 5-20:5 --seed 11 \
+cf test run --unfiltered --source synthetic --source "torchvision:$TV" --models 200 --nodes 5-20:5 --seed 11 \
   --inputs 2 --json >"$T/run.json" 2>"$T/run.err" || fail "campaign: $(tail -3 "$T/run.err")"
 jq -e '.finished == true and .planned == 204 and .models == 204' "$T/run.json" >/dev/null ||
   fail "not 204 models finished: $(jq -c '{finished, planned, models}' "$T/run.json")"

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_testing.sh"
 set -euo pipefail
-PLAN=(test run --source synthetic --models 12 --nodes 5-15:5 --seed 11 --inputs 1 --jobs 1
+PLAN=(test run --unfiltered --source synthetic --models 12 --nodes 5-15:5 --seed 11 --inputs 1 --jobs 1
   --no-minimise)
 cfdb "$DB" "${PLAN[@]}" >/dev/null 2>"$T/a.err" || fail "run A: $(tail -3 "$T/a.err")"
 cfdb "$DB" "${PLAN[@]}" --perturb-export >/dev/null 2>"$T/b.err" || fail "run B: $(tail -3 "$T/b.err")"

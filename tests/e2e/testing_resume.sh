@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_testing.sh"
 set -euo pipefail
-ARGS=(test run --source synthetic --models 24 --nodes 5-15:5 --seed 3 --jobs 1 --inputs 2
+ARGS=(test run --unfiltered --source synthetic --models 24 --nodes 5-15:5 --seed 3 --jobs 1 --inputs 2
   --no-minimise)
 
 cfdb "$T/a.db" "${ARGS[@]}" >"$T/a.out" 2>"$T/a.err" || fail "run a: $(tail -3 "$T/a.err")"
@@ -22,7 +22,7 @@ cmp "$T/convfail-data/models/$sha/model.onnx" "$T/convfail-data/models/$sha/mode
 [ "$(sha256sum <"$T/convfail-data/models/$sha/model.onnx" | cut -d' ' -f1)" = "$sha" ] ||
   fail "model file not named by its sha256"
 # Another seed, other models.
-cfdb "$T/d.db" test run --source synthetic --models 6 --nodes 5-15:5 --seed 4 --jobs 1 --inputs 2 \
+cfdb "$T/d.db" test run --unfiltered --source synthetic --models 6 --nodes 5-15:5 --seed 4 --jobs 1 --inputs 2 \
   --no-minimise >/dev/null 2>&1
 [ "$(comm -12 <(sqlite3 "$T/a.db" "SELECT model_sha256 FROM campaign_models" | sort) \
   <(sqlite3 "$T/d.db" "SELECT model_sha256 FROM campaign_models" | sort) | grep -c .)" = 0 ] ||

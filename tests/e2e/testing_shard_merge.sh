@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_testing.sh"
 set -euo pipefail
-PLAN=(--source synthetic --models 24 --nodes 5-15:5 --seed 11 --inputs 1)
+PLAN=(--unfiltered --source synthetic --models 24 --nodes 5-15:5 --seed 11 --inputs 1)
 
 # Bad K/N: refused before anything is opened or run.
 for bad in 4/4 1/0 -1/4 x/4 1 1/4/2 ""; do

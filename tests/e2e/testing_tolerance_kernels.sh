@@ -15,9 +15,9 @@ expect_exit 2 cf test run --dtypes complex64 --models 1
 expect_grep "complex64" "$T/err"
 [ ! -e "$DB" ] || [ "$(sqlite3 "$DB" "SELECT count(*) FROM campaigns")" = 0 ] ||
   fail "a refused --dtypes stored a campaign"
-cf test run --study --nodes 3 --time-budget 0.001 --no-minimise --json >"$T/study.json" \
+cf test run --unfiltered --study --nodes 3 --time-budget 0.001 --no-minimise --json >"$T/study.json" \
   2>"$T/err" || fail "--study: $(tail -3 "$T/err")"
-cf test run --study --dtypes float32 --nodes 3 --time-budget 0.001 --no-minimise --json \
+cf test run --unfiltered --study --dtypes float32 --nodes 3 --time-budget 0.001 --no-minimise --json \
   >"$T/study32.json" 2>"$T/err" || fail "--study --dtypes float32: $(tail -3 "$T/err")"
 nine=$(/usr/bin/python3 -c "import sys, json; sys.path.insert(0, '$HARNESS'); import synth; \
 print(json.dumps(list(synth.dtype_list(('all',)))))")
@@ -78,7 +78,7 @@ done
 echo "ok   stored smallest passing tolerance $tol: success just above it, mismatch just below"
 
 # --- 5b, 6. a --dtypes all campaign: the report's tables recounted from the stored rows --------
-cf test run --source synthetic --models 60 --nodes 3-9:3 --dtypes all --seed 5 --inputs 1 \
+cf test run --unfiltered --source synthetic --models 60 --nodes 3-9:3 --dtypes all --seed 5 --inputs 1 \
   --jobs 2 --no-minimise --json >"$T/all.json" 2>"$T/all.err" || fail "all: $(tail -5 "$T/all.err")"
 c=$(jq .campaign "$T/all.json")
 cf test report --campaign "$c" --json >"$T/r.json"
@@ -111,10 +111,20 @@ for d in $(echo "$nine" | jq -r '.[]'); do
     WHERE m.campaign_id = $c AND j.value = '$d'")
   [ "$n" -gt 0 ] || fail "no model of the campaign uses $d"
   jq -e --arg d "$d" --argjson n "$n" \
-    '[.outcomes_by_dtype[] | select(.label == $d)][0].models == $n' "$T/r.json" >/dev/null ||
-    fail "$d: report $(jq -c --arg d "$d" '.outcomes_by_dtype[] | select(.label == $d)' "$T/r.json") vs $n"
+    '[.outcomes_by_touched_dtype[] | select(.label == $d)][0].models == $n' "$T/r.json" >/dev/null ||
+    fail "$d: report $(jq -c --arg d "$d" '.outcomes_by_touched_dtype[] | select(.label == $d)' "$T/r.json") vs $n"
 done
 jq -e '[.outcomes_by_dtype[] | select(.reference)][0].models == 1724' "$T/r.json" >/dev/null ||
   fail "no study reference row"
 jq -c '.outcomes' "$T/all.json"
 echo "ok   per-type table: all nine types, counts = recount of the stored types"
+# Per main type: each model once, under the main type stored with it.
+for d in $(sqlite3 "$DB" "SELECT DISTINCT main_dtype FROM campaign_models WHERE campaign_id = $c"); do
+  n=$(sqlite3 "$DB" "SELECT count(*) FROM campaign_models WHERE campaign_id = $c AND main_dtype = '$d'")
+  jq -e --arg d "$d" --argjson n "$n" \
+    '[.outcomes_by_dtype[] | select(.label == $d)][0].models == $n' "$T/r.json" >/dev/null ||
+    fail "main $d: report $(jq -c --arg d "$d" '.outcomes_by_dtype[] | select(.label == $d)' "$T/r.json") vs $n"
+done
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM campaign_models WHERE campaign_id = $c AND main_dtype IS NULL")" = 0 ] ||
+  fail "an unfiltered synthetic model stored no main type"
+echo "ok   per main type: each model once"

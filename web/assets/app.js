@@ -798,6 +798,25 @@ async function viewCampaignCompare(a, b) {
     downloads, report);
 }
 
+// ---- The support matrix (`convfail test support`): what each release runs, measured
+
+async function viewSupport() {
+  const data = await api('/api/support');
+  if (!data.matrices.length)
+    return show(el('h1', {}, 'Support matrix'), el('p', {}, 'No support matrix yet: measure one with ', el('code', {}, 'convfail test support'), '.'));
+  const t = el('table', { id: 'support-table' }, el('tr', {}, el('th', {}, 'onnxruntime'), el('th', {}, 'torch'), el('th', {}, 'onnx'),
+    data.classes.map((c) => el('th', { class: 'num' }, c.replace(/_/g, ' ')))));
+  for (const m of data.matrices)
+    t.appendChild(el('tr', {}, el('td', {}, m.onnxruntime), el('td', {}, m.torch), el('td', {}, m.onnx),
+      data.classes.map((c) => el('td', { class: 'num' }, (m.cells_per_class || {})[c] || 0))));
+  const html = await apiText('/api/support?format=html');
+  const downloads = el('p', { class: 'downloads' }, 'Download: ',
+    ['md', 'csv', 'latex', 'json', 'html'].map((f) => el('a', { href: '/api/support?' + query({ format: f, download: '1' }), download: '' }, f)));
+  const report = safeHtml(html, 'report support');
+  report.id = 'support-report';
+  show(el('h1', {}, 'Support matrix'), el('div', { class: 'scroll' }, t), downloads, report);
+}
+
 // ---- Routing
 
 async function route() {
@@ -817,6 +836,7 @@ async function route() {
     if (path === '/agreement') return await viewAgreement(params);
     if (path === '/report') return await viewReport(params);
     if (path === '/campaigns') return await viewCampaigns();
+    if (path === '/support') return await viewSupport();
     const c = path.match(/^\/campaign\/(\d+)$/);
     if (c) return await viewCampaign(c[1]);
     const cc = path.match(/^\/campaign\/(\d+)\/compare\/(\d+)$/);

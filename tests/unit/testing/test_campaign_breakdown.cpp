@@ -100,6 +100,7 @@ TEST_CASE("breakdown: missing kernels by operator and type, Table 11 per type an
     m.name = name;
     m.signature = signature;
     m.dtypes = dtypes.value_or(std::vector<std::string>());
+    if (dtypes) m.main_dtype = dtypes->back();  // the last type its generator drew most of
     models.push_back(m);
   };
   add("synthetic", "s0", "ort_failure", "onnxruntime: no kernel for Relu(14) on int16",
@@ -125,18 +126,28 @@ TEST_CASE("breakdown: missing kernels by operator and type, Table 11 per type an
   CHECK(b.kernels[0].types.at("int16") == 2);
   CHECK(b.kernels[0].types.at("int64") == 1);
   CHECK(b.kernel_types == std::vector<std::string>{"int16", "int64", "bool"});  // nine's order
-  // Per type: a model counts for each type it uses; then all synthetic, then the study.
+  // Per main type: each model once; then all synthetic, then the study.
   REQUIRE(b.dtypes.size() == 6);
   CHECK(b.dtypes[0].label == "float32");
-  CHECK(b.dtypes[0].models == 5);
+  CHECK(b.dtypes[0].models == 1);  // s4 (s0-s3 have another main type)
   CHECK(b.dtypes[1].label == "int16");
   CHECK(b.dtypes[1].counts.at("ort_failure") == 2);
+  CHECK(b.dtypes[2].label == "int64");
+  CHECK(b.dtypes[3].label == "bool");
   CHECK(b.dtypes[4].label == "all synthetic models");
   CHECK(b.dtypes[4].models == 6);
-  CHECK(b.synthetic_without_dtypes == 1);
+  CHECK(b.synthetic_without_main == 1);
   CHECK(b.dtypes[5].reference);
   CHECK(b.dtypes[5].models == 1724);
   CHECK(b.dtypes[5].counts.at("ort_failure") == 741);
+  // Per type touched: a model counts for each type it uses (no study row: it has no such table).
+  REQUIRE(b.touched_dtypes.size() == 5);
+  CHECK(b.touched_dtypes[0].label == "float32");
+  CHECK(b.touched_dtypes[0].models == 5);
+  CHECK(b.touched_dtypes[1].label == "int16");
+  CHECK(b.touched_dtypes[1].counts.at("ort_failure") == 2);
+  CHECK(b.touched_dtypes[4].label == "all synthetic models");
+  CHECK(b.synthetic_without_dtypes == 1);
   // Per family: torchvision by architecture, scripts apart, the study's real models last.
   std::vector<std::string> labels;
   for (const auto& r : b.families) labels.push_back(r.label);
@@ -181,6 +192,7 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
     r.min_tolerance = tol;
     r.difference_kind = kind;
     r.dtypes = std::move(dtypes);
+    r.main_dtype = seq == 1 ? "" : r.dtypes.back();
     r.signature = signature;
     r.message = message;
     store_models(*db, 1, {model_row(t, r, "")}, RowWrite::kReplace);
@@ -203,6 +215,9 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   REQUIRE(models.size() == 3);
   CHECK(*models[0].min_tolerance == doctest::Approx(3e-4));
   CHECK(models[0].dtypes == std::vector<std::string>{"float32", "float16"});
+  CHECK(models[0].main_dtype == "float16");  // schema 0023's column, beside dtypes_json
+  CHECK(models[1].main_dtype.empty());       // none said: NULL
+  CHECK(models[2].main_dtype == "int16");
   CHECK_FALSE(models[2].min_tolerance);  // not compared: nothing stored
   CHECK(list_groups(*db, 1)[1]["message"] ==
         "Could not find an implementation for Relu(14) node with name '/Relu'");
@@ -222,8 +237,11 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   auto j = nlohmann::json::parse(campaign_report(*db, 1, reports::ReportFormat::kJson));
   CHECK(j["tolerance_curve"]["rows"][0]["failing"]["1e-7"] == 1);  // 3e-4 fails, 2e-8 not
   CHECK(j["tolerance_curve"]["rows"][0]["failing"]["1e-3"] == 0);
-  CHECK(j["outcomes_by_dtype"][0]["label"] == "float32");
-  CHECK(j["outcomes_by_dtype"][0]["models"] == 3);
+  CHECK(j["outcomes_by_touched_dtype"][0]["label"] == "float32");  // every model touches it
+  CHECK(j["outcomes_by_touched_dtype"][0]["models"] == 3);
+  CHECK(j["outcomes_by_dtype"][0]["label"] == "float16");  // seq 0's main type; seq 1 has none
+  CHECK(j["outcomes_by_dtype"][0]["models"] == 1);
+  CHECK(j["synthetic_without_main_dtype"] == 1);
   CHECK(j["ort_kernels"]["rows"][0]["types"]["int16"] == 1);
   std::string csv = campaign_report(*db, 1, reports::ReportFormat::kCsv);
   CHECK(csv.find("tolerance_curve,small float difference,t = 1e-4,1") != std::string::npos);

@@ -80,3 +80,21 @@ TEST_CASE("worker reply: a synthetic model's types are names of the nine, each o
     CHECK(why.find("dtype") != std::string::npos);
   }
 }
+
+TEST_CASE("worker reply: a synthetic model's main type is one of the nine") {
+  std::string why;
+  auto r =
+      parse_worker_reply(R"({"ok":true,"dtypes":["float32","int16"],"main_dtype":"int16"})", &why);
+  REQUIRE(r);
+  CHECK(r->main_dtype == "int16");
+  auto none = parse_worker_reply(R"({"ok":true})", &why);
+  REQUIRE(none);
+  CHECK(none->main_dtype.empty());
+  for (const char* bad :
+       {R"({"ok":true,"main_dtype":"complex64"})", R"({"ok":true,"main_dtype":3})",
+        R"({"ok":true,"main_dtype":"\u001b[2J"})"}) {
+    CHECK_FALSE(parse_worker_reply(bad, &why));
+    CHECK(why.find("main_dtype") != std::string::npos);
+    CHECK(why.find('\x1b') == std::string::npos);
+  }
+}
