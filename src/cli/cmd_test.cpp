@@ -258,7 +258,7 @@ void add_groups(CLI::App& parent, Context& ctx) {
                   terminal_safe(said).c_str());
       const json& cands = g["candidates"];
       if (!cands.is_array() || cands.empty()) {
-        std::printf("    new (no stored issue matches)\n");
+        std::printf("    no candidate: no stored issue names its operator or error (new)\n");
         continue;
       }
       for (std::size_t i = 0; i < cands.size() && i < 3; ++i)
