@@ -147,6 +147,21 @@ Json parse_element(const std::string& where, std::string_view element,
   }
 }
 
+// What to say after "malformed JSON" when the file is a CSV (`import labels.csv`): the command
+// that reads a CSV of labels. "" for anything else.
+std::string csv_hint(const std::string& path, std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] == '{' || text[first] == '[') return "";
+  const std::string_view head =
+      text.substr(first, std::min<std::size_t>(text.find('\n', first) - first, 200));
+  const bool csv_name = path.size() >= 4 && lower(path.substr(path.size() - 4)) == ".csv";
+  const bool csv_head =
+      head.find(',') != std::string_view::npos && head.find("number") != std::string_view::npos;
+  if (!csv_name && !csv_head) return "";
+  return " (this looks like a CSV file: import reads issues as JSON or JSONL; a CSV of labels is "
+         "read by `convfail labels import FILE`)";
+}
+
 // The first pass: every object of every file parsed and checked as the store will check it;
 // nothing is written.
 void check_files(IssueStore& store, const std::vector<std::string>& paths,
@@ -155,7 +170,12 @@ void check_files(IssueStore& store, const std::vector<std::string>& paths,
     std::string text = read_file(path);
     for (auto& [line, element] : elements_of(path, text)) {
       std::string where = where_of(path, line);
-      Json obj = parse_element(where, element, options);
+      Json obj;
+      try {
+        obj = parse_element(where, element, options);
+      } catch (const UserError& e) {
+        throw UserError(e.what() + csv_hint(path, text));
+      }
       try {
         store.check(obj, raw_text_of(obj, element));  // the whole object first, then its repo
         repo_of(obj, options);
