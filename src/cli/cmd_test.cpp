@@ -196,13 +196,20 @@ void add_run(CLI::App& parent, Context& ctx) {
       j["ran"] = s.ran;
       j["already_stored"] = s.already;
       j["planned"] = s.planned;
+      j["answered_from_store"] = s.answered_from_store;
       j["seconds"] = s.seconds;
       j["models_per_second"] = s.models_per_second();
       j["minimised_groups"] = ms.minimised;
       std::cout << j.dump(2) << "\n";
     } else {
-      std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n", s.ran,
-                  s.seconds, s.models_per_second(), s.already, s.planned);
+      if (s.answered_from_store)
+        std::printf(
+            "campaign %lld is finished: all %d planned models are stored, nothing to run "
+            "(--new runs a fresh campaign)\n",
+            static_cast<long long>(s.campaign), s.planned);
+      else
+        std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n",
+                    s.ran, s.seconds, s.models_per_second(), s.already, s.planned);
       print_status(st);
     }
   });
@@ -293,7 +300,8 @@ void add_minimise(CLI::App& parent, Context& ctx) {
   auto* cmd = parent.add_subcommand("minimise", "shrink each group's model (delta debugging)");
   cmd->add_option("--campaign", a->campaign, "campaign id (default: the latest)");
   cmd->add_option("--group", a->mo.group, "only this group (also when already minimised)");
-  cmd->add_option("--budget", a->mo.budget, "oracle runs per group")
+  cmd->add_option("--budget", a->mo.budget,
+                  "oracle runs per group, its first and last run included")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", a->json, "print the summary as JSON");
