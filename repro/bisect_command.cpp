@@ -190,6 +190,16 @@ void print_text(std::ostream& out, const Target& t, const std::string& sha, cons
   out << buf;
 }
 
+// A release to run: the pinned one from the runner's own node_modules (no dir: the default
+// runner), unless the cache has it too; any other installed into the cache once.
+InstallResult release_install(RuntimeCache& cache, const std::string& version) {
+  if (version != pinned_runtime_version() || cache.installed_dir(version))
+    return cache.install(version, /*retry_failed=*/false);
+  InstallResult pinned;
+  pinned.ok = pinned.already = true;
+  return pinned;
+}
+
 }  // namespace
 
 std::vector<std::string> bisect_release_list(const BisectRequest& req, RuntimeCache& cache) {
@@ -206,6 +216,8 @@ std::vector<std::string> bisect_release_list(const BisectRequest& req, RuntimeCa
   } else if (req.installed_only) {
     for (const auto& r : cache.list())
       if (!r.failed) all.push_back(r.version);
+    // The runner's own onnxruntime-node is installed too (the release every other command runs).
+    if (std::string pinned = pinned_runtime_version(); !pinned.empty()) all.push_back(pinned);
   } else {
     all = cache.available();
   }
@@ -269,7 +281,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
     ReleaseRunFn run = [&](const std::string& version, int attempt) -> ReleaseRun {
       if (auto stored = stored_run(db, sha, key, version, attempt)) return *stored;
       ReleaseRun r;
-      InstallResult inst = cache.install(version, /*retry_failed=*/false);
+      InstallResult inst = release_install(cache, version);
       if (!inst.ok) {
         r.verdict = kInstallFailed;
         r.reason = inst.error.substr(0, 300);
