@@ -77,7 +77,9 @@ ReportText campaign_compare_text(Db& db, const std::string& a, const std::string
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
-  return typed_report(std::move(text), format);
+  ReportText r = typed_report(std::move(text), format);
+  r.name = "convfail-campaign-" + std::to_string(ia) + "-vs-" + std::to_string(ib);
+  return r;
 }
 
 ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
@@ -94,7 +96,9 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
-  return typed_report(std::move(text), format);
+  ReportText r = typed_report(std::move(text), format);
+  r.name = "convfail-campaign-" + std::to_string(n);  // one file per campaign, not one name
+  return r;
 }
 
 }  // namespace convfail::web

@@ -187,6 +187,11 @@ try:
     d1.get(URL + "/#/issue/acme/conv/1")
     wait(d1, lambda: "Synthetic crash" in text_of(d1, "#issue-title"), "issue page again")
     d1.save_screenshot(ART + "/web_issue.png")
+    # A bad issue link: its error, and never the previous issue under it as if it were this one.
+    d1.get(URL + "/#/issue/acme/conv/999")
+    wait(d1, lambda: "Could not load this view" in text_of(d1, "#main"), "the view of a bad link")
+    assert text_of(d1, "#error"), "no error shown for a bad issue link"
+    assert "Synthetic crash" not in text_of(d1, "#main"), text_of(d1, "#main")[:300]
 
     # Label three issues by keyboard (symptom, cause, stage; causes without subtypes), undo one.
     start_annotate(d1, 10)
