@@ -126,8 +126,6 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
   };
   // The budget bounds every oracle run of the group: the first and the last one included.
   std::vector<int> keep = ddmin(all, fails, std::max(0, options.budget - 2), tests);
-  *tests = runs;
-  if (keep.size() == all.size()) return false;  // nothing cut within the budget
   ModelResult r = cut(keep);
   *tests = runs;
   if (r.outcome != g.outcome || r.signature != g.signature) return false;

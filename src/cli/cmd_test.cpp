@@ -303,7 +303,7 @@ void add_minimise(CLI::App& parent, Context& ctx) {
   cmd->add_option("--budget", a->mo.budget,
                   "oracle runs per group, its first and last run included")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(2, 100000));
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
   cmd->callback([&ctx, a] {
