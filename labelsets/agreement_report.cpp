@@ -155,22 +155,28 @@ std::string format_agreement(const AgreementReport& report) {
             << ", agreement = " << fixed(100 * p.kappa.observed, 1)
             << "%, κ = " << fixed(p.kappa.kappa, 2) << " (95% CI " << fixed(p.kappa.ci_low, 2)
             << " to " << fixed(p.kappa.ci_high, 2) << ")\n";
-      // Confusion table: rows are the first annotator, columns the second.
+      // Confusion table: rows are the first annotator's labels, columns the second's, each
+      // named as the web names them (no c1, c2 codes to look up).
+      const std::vector<std::string>& labels = p.matrix.labels;
       std::size_t width = p.a.size() + 1 + p.b.size();
-      for (const auto& l : p.matrix.labels) width = std::max(width, l.size());
-      out << "  " << std::string(width - (p.a.size() + 1 + p.b.size()), ' ') << p.a << "\\" << p.b;
-      for (std::size_t j = 0; j < p.matrix.labels.size(); ++j)
-        out << "  "
-            << "c" << j + 1;
+      for (const auto& l : labels) width = std::max(width, l.size());
+      std::vector<std::size_t> column(labels.size());
+      for (std::size_t j = 0; j < labels.size(); ++j) {
+        column[j] = labels[j].size();
+        for (std::size_t i = 0; i < labels.size(); ++i)
+          column[j] = std::max(column[j], std::to_string(p.matrix.counts[i][j]).size());
+      }
+      auto pad = [](const std::string& text, std::size_t w) {
+        return std::string(w > text.size() ? w - text.size() : 0, ' ') + text;
+      };
+      out << "  " << pad(p.a + "\\" + p.b, width);
+      for (std::size_t j = 0; j < labels.size(); ++j) out << "  " << pad(labels[j], column[j]);
       out << "\n";
-      for (std::size_t i = 0; i < p.matrix.labels.size(); ++i) {
-        out << "  " << std::string(width - p.matrix.labels[i].size(), ' ') << p.matrix.labels[i];
-        for (std::size_t j = 0; j < p.matrix.labels.size(); ++j) {
-          std::string c = std::to_string(p.matrix.counts[i][j]);
-          std::string head = "c" + std::to_string(j + 1);
-          out << "  " << std::string(head.size() > c.size() ? head.size() - c.size() : 0, ' ') << c;
-        }
-        out << "   c" << i + 1 << "\n";
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        out << "  " << pad(labels[i], width);
+        for (std::size_t j = 0; j < labels.size(); ++j)
+          out << "  " << pad(std::to_string(p.matrix.counts[i][j]), column[j]);
+        out << "\n";
       }
     }
   }

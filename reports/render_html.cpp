@@ -135,8 +135,10 @@ std::string svg_chart(const BarChart& c) {
   return s + "</svg>\n";
 }
 
+// A table in a box that scrolls sideways when it is wider than the page (a year per column).
 std::string table(const Table& t) {
-  std::string s = "<table>\n<caption>" + esc(t.title) + "</caption>\n<thead><tr>";
+  std::string s =
+      "<div class=\"wide\">\n<table>\n<caption>" + esc(t.title) + "</caption>\n<thead><tr>";
   for (const auto& h : t.header) s += "<th>" + esc(h) + "</th>";
   s += "</tr></thead>\n<tbody>\n";
   for (const auto& r : t.rows) {
@@ -145,7 +147,7 @@ std::string table(const Table& t) {
       s += (i == 0 ? "<th scope=\"row\">" : "<td>") + esc(r[i]) + (i == 0 ? "</th>" : "</td>");
     s += "</tr>\n";
   }
-  s += "</tbody>\n</table>\n";
+  s += "</tbody>\n</table>\n</div>\n";
   if (!t.note.empty()) s += "<p class=\"note\">" + esc(t.note) + "</p>\n";
   return s;
 }
@@ -159,7 +161,10 @@ const char* kStyle =
     "th,td{padding:.2em .7em}td{text-align:right}tr.total th,tr.total td{border-top:1px solid "
     "#000}\n"
     "section{break-inside:avoid;page-break-inside:avoid}.note{font-size:.9em}\n"
-    "@media print{body{margin:0;max-width:none}svg{max-width:100%;height:auto}}\n";
+    // A chart wider than the page is scaled to it (its viewBox keeps the proportions), as serve
+    // shows it; a wide table scrolls in its own box.
+    "figure{margin:1em 0}svg{max-width:100%;height:auto}.wide{overflow-x:auto;max-width:100%}\n"
+    "@media print{body{margin:0;max-width:none}.wide{overflow:visible}}\n";
 
 }  // namespace
 

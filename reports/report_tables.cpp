@@ -333,7 +333,18 @@ std::string share(long count, long total) {
 
 std::string count_with_percent(long count, long total) {
   long pct = total > 0 ? (200 * count + total) / (2 * total) : 0;
-  return std::to_string(count) + " (" + std::to_string(pct) + "%)";
+  std::string text = std::to_string(pct) + "%";
+  // Never "0%" for some nor "100%" for not all (2 of 1,724): one decimal, else "<0.1%".
+  if (total > 0 && ((pct == 0 && count > 0) || (pct == 100 && count < total))) {
+    long tenths = (2000 * count + total) / (2 * total);  // 0.1% steps, rounded half up
+    if (count > 0 && tenths == 0)
+      text = "<0.1%";
+    else if (count < total && tenths == 1000)
+      text = ">99.9%";
+    else
+      text = std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "%";
+  }
+  return std::to_string(count) + " (" + text + ")";
 }
 
 std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, std::size_t k) {

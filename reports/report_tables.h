@@ -48,7 +48,9 @@ PrintedReport printed_report(const ReportData& data, const Taxonomy& taxonomy);
 // count / total with four decimals ("0.0550"), "0" when total is 0: a share's tidy value.
 std::string share(long count, long total);
 
-// "11 (6%)": count and its share of total, rounded half up (integer arithmetic).
+// "11 (6%)": count and its share of total, rounded half up (integer arithmetic); a share that
+// would round to 0% or 100% without being either gets one decimal ("2 (0.1%)" of 1,724), or
+// "<0.1%" / ">99.9%".
 std::string count_with_percent(long count, long total);
 
 // The five most frequent causes over all converters and symptoms (ties: taxonomy order);

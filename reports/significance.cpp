@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace convfail::reports {
@@ -38,10 +39,12 @@ double fisher_exact_two_sided(long a, long b, long c, long d) {
 }
 
 double odds_ratio(long a, long b, long c, long d) {
-  double x = static_cast<double>(a), y = static_cast<double>(b), z = static_cast<double>(c),
-         w = static_cast<double>(d);
-  if (a == 0 || b == 0 || c == 0 || d == 0) x += 0.5, y += 0.5, z += 0.5, w += 0.5;
-  return (x * w) / (y * z);
+  const double ad = static_cast<double>(a) * static_cast<double>(d);
+  const double bc = static_cast<double>(b) * static_cast<double>(c);
+  if (bc == 0)
+    return ad == 0 ? std::numeric_limits<double>::quiet_NaN()
+                   : std::numeric_limits<double>::infinity();
+  return ad / bc;
 }
 
 std::vector<double> benjamini_hochberg(const std::vector<double>& p) {

@@ -14,7 +14,11 @@ namespace convfail::reports {
 // fisher.test). 1 when a margin is empty.
 double fisher_exact_two_sided(long a, long b, long c, long d);
 
-// (a*d)/(b*c); with a zero cell 0.5 is added to every cell (Haldane-Anscombe), so it is finite.
+// (a*d)/(b*c), the sample odds ratio, the same way round as the rates a/(a+b) and c/(c+d):
+// above 1 exactly when the rate with the feature is the higher. Infinite when only b*c is 0, 0
+// when only a*d is, NaN when both are (no evidence either way). No continuity correction:
+// Haldane-Anscombe's 0.5 added to every cell can put the estimate on the other side of 1 than
+// the rates it is printed beside (3 of 42 failing with the feature and 0 of 5 without: 0.975).
 double odds_ratio(long a, long b, long c, long d);
 
 // Benjamini-Hochberg q-values, in the order of `p`: q_(i) = min over j >= i of p_(j) * m / j

@@ -183,6 +183,16 @@ std::vector<Target> bisect_targets(const BisectRequest& req, Db& db,
   throw UsageError("bisect needs MODEL, ISSUE or --group");
 }
 
+// A release to run: the pinned one from the runner's own node_modules (no dir: the default
+// runner), unless the cache has it too; any other installed into the cache once.
+InstallResult release_install(RuntimeCache& cache, const std::string& version) {
+  if (version != pinned_runtime_version() || cache.installed_dir(version))
+    return cache.install(version, /*retry_failed=*/false);
+  InstallResult pinned;
+  pinned.ok = pinned.already = true;
+  return pinned;
+}
+
 // One model's run on one release: read back when stored, else installed, run and stored.
 ReleaseRunFn release_runner(const BisectRequest& req, const Target& t, const std::string& sha,
                             const ReproOptions& options, Db& db, RuntimeCache& cache,
@@ -192,7 +202,7 @@ ReleaseRunFn release_runner(const BisectRequest& req, const Target& t, const std
                                                                int attempt) -> ReleaseRun {
     if (auto stored = stored_release_run(db, sha, key, version, attempt)) return *stored;
     ReleaseRun r;
-    InstallResult inst = cache.install(version, /*retry_failed=*/false);
+    InstallResult inst = release_install(cache, version);
     if (!inst.ok) {
       r.verdict = kInstallFailed;
       r.reason = inst.error.substr(0, 300);
@@ -280,6 +290,8 @@ std::vector<std::string> bisect_release_list(const BisectRequest& req, RuntimeCa
   } else if (req.installed_only) {
     for (const auto& r : cache.list())
       if (!r.failed) all.push_back(r.version);
+    // The runner's own onnxruntime-node is installed too (the release every other command runs).
+    if (std::string pinned = pinned_runtime_version(); !pinned.empty()) all.push_back(pinned);
   } else {
     all = cache.available();
   }

@@ -31,8 +31,9 @@ struct RunSummary {
   std::int64_t campaign = 0;
   int planned = 0, already = 0, ran = 0;
   bool finished = false;
-  double seconds = 0;       // the whole run: worker start, plan, models, grouping
-  double loop_seconds = 0;  // the models alone (warm workers, after the first start)
+  bool answered_from_store = false;  // finished before: no worker started, nothing settled again
+  double seconds = 0;                // the whole run: worker start, plan, models, grouping
+  double loop_seconds = 0;           // the models alone (warm workers, after the first start)
   double models_per_second() const { return loop_seconds > 0 ? ran / loop_seconds : 0; }
 };
 

@@ -26,17 +26,23 @@ struct Model {
 // Node-count bins of the non-synthetic sources (one model per architecture: exact counts would
 // make a row per model).
 // *order gets the bin's first count, so the rows of one bin are one row, in bin order.
-std::string node_bin(std::optional<long> nodes, long* order) {
+// *low and *high get the bin's ends (none for unknown; no high end over 1000).
+std::string node_bin(std::optional<long> nodes, long* order, std::optional<long>* low,
+                     std::optional<long>* high) {
   *order = -1;
   if (!nodes) return "unknown nodes";
   static const long kEdges[] = {50, 100, 200, 500, 1000};
   long lo = 1;
   for (long hi : kEdges) {
     *order = lo;
-    if (*nodes <= hi) return std::to_string(lo) + "-" + std::to_string(hi) + " nodes";
+    if (*nodes <= hi) {
+      *low = lo, *high = hi;
+      return std::to_string(lo) + "-" + std::to_string(hi) + " nodes";
+    }
     lo = hi + 1;
   }
   *order = lo;
+  *low = lo;
   return "over 1000 nodes";
 }
 
@@ -84,15 +90,19 @@ void load_outcomes(CampaignAnalysis& a, const std::vector<Model>& models) {
   };
   blank(total);
   for (const auto& m : models) {
+    a.failing_without_graph += !m.graph && is_failure(m.outcome);  // not in the operator tables
     const bool synthetic = m.source == "synthetic";
     long order = m.nodes ? *m.nodes : -1;
+    std::optional<long> low = m.nodes, high = m.nodes;
     std::string label = synthetic
                             ? (m.nodes ? std::to_string(*m.nodes) + " nodes" : "unknown nodes")
-                            : node_bin(m.nodes, &order);
+                            : node_bin(m.nodes, &order, &low, &high);
     auto& row = rows[m.source][{order, label}];
     if (row.label.empty()) {
       row.label = m.source + ", " + label;
       row.source = m.source;
+      row.nodes_min = low;
+      row.nodes_max = high;
       blank(row);
     }
     auto& src = per_source[m.source];

@@ -34,6 +34,9 @@ struct OutcomeRow {
   std::string label;   // "synthetic, 30 nodes", "torchvision, 101-200 nodes", "synthetic, all"
   std::string source;  // synthetic | torchvision | script
   bool total = false;  // a per-source or overall total
+  // The row's node counts: a synthetic row's count twice, a bin's ends (no high end over 1000);
+  // none for totals and unknown counts.
+  std::optional<long> nodes_min, nodes_max;
   std::map<std::string, long> counts;  // outcome -> models (every outcome present)
   long models = 0;
 };
@@ -77,7 +80,8 @@ struct CampaignAnalysis {
   // Operator types (Table 15): mismatched, failing to convert or run, correct (success).
   std::vector<std::string> ops_mismatched, ops_failing, ops_correct;
   long models_with_graph = 0, failing_with_graph = 0, passing_with_graph = 0;
-  long unreadable_graphs = 0;  // stored graphs that do not parse (left out, never an error)
+  long failing_without_graph = 0;  // failures with no stored graph: not in the operator tables
+  long unreadable_graphs = 0;      // stored graphs that do not parse (left out, never an error)
   double mean_nodes_failing = 0, mean_nodes_passing = 0;  // ONNX nodes, models with a graph
   std::vector<Enrichment> operators;                      // any failure vs success
   std::vector<Enrichment> operators_mismatch;             // mismatch vs success

@@ -12,6 +12,11 @@ CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request) {
   out.run = run_campaign(db, request.config, request.run);  // regroups when finished
   // The rest waits until every model is stored; a shard leaves it to `test merge`, once.
   if (!out.run.finished || request.run.shard.active()) return out;
+  // Finished before and settled then: nothing to do (`test match` matches again on request);
+  // a minimisation cut short before goes on.
+  if (out.run.answered_from_store &&
+      (!request.settle.minimise || groups_to_minimise(db, out.run.campaign) == 0))
+    return out;
   SettleOptions so = request.settle;
   so.store_dir = request.run.store_dir;
   so.progress = request.run.progress;

@@ -75,9 +75,10 @@ Table outcomes_table(const CampaignAnalysis& a, Tidy& tidy) {
   for (const auto& r : a.outcomes) {
     std::vector<std::string> row{r.label};
     const std::string key = outcome_row_key(r);
-    auto comma = r.label.find(", ");
     tidy.push_back({key, "Source", r.total && r.label == "Total" ? "all" : r.source});
-    tidy.push_back({key, "Nodes", comma == std::string::npos ? "all" : r.label.substr(comma + 2)});
+    // Numbers only (a CSV reader's numeric columns): the row's lowest and highest node count.
+    if (r.nodes_min) tidy.push_back({key, "Nodes min", std::to_string(*r.nodes_min)});
+    if (r.nodes_max) tidy.push_back({key, "Nodes max", std::to_string(*r.nodes_max)});
     for (const auto& o : outcome_classes()) {
       row.push_back(count_with_percent(r.counts.at(o), r.models));
       tidy.push_back({key, outcome_title(o), std::to_string(r.counts.at(o))});
@@ -134,17 +135,28 @@ Table operator_sets_table(const CampaignAnalysis& a, Tidy& tidy) {
   return t;
 }
 
-std::string headline(const std::vector<Enrichment>& rows, double alpha, const char* what) {
+// "Erf: 12 of 12 models holding it fail (100.0%), 1 of 26 without (3.8%)": the numbers a
+// sentence about one operator rests on.
+std::string rates_text(const Enrichment& e, const char* verb) {
+  const long with = e.case_with + e.control_with, without = e.case_without + e.control_without;
+  return e.feature + ": " + std::to_string(e.case_with) + " of " + std::to_string(with) +
+         " models holding it " + verb + " (" + percent(e.case_rate) + "), " +
+         std::to_string(e.case_without) + " of " + std::to_string(without) + " without" +
+         (without ? " (" + percent(e.rest_rate) + ")" : "");
+}
+
+std::string headline(const std::vector<Enrichment>& rows, double alpha, const char* what,
+                     const char* verb) {
   std::vector<const Enrichment*> up;
   for (const auto& e : rows)
     if (e.q < alpha && e.odds_ratio > 1) up.push_back(&e);
   if (up.empty())
     return std::string("No operator raises the odds of ") + what + " (every q >= " + num(alpha) +
            ", " + std::to_string(rows.size()) + " operators tested).";
-  std::string s;
+  std::string s = std::string("Operators that raise the odds of ") + what + ": ";
   for (std::size_t i = 0; i < up.size() && i < 3; ++i)
-    s += (i ? "; " : "") + up[i]->feature + " raises the odds of " + what + " by " +
-         num(up[i]->odds_ratio) + " (q = " + num(up[i]->q) + ")";
+    s += (i ? "; " : "") + rates_text(*up[i], verb) + ", odds ratio " + num(up[i]->odds_ratio) +
+         ", q = " + num(up[i]->q);
   if (up.size() > 3) s += "; " + std::to_string(up.size() - 3) + " more";
   return s + ".";
 }
@@ -160,29 +172,53 @@ Table enrichment_table(const std::string& id, const std::string& title,
               "Rate without", "Odds ratio", "p",       "q"};
   for (std::size_t i = 0; i < rows.size() && (!max_rows || i < max_rows); ++i) {
     const auto& e = rows[i];
+    const bool none_without = e.case_without + e.control_without == 0;
     t.rows.push_back({e.feature, std::to_string(e.case_with + e.control_with),
                       std::to_string(e.case_with), std::to_string(e.control_with),
-                      percent(e.case_rate), percent(e.rest_rate), num(e.odds_ratio), num(e.p),
-                      num(e.q)});
+                      percent(e.case_rate), none_without ? "-" : percent(e.rest_rate),
+                      std::isnan(e.odds_ratio) ? "-" : num(e.odds_ratio), num(e.p), num(e.q)});
     const std::vector<std::string>& row = t.rows.back();
-    for (std::size_t c = 1; c < row.size(); ++c)
+    for (std::size_t c = 1; c < row.size(); ++c) {
+      if (row[c] == "-") continue;  // no model without it, or no odds ratio: no value
       tidy.push_back({e.feature, t.header[c],
                       c == 4   ? fraction(e.case_rate)
                       : c == 5 ? fraction(e.rest_rate)
                                : row[c]});
+    }
   }
   return t;
 }
 
+// Which of the two groups of models is larger, said from the numbers beside it: the caution
+// only where failing models are the larger ones.
+std::string size_note(const CampaignAnalysis& a) {
+  if (!a.failing_with_graph || !a.passing_with_graph) return "";
+  const std::string failing = num(a.mean_nodes_failing, "%.1f"),
+                    passing = num(a.mean_nodes_passing, "%.1f");
+  const std::string here = " (here " + failing + " ONNX nodes on average for failing models, " +
+                           passing + " for passing ones)";
+  if (failing == passing) return " Failing and passing models are of one size" + here + ".";
+  if (a.mean_nodes_failing > a.mean_nodes_passing)
+    return " Caution: larger models hold more operator types, so an operator can look enriched "
+           "only because failing models are larger" +
+           here + "; compare within one node count in the outcome table.";
+  return " Failing models are smaller than passing ones" + here +
+         ", so their size does not explain an enriched operator.";
+}
+
 std::string confound_note(const CampaignAnalysis& a) {
+  std::string left_out;
+  if (a.failing_without_graph)
+    left_out = " " + std::to_string(a.failing_without_graph) +
+               (a.failing_without_graph == 1 ? " failing model has" : " failing models have") +
+               " no exported graph (conversion failures before export) and " +
+               (a.failing_without_graph == 1 ? "is" : "are") + " left out: the table counts " +
+               std::to_string(a.failing_with_graph) + " failing and " +
+               std::to_string(a.passing_with_graph) + " passing models.";
   return "Fisher's exact test of each operator against the rest, Benjamini-Hochberg over all "
          "operators tested (held by >= " +
-         std::to_string(a.options.min_models) +
-         " models); invalid models left out. Caution: larger models hold more operator types, "
-         "so an operator can look enriched only because failing models are larger (here " +
-         num(a.mean_nodes_failing, "%.1f") + " ONNX nodes on average for failing models, " +
-         num(a.mean_nodes_passing, "%.1f") +
-         " for passing ones); compare within one node count in the outcome table.";
+         std::to_string(a.options.min_models) + " models); invalid models left out." + left_out +
+         size_note(a);
 }
 
 reports::BarChart enrichment_chart(const CampaignAnalysis& a) {
@@ -344,16 +380,19 @@ json enrichment_json(const std::vector<Enrichment>& rows, double alpha, std::siz
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& e = rows[i];
     if (i >= first && e.q >= alpha) break;  // sorted by q
-    out.push_back({{"feature", e.feature},
-                   {"failing_with", e.case_with},
-                   {"passing_with", e.control_with},
-                   {"failing_without", e.case_without},
-                   {"passing_without", e.control_without},
-                   {"rate_with", e.case_rate},
-                   {"rate_without", e.rest_rate},
-                   {"odds_ratio", e.odds_ratio},
-                   {"p", e.p},
-                   {"q", e.q}});
+    out.push_back(
+        {{"feature", e.feature},
+         {"failing_with", e.case_with},
+         {"passing_with", e.control_with},
+         {"failing_without", e.case_without},
+         {"passing_without", e.control_without},
+         {"rate_with", e.case_rate},
+         // null: no model without it; an odds ratio that is infinite (a zero cell) or
+         // undefined (the counts say which)
+         {"rate_without", e.case_without + e.control_without ? json(e.rest_rate) : json()},
+         {"odds_ratio", std::isfinite(e.odds_ratio) ? json(e.odds_ratio) : json()},
+         {"p", e.p},
+         {"q", e.q}});
   }
   return out;
 }
@@ -385,13 +424,13 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
   Table ops = enrichment_table("operator_enrichment",
                                "Operators and failure (any failure vs success)", a.operators,
                                "Operator", "Failing", "Passing", 0, r.tidy["operator_enrichment"]);
-  ops.note = headline(a.operators, a.options.alpha, "a failure") + " " + confound_note(a);
+  ops.note = headline(a.operators, a.options.alpha, "a failure", "fail") + " " + confound_note(a);
   r.tables.push_back(std::move(ops));
   r.charts.push_back(enrichment_chart(a));
   Table mm = enrichment_table("operator_enrichment_mismatch", "Operators and mismatch (vs success)",
                               a.operators_mismatch, "Operator", "Mismatch", "Success", 0,
                               r.tidy["operator_enrichment_mismatch"]);
-  mm.note = headline(a.operators_mismatch, a.options.alpha, "a mismatch");
+  mm.note = headline(a.operators_mismatch, a.options.alpha, "a mismatch", "are mismatches");
   r.tables.push_back(std::move(mm));
   r.tables.push_back(sequences_table(a, r.tidy["sequences"]));
   r.tables.push_back(reduced_table(a));
@@ -473,6 +512,7 @@ std::string campaign_report_json(const CampaignAnalysis& a) {
                 {"correct", a.ops_correct},
                 {"models_with_graph", a.models_with_graph},
                 {"unreadable_graphs", a.unreadable_graphs},
+                {"failing_without_graph", a.failing_without_graph},
                 {"mean_nodes_failing", a.mean_nodes_failing},
                 {"mean_nodes_passing", a.mean_nodes_passing},
                 {"enrichment", enrichment_json(a.operators, 2, 0)},

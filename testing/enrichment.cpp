@@ -1,6 +1,7 @@
 #include "testing/enrichment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "reports/significance.h"
@@ -38,10 +39,12 @@ std::vector<Enrichment> enrichment(const std::vector<std::set<std::string>>& fea
   for (const auto& e : out) p.push_back(e.p);
   std::vector<double> q = reports::benjamini_hochberg(p);
   for (std::size_t i = 0; i < out.size(); ++i) out[i].q = q[i];
-  std::sort(out.begin(), out.end(), [](const Enrichment& a, const Enrichment& b) {
+  // An undefined odds ratio (NaN: no evidence either way) ranks as 1, so the order is strict.
+  auto ratio = [](const Enrichment& e) { return std::isnan(e.odds_ratio) ? 1.0 : e.odds_ratio; };
+  std::sort(out.begin(), out.end(), [&](const Enrichment& a, const Enrichment& b) {
     if (a.q != b.q) return a.q < b.q;
     if (a.p != b.p) return a.p < b.p;
-    if (a.odds_ratio != b.odds_ratio) return a.odds_ratio > b.odds_ratio;
+    if (ratio(a) != ratio(b)) return ratio(a) > ratio(b);
     return a.feature < b.feature;
   });
   return out;

@@ -13,10 +13,12 @@ struct Enrichment {
   std::string feature;
   long case_with = 0, control_with = 0;        // models holding the feature
   long case_without = 0, control_without = 0;  // models not holding it
-  double case_rate = 0;   // case_with / (case_with + control_with): failure rate with it
-  double rest_rate = 0;   // the same among models without it
-  double odds_ratio = 0;  // reports/significance.h (Haldane-corrected with a zero cell)
-  double p = 1, q = 1;    // Fisher two-sided, Benjamini-Hochberg
+  double case_rate = 0;  // case_with / (case_with + control_with): failure rate with it
+  double rest_rate = 0;  // the same among models without it (0 when every model holds it)
+  // reports/significance.h: above 1 exactly when case_rate > rest_rate; infinite or 0 with a
+  // zero cell, NaN when there is no evidence either way.
+  double odds_ratio = 0;
+  double p = 1, q = 1;  // Fisher two-sided, Benjamini-Hochberg
 };
 
 // `features[i]` are model i's features; `is_case[i]` says whether it failed (controls are the

@@ -33,6 +33,28 @@ const std::set<std::string>& stop_words() {
   return k;
 }
 
+// Words nearly every converter issue holds, whatever its failure: never a key term, so never
+// what makes a candidate. The stored issues add their own (CommonWords).
+const std::set<std::string>& converter_words() {
+  static const std::set<std::string> k = {
+      "onnx",       "export",       "exporting",   "exported",    "exporter",
+      "model",      "models",       "torch",       "pytorch",     "error",
+      "errors",     "runtimeerror", "exception",   "onnxruntime", "onnxruntimeerror",
+      "runtime",    "opset",        "version",     "convert",     "converting",
+      "conversion", "converter",    "fail",        "fails",       "failed",
+      "failure",    "node",         "nodes",       "graph",       "input",
+      "inputs",     "output",       "outputs",     "tensor",      "tensors",
+      "python",     "file",         "line",        "bug",         "issue",
+      "support",    "supported",    "unsupported", "operator",    "operators",
+      "function",   "module"};
+  return k;
+}
+
+// A word held by at least 1 in kCommonShareDivisor of the stored issues is common, once there
+// are kCommonMinIssues of them (fewer say nothing about frequency).
+constexpr std::int64_t kCommonShareDivisor = 5;
+constexpr std::int64_t kCommonMinIssues = 20;
+
 std::vector<std::string> words_of(const std::string& text) {
   static const RE2 kWord(R"(([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z0-9_]+)?))");
   std::vector<std::string> out;
@@ -55,34 +77,90 @@ std::vector<std::string> words_of(const std::string& text) {
 }
 
 std::vector<std::string> key_terms(const std::string& signature,
-                                   const std::vector<std::string>& operators) {
+                                   const std::vector<std::string>& operators,
+                                   const std::set<std::string>& common) {
   // What names the failure: the aten/onnx/prim operator torch.onnx could not export, the ONNX
   // operator Runtime rejected ("op (gemm)", "operator (layernormalization)"), the function
   // whose export failed ("export of instance_norm"). Without one (a mismatch), the operators of
-  // the (minimised) model.
+  // the (minimised) model; without those, the error's own words. A word every converter issue
+  // holds (`common`) is never a key.
   static const RE2 kQualified(R"('(?:aten|onnx|prim)::([a-z0-9_]+)')");
   static const RE2 kOrtOp(R"((?:op|operator) \(([a-z0-9_]+)\))");
   static const RE2 kExportOf(R"(export of (?:operator )?([a-z0-9_]+))");
   std::vector<std::string> keys;
   std::set<std::string> seen;
   auto add = [&](const std::string& k) {
-    if (k.size() >= 3 && !stop_words().count(k) && seen.insert(k).second) keys.push_back(k);
+    if (k.size() >= 3 && !stop_words().count(k) && !common.count(k) && seen.insert(k).second)
+      keys.push_back(k);
   };
+  bool named = false;  // the signature names an operator, even a common one
   for (const RE2* re : {&kQualified, &kOrtOp, &kExportOf}) {
     re2::StringPiece in(signature);
     std::string k;
-    while (RE2::FindAndConsume(&in, *re, &k)) add(k);
+    while (RE2::FindAndConsume(&in, *re, &k)) add(k), named = true;
   }
-  if (keys.empty())
-    for (const auto& op : operators)
-      if (op != "Constant" && op != "Identity") add(lower(op));
+  if (named) return keys;
+  for (const auto& op : operators)
+    if (op != "Constant" && op != "Identity") add(lower(op)), named = true;
+  if (named) return keys;
+  for (const auto& w : words_of(signature)) add(w);
   return keys;
+}
+
+// A word of the query as FTS5 reads it: quoted, so FTS5 syntax in a signature cannot break it.
+std::string quoted(const std::string& w) {
+  std::string q = "\"";
+  for (char c : w)
+    if (c != '"') q += c;
+  return q + "\"";
+}
+
+// Search options limited to `repos` (nullopt: every stored repository).
+SearchOptions search_in(const std::optional<std::vector<std::string>>& repos) {
+  SearchOptions so;
+  if (repos) {
+    IssueFilter f;
+    f.repos = *repos;
+    so.where = f;
+  }
+  return so;
 }
 
 }  // namespace
 
+CommonWords::CommonWords(Db& db, std::optional<std::vector<std::string>> repos)
+    : db_(db), repos_(std::move(repos)) {
+  IssueFilter f;
+  if (repos_) f.repos = *repos_;
+  issues_ = repos_ && repos_->empty() ? 0 : count_issues(db_, f);
+}
+
+bool CommonWords::operator()(const std::string& word) {
+  if (converter_words().count(word)) return true;
+  if (issues_ < kCommonMinIssues) return false;  // too few issues to tell
+  if (auto it = cache_.find(word); it != cache_.end()) return it->second;
+  SearchOptions so = search_in(repos_);
+  so.fts = true;
+  so.limit = 1;
+  std::int64_t holding = 0;
+  try {
+    search_issues(db_, quoted(word), so, &holding);
+  } catch (const std::exception&) {
+    holding = 0;  // a word FTS5 cannot search is no common word
+  }
+  return cache_[word] = holding * kCommonShareDivisor >= issues_;
+}
+
+std::set<std::string> CommonWords::of(const std::vector<std::string>& words) {
+  std::set<std::string> out;
+  for (const auto& w : words)
+    if ((*this)(w)) out.insert(w);
+  return out;
+}
+
 std::string match_query(const std::string& signature, const std::string& message,
-                        const std::vector<std::string>& operators) {
+                        const std::vector<std::string>& operators,
+                        const std::set<std::string>& common) {
   std::vector<std::string> terms;
   std::set<std::string> seen;
   auto add = [&](const std::string& w) {
@@ -96,62 +174,85 @@ std::string match_query(const std::string& signature, const std::string& message
   for (const auto& op : operators)
     for (const auto& w : words_of(op)) add(w);
   add("onnx");
-  // Every word quoted: FTS5 syntax in a signature cannot break the query. A key term ("sinh",
-  // "instance_norm", which FTS5 reads as the phrase "instance norm") must occur; the other
-  // words rank.
-  auto quoted = [](const std::string& w) {
-    std::string q = "\"";
-    for (char c : w)
-      if (c != '"') q += c;
-    return q + "\"";
-  };
+  // A key term ("sinh", "instance_norm", which FTS5 reads as the phrase "instance norm") must
+  // occur; the other words rank. No key term: no query, no candidate.
+  std::string keys;
+  for (const auto& k : key_terms(signature, operators, common))
+    keys += (keys.empty() ? "" : " OR ") + quoted(k);
+  if (keys.empty()) return "";
   std::string words;
   for (const auto& t : terms) words += (words.empty() ? "" : " OR ") + quoted(t);
-  std::string keys;
-  for (const auto& k : key_terms(signature, operators))
-    keys += (keys.empty() ? "" : " OR ") + quoted(k);
-  if (keys.empty()) return words;
   return "(" + keys + ") AND (" + words + ")";
 }
+
+namespace {
+
+// The ids of `hits` whose issue (title, body or a comment) holds `word`.
+std::set<std::int64_t> hits_holding(Db& db, const std::string& word,
+                                    const std::vector<SearchHit>& hits) {
+  SearchOptions so;
+  IssueFilter f;
+  f.ids.emplace();
+  for (const auto& h : hits) f.ids->push_back(h.issue.id);
+  so.where = f;
+  so.fts = true;
+  so.limit = static_cast<std::int64_t>(hits.size());
+  std::set<std::int64_t> out;
+  for (const auto& h : search_issues(db, quoted(word), so)) out.insert(h.issue.id);
+  return out;
+}
+
+}  // namespace
 
 std::vector<Candidate> match_issues(Db& db, const std::string& signature,
                                     const std::string& message,
                                     const std::vector<std::string>& operators, int limit,
-                                    const std::optional<std::vector<std::string>>& repos) {
+                                    const std::optional<std::vector<std::string>>& repos,
+                                    CommonWords* common_words) {
   std::vector<Candidate> out;
-  std::string q = match_query(signature, message, operators);
-  if (q.empty() || db.scalar("SELECT count(*) FROM issues") == 0) return out;
   if (repos && repos->empty()) return out;
-  SearchOptions so;
-  if (repos) {
-    IssueFilter f;
-    f.repos = *repos;
-    so.where = f;
-  }
+  if (db.scalar("SELECT count(*) FROM issues") == 0) return out;
+  std::optional<CommonWords> own;
+  if (!common_words) common_words = &own.emplace(db, repos);
+  std::vector<std::string> asked = key_terms(signature, operators, {});
+  for (const auto& w : words_of(signature)) asked.push_back(w);
+  const std::set<std::string> common = common_words->of(asked);
+  const std::vector<std::string> keys = key_terms(signature, operators, common);
+  std::string q = match_query(signature, message, operators, common);
+  if (q.empty()) return out;
+  SearchOptions so = search_in(repos);
   so.limit = limit;
   so.fts = true;  // match_query writes FTS5 syntax ("word" OR "word")
   so.highlight_open = "[";
   so.highlight_close = "]";
   std::vector<SearchHit> hits;
+  std::map<std::int64_t, std::set<std::string>> named;  // issue id -> the key terms it holds
   try {
     hits = search_issues(db, q, so);
+    if (!hits.empty())
+      for (const auto& k : keys)
+        for (std::int64_t id : hits_holding(db, k, hits)) named[id].insert(k);
   } catch (const std::exception&) {
     return out;
   }
   static const RE2 kMarked(R"(\[([^\[\]]{1,60})\])");
   for (const auto& h : hits) {
+    auto keys_held = named.find(h.issue.id);
+    if (keys_held == named.end()) continue;  // a candidate names the failure, never only "onnx"
     Candidate c;
     c.issue = h.issue.repo + "#" + std::to_string(h.issue.number);
     c.score = -h.score;
-    std::set<std::string> why;
+    std::set<std::string> also;
     for (const auto& sn : h.snippets) {
       re2::StringPiece in(sn.text);
       std::string w;
-      while (RE2::FindAndConsume(&in, kMarked, &w)) why.insert(lower(w));
+      while (RE2::FindAndConsume(&in, kMarked, &w))
+        if (!keys_held->second.count(lower(w))) also.insert(lower(w));
     }
-    std::vector<std::string> words(why.begin(), why.end());
-    c.why = words.empty() ? "bm25 over the signature's words"
-                          : "matched: " + terminal_safe(join(words, ", "));
+    std::vector<std::string> key_words(keys_held->second.begin(), keys_held->second.end());
+    std::vector<std::string> other(also.begin(), also.end());
+    c.why = "matched: " + terminal_safe(join(key_words, ", ")) +
+            (other.empty() ? "" : " (also: " + terminal_safe(join(other, ", ")) + ")");
     out.push_back(c);
   }
   return out;
@@ -202,6 +303,7 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
   }
   std::map<std::int64_t, StoredModel> models;
   for (auto& m : load_models(db, campaign)) models.emplace(m.seq, std::move(m));
+  CommonWords common(db, repos);  // one count per word for all the groups
   for (const StoredGroup& g : load_groups(db, campaign)) {
     const StoredModel* rep = nullptr;
     if (g.representative_seq)
@@ -217,7 +319,7 @@ void match_groups(Db& db, std::int64_t campaign, const std::string& data_dir) {
           ops.push_back(o.get<std::string>());
     const std::string message = rep ? rep->message : "";
     json cands = json::array();
-    for (const auto& c : match_issues(db, g.signature, message, ops, 5, repos))
+    for (const auto& c : match_issues(db, g.signature, message, ops, 5, repos, &common))
       cands.push_back({{"issue", c.issue}, {"score", c.score}, {"why", c.why}});
     json labels = json::object();
     if (engine) {

@@ -1,5 +1,6 @@
 #include "testing/minimise.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -107,7 +108,9 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
   std::vector<int> all;
   for (int i = 0; i < task.nodes; ++i) all.push_back(i);
   std::map<std::vector<int>, bool> cache;
+  int runs = 1;  // the oracle runs of this group: the first above, the cuts, the last below
   auto cut = [&](const std::vector<int>& keep) {
+    ++runs;
     ModelTask t;
     t.source = "synthetic";
     t.seed = task.seed;
@@ -122,8 +125,10 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
     ModelResult r = cut(keep);
     return cache[keep] = r.outcome == g.outcome && r.signature == g.signature;
   };
-  std::vector<int> keep = ddmin(all, fails, options.budget, tests);
+  // The budget bounds every oracle run of the group: the first and the last one included.
+  std::vector<int> keep = ddmin(all, fails, std::max(0, options.budget - 2), tests);
   ModelResult r = cut(keep);
+  *tests = runs;
   if (r.outcome != g.outcome || r.signature != g.signature) return false;
   std::string sha = r.has_model ? store_model_files(r.model_dir, options.store_dir) : "";
   std::string program =
@@ -133,11 +138,16 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
   *ratio = static_cast<double>(keep.size()) / std::max(1, task.nodes);
   if (options.progress)
     std::fprintf(stderr, "test: group %lld minimised %d -> %zu operators (%d oracle runs)\n",
-                 static_cast<long long>(g.id), task.nodes, keep.size(), *tests + 2);
+                 static_cast<long long>(g.id), task.nodes, keep.size(), *tests);
   return true;
 }
 
 }  // namespace
+
+std::size_t groups_to_minimise(Db& db, std::int64_t campaign) {
+  int skipped = 0;
+  return targets(db, campaign, MinimiseOptions{}, &skipped).size();
+}
 
 MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptions& oracle_opts,
                                 const MinimiseOptions& options) {

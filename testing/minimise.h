@@ -25,7 +25,7 @@ std::vector<int> ddmin(const std::vector<int>& items,
                        int* tests = nullptr);
 
 struct MinimiseOptions {
-  int budget = 48;         // oracle runs per group
+  int budget = 48;         // oracle runs per group, its first and last run included (>= 2)
   double time_budget = 0;  // seconds for all groups (0: none)
   std::int64_t group = 0;  // only this group (0: all not minimised yet)
   std::string store_dir;
@@ -40,5 +40,8 @@ struct MinimiseSummary {
 
 MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptions& oracle,
                                 const MinimiseOptions& options);
+
+// How many groups of the campaign minimise_groups would try (synthetic, not minimised yet).
+std::size_t groups_to_minimise(Db& db, std::int64_t campaign);
 
 }  // namespace convfail::testing

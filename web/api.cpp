@@ -449,7 +449,7 @@ ReportText typed_report(std::string text, const std::string& format) {
       {"latex", {"application/x-latex; charset=utf-8", "tex"}},
       {"html", {"text/html; charset=utf-8", "html"}}};
   const auto& t = kTypes.at(format);
-  return {std::move(text), t.first, t.second};
+  return {std::move(text), t.first, t.second, ""};
 }
 
 }  // namespace convfail::web

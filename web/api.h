@@ -78,6 +78,7 @@ nlohmann::json agreement_json(Db& db, const Params& params);
 // (json | md | csv | latex | html). Returns the text and its content type.
 struct ReportText {
   std::string text, content_type, extension;
+  std::string name;  // the download's file name without extension ("": the route's default)
 };
 ReportText report_text(Db& db, const Taxonomy& tax, const Params& params);
 // A rendered report with the content type and file extension of its format (json | md | csv |

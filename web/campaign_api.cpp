@@ -67,7 +67,9 @@ ReportText campaign_compare_text(Db& db, const std::string& a, const std::string
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
-  return typed_report(std::move(text), format);
+  ReportText r = typed_report(std::move(text), format);
+  r.name = "convfail-campaign-" + std::to_string(ia) + "-vs-" + std::to_string(ib);
+  return r;
 }
 
 ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
@@ -84,7 +86,9 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
-  return typed_report(std::move(text), format);
+  ReportText r = typed_report(std::move(text), format);
+  r.name = "convfail-campaign-" + std::to_string(n);  // one file per campaign, not one name
+  return r;
 }
 
 ReportText support_text(Db& db, const Params& params) {

@@ -555,8 +555,9 @@ struct Server::Impl {
                           const std::string& file) {
     if (r.extension == "html") res.set_header("Content-Security-Policy", kReportCsp);
     if (req.param("download") == "1")
-      res.set_header("Content-Disposition",
-                     "attachment; filename=\"" + file + "." + r.extension + "\"");
+      res.set_header(
+          "Content-Disposition",
+          "attachment; filename=\"" + (r.name.empty() ? file : r.name) + "." + r.extension + "\"");
     res.set_content(r.text, r.content_type);
   }
 

@@ -70,8 +70,9 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
   auto* releases = cmd->add_option("--releases", req->releases,
                                    "exactly these releases (comma-separated), not npm's list")
                        ->delimiter(',');
-  auto* installed = cmd->add_flag("--installed", req->installed_only,
-                                  "only the installed releases (no registry lookup)");
+  auto* installed =
+      cmd->add_flag("--installed", req->installed_only,
+                    "only the installed releases and the pinned one (no registry lookup)");
   cmd->add_flag("--linear", req->linear,
                 "run every release once (the baseline the search is measured against)");
   cmd->add_flag("--json", flags->json, "print one JSON document {\"bisects\": [...]}");

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "repro/repro_command.h"
 #include "repro/runtimes.h"
 
 namespace convfail::cli {
@@ -26,6 +27,7 @@ void add_runtimes_list(CLI::App* cmd) {
   list->callback([la] {
     repro::RuntimeCache cache;
     auto installed = cache.list();
+    const std::string pinned = repro::pinned_runtime_version();
     std::vector<std::string> available;
     if (la->available) available = cache.available();
     if (la->json) {
@@ -37,13 +39,17 @@ void add_runtimes_list(CLI::App* cmd) {
                         {"failed", r.failed},
                         {"error", r.error}});
       nlohmann::json j = {{"cache", cache.dir()}, {"installed", rows}};
+      j["pinned"] = pinned.empty() ? nlohmann::json() : nlohmann::json(pinned);
       if (la->available) j["available"] = available;
       std::cout << json_text(j) << "\n";
       return;
     }
     std::cout << "cache " << terminal_safe(cache.dir()) << "\n";
+    if (!pinned.empty())
+      std::cout << terminal_safe(pinned)
+                << "  pinned: the runner's own onnxruntime-node (the default of every command)\n";
     if (installed.empty())
-      std::cout << "no release installed (convfail runtimes install VERSION)\n";
+      std::cout << "no release installed in the cache (convfail runtimes install VERSION)\n";
     for (const auto& r : installed) {
       if (r.failed)
         std::cout << terminal_safe(r.version) << "  install failed: " << terminal_safe(r.error)

@@ -36,7 +36,7 @@ const char* const kServeHelp =
     "Serve the web workbench on http://HOST:PORT/: browse and search issues, see the\n"
     "classifier's evidence highlighted, label with the keyboard (each answer is one row of\n"
     "the append-only history, written at once), adjudicate, compare raters (kappa with CI)\n"
-    "and download reports. The JSON API is described in the README.\n"
+    "and download reports. The JSON API is described in docs/web.md.\n"
     "It listens on loopback by default. Any other address needs an access token: from\n"
     "--token-file, or a fresh one printed once at start; every request must then carry it\n"
     "(the printed link sets a cookie). Raters choose their name when they open the page.\n"

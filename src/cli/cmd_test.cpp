@@ -201,14 +201,21 @@ void add_run(CLI::App& parent, Context& ctx) {
       j["ran"] = s.ran;
       j["already_stored"] = s.already;
       j["planned"] = s.planned;
+      j["answered_from_store"] = s.answered_from_store;
       j["seconds"] = s.seconds;
       j["models_per_second"] = s.models_per_second();
       j["minimised_groups"] = ms.minimised;
       j["support_matrix"] = matrix_summary_json(db, st.campaign.versions, a->config);
       std::cout << j.dump(2) << "\n";
     } else {
-      std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n", s.ran,
-                  s.seconds, s.models_per_second(), s.already, s.planned);
+      if (s.answered_from_store)
+        std::printf(
+            "campaign %lld is finished: all %d planned models are stored, nothing to run "
+            "(--new runs a fresh campaign)\n",
+            static_cast<long long>(s.campaign), s.planned);
+      else
+        std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n",
+                    s.ran, s.seconds, s.models_per_second(), s.already, s.planned);
       print_status(st);
       print_matrix_summary(matrix_summary_json(db, st.campaign.versions, a->config),
                            a->config.filtered);
@@ -260,7 +267,7 @@ void add_groups(CLI::App& parent, Context& ctx) {
                   terminal_safe(said).c_str());
       const json& cands = g["candidates"];
       if (!cands.is_array() || cands.empty()) {
-        std::printf("    new (no stored issue matches)\n");
+        std::printf("    no candidate: no stored issue names its operator or error (new)\n");
         continue;
       }
       for (std::size_t i = 0; i < cands.size() && i < 3; ++i)
@@ -297,9 +304,10 @@ void add_minimise(CLI::App& parent, Context& ctx) {
   cmd->add_option("--group", a->req.settle.group,
                   "only this group (a group id of `test groups`, whichever campaign; also when "
                   "already minimised)");
-  cmd->add_option("--budget", a->req.settle.minimise_budget, "oracle runs per group")
+  cmd->add_option("--budget", a->req.settle.minimise_budget,
+                  "oracle runs per group, its first and last run included")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(2, 100000));
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
   cmd->callback([&ctx, a] {

@@ -204,9 +204,10 @@ void add_test_merge(CLI::App& parent, Context& ctx) {
 
 void add_settle_options(CLI::App* cmd, testing::SettleOptions* settle, bool* no_minimise) {
   cmd->add_flag("--no-minimise", *no_minimise, "group and match, but do not minimise");
-  cmd->add_option("--minimise-budget", settle->minimise_budget, "oracle runs per group")
+  cmd->add_option("--minimise-budget", settle->minimise_budget,
+                  "oracle runs per group, its first and last run included")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(2, 100000));
   cmd->add_option("--minimise-time", settle->minimise_seconds, "seconds for minimising all groups")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e7));

@@ -62,10 +62,11 @@ std::optional<std::string> RawKeyReader::next(const std::vector<std::string>& ch
     }
     if (std::isdigit(c)) {
       std::string number(1, static_cast<char>(c));
-      // Wait for a second digit only while one could still form a valid number; meanwhile
-      // show the digit as pending with the choices it could complete.
+      // Wait for a second digit only while one could still form a valid number (never after a
+      // 0: no label is numbered 0x); meanwhile show the digit as pending with the choices it
+      // could complete.
       bool shown = false;
-      while (std::stoul(number) * 10 <= max_number) {
+      while (std::stoul(number) != 0 && std::stoul(number) * 10 <= max_number) {
         if (!shown) {
           echo_ << "\x1b"
                    "7"

@@ -90,6 +90,48 @@ std::string closest_command(CLI::App& parent, const std::string& typed) {
   return best;
 }
 
+// The command a command line names (the deepest one its words reach) and the first "--name"
+// neither that command nor one of its parents knows: "convfail init --dbb x.db" said no more
+// than "The following arguments were not expected".
+struct UnknownOption {
+  std::string path;  // "convfail init"
+  std::string option;
+  std::string suggestion;  // the closest known "--name" (at most two edits, or a prefix), or ""
+};
+
+std::optional<UnknownOption> unknown_option(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = "convfail";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.empty() || a[0] != '-') {
+      auto known = at->get_subcommands([&a](CLI::App* sub) { return sub->check_name(a); });
+      if (!known.empty()) at = known.front(), path += " " + at->get_name();
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    a = a.substr(0, a.find('='));
+    bool known = false;
+    for (CLI::App* c = at; c && !known; c = c->get_parent())
+      known = c->get_option_no_throw(a) != nullptr;
+    if (known) continue;
+    UnknownOption u{path, a, {}};
+    std::size_t best = 3;
+    for (CLI::App* c = at; c; c = c->get_parent())
+      for (const CLI::Option* o : c->get_options())
+        for (const std::string& name : o->get_lnames()) {
+          std::size_t d = edit_distance(a.substr(2), name);
+          if (a.size() >= 5 && name.rfind(a.substr(2), 0) == 0) d = std::min<std::size_t>(d, 1);
+          if (d < best) best = d, u.suggestion = "--" + name;
+        }
+    return u;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +184,13 @@ int main(int argc, char** argv) {
       if (!suggestion.empty()) std::cerr << " (did you mean '" << suggestion << "'?)";
       std::cerr << "\n";
       std::cerr << "Run '" << unknown->path << " --help' for usage.\n";
+      return 2;
+    }
+    if (std::optional<UnknownOption> option = unknown_option(app, argc, argv)) {
+      std::cerr << option->path << ": unknown option '" << terminal_safe(option->option) << "'";
+      if (!option->suggestion.empty())
+        std::cerr << " (did you mean '" << option->suggestion << "'?)";
+      std::cerr << "\nRun '" << option->path << " --help' for usage.\n";
       return 2;
     }
     std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";

@@ -145,6 +145,21 @@ Json parse_element(const std::string& path, std::int64_t line, std::string_view 
   }
 }
 
+// What to say after "malformed JSON" when the file is a CSV (`import labels.csv`): the command
+// that reads a CSV of labels. "" for anything else.
+std::string csv_hint(const std::string& path, std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] == '{' || text[first] == '[') return "";
+  const std::string_view head =
+      text.substr(first, std::min<std::size_t>(text.find('\n', first) - first, 200));
+  const bool csv_name = path.size() >= 4 && lower(path.substr(path.size() - 4)) == ".csv";
+  const bool csv_head =
+      head.find(',') != std::string_view::npos && head.find("number") != std::string_view::npos;
+  if (!csv_name && !csv_head) return "";
+  return " (this looks like a CSV file: import reads issues as JSON or JSONL; a CSV of labels is "
+         "read by `convfail labels import FILE`)";
+}
+
 // Parses, checks and converts one element: what the store will write of it.
 IssueRecord record_of(const std::string& path, std::int64_t line, std::string_view element,
                       const ImportOptions& options) {
@@ -184,7 +199,14 @@ std::deque<Checked> check_files(const std::vector<std::string>& paths, const Imp
     auto elements = elements_of(paths[f], text);
     for (std::size_t i = 0; i < elements.size(); ++i) {
       auto [line, element] = elements[i];
-      IssueRecord record = record_of(paths[f], line, element, options);
+      IssueRecord record;
+      try {
+        record = record_of(paths[f], line, element, options);
+      } catch (const UserError& e) {
+        const std::string what = e.what();
+        if (what.find("malformed JSON") == std::string::npos) throw;
+        throw UserError(what + csv_hint(paths[f], text));
+      }
       if (resume->file < paths.size()) continue;  // past the bound: checked only
       bytes += record.bytes();
       if (bytes > kept_bytes) {

@@ -1137,6 +1137,21 @@ def make_inputs(k=0):
         else:
             out.append(torch.randint(lohi[0], lohi[1] + 1, shape, generator=g).to(t))
     return tuple(out)
+
+
+if __name__ == "__main__":
+    # python3 program.py [OUT.onnx [OPSET]]: runs the model eagerly on input set 0, then exports
+    # it as the campaign did (torch.onnx.export, default opset 16) to OUT.onnx (program.onnx).
+    import sys
+    model, inputs = make_model(), make_inputs(0)
+    with torch.no_grad():
+        outputs = model(*inputs)
+    for i, o in enumerate(outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
+        print("output {}: shape {}, {}".format(i, tuple(o.shape), o.dtype))
+    onnx_file = sys.argv[1] if len(sys.argv) > 1 else "program.onnx"
+    opset = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+    torch.onnx.export(model, inputs, onnx_file, opset_version=opset)
+    print("exported to {} (opset {})".format(onnx_file, opset))
 '''
 
 

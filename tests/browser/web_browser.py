@@ -13,12 +13,10 @@ ARTIFACT_DIR.
 import json
 import subprocess
 import sys
-import tempfile
 import time
 
-from selenium import webdriver
+from chromium import browser
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -29,18 +27,6 @@ URL, CMD, ART = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 
 def cf(*args):
     return subprocess.run(CMD + list(args), check=True, capture_output=True, text=True).stdout
-
-
-def browser(size="1400,1000"):
-    o = webdriver.ChromeOptions()
-    o.binary_location = "/usr/bin/chromium"
-    for a in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--user-data-dir=" + tempfile.mkdtemp(prefix="cf-chrome-"), "--window-size=" + size]:
-        o.add_argument(a)
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-    d.set_page_load_timeout(30)
-    return d
 
 
 def wait(d, cond, what, timeout=20):
@@ -201,6 +187,11 @@ try:
     d1.get(URL + "/#/issue/acme/conv/1")
     wait(d1, lambda: "Synthetic crash" in text_of(d1, "#issue-title"), "issue page again")
     d1.save_screenshot(ART + "/web_issue.png")
+    # A bad issue link: its error, and never the previous issue under it as if it were this one.
+    d1.get(URL + "/#/issue/acme/conv/999")
+    wait(d1, lambda: "Could not load this view" in text_of(d1, "#main"), "the view of a bad link")
+    assert text_of(d1, "#error"), "no error shown for a bad issue link"
+    assert "Synthetic crash" not in text_of(d1, "#main"), text_of(d1, "#main")[:300]
 
     # Label three issues by keyboard (symptom, cause, stage; causes without subtypes), undo one.
     start_annotate(d1, 10)

@@ -28,6 +28,16 @@ expect_grep "convfail artifacts: unknown command 'sacn' (did you mean 'scan'?)" 
 expect_exit 2 cf labels frobnicate
 grep -q "did you mean" "$T/err" && fail "suggestion for a far subcommand: $(cat "$T/err")"
 expect_grep "convfail labels: unknown command 'frobnicate'" "$T/err"
+# A mistyped option gets a suggestion too (#50 item 12): a global one after a command, a
+# command's own one level down; a word far from every option gets none.
+expect_exit 2 cf init --dbb "$T/x.db"
+expect_grep "convfail init: unknown option '--dbb' (did you mean '--db'?)" "$T/err"
+[ -e "$T/x.db" ] && fail "init with a mistyped option wrote $T/x.db"
+expect_exit 2 cf test status --jsno
+expect_grep "convfail test status: unknown option '--jsno' (did you mean '--json'?)" "$T/err"
+expect_exit 2 cf list --frobnicate-everything
+expect_grep "convfail list: unknown option '--frobnicate-everything'" "$T/err"
+grep -q "did you mean" "$T/err" && fail "suggestion for a far option: $(cat "$T/err")"
 # A leaf command's own words are its arguments, not commands.
 expect_exit 2 cf labels export --bogus
 grep -q "unknown command" "$T/err" && fail "an unknown option reported as a command: $(cat "$T/err")"

@@ -10,6 +10,16 @@ printf '{"repo":"acme/conv","number":1,"title":"Synthetic","body":"b","created_a
 cf import "$T/ok.jsonl" >/dev/null
 before=$(dump)
 
+# A CSV of labels given to import (#50 item 12): one line that says which command reads it.
+expect_exit 1 cf import "$SRC/data/sample/labels.csv"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "not one line: $(cat "$T/err")"
+expect_grep "labels.csv:1: malformed JSON: .*a CSV of labels is read by .convfail labels import FILE." "$T/err"
+[ "$(dump)" = "$before" ] || fail "a refused CSV changed the database"
+# Not for a JSON file that is merely broken.
+printf '{"repo": broken\n' >"$T/broken.jsonl"
+expect_exit 1 cf import "$T/broken.jsonl"
+grep -q "labels import" "$T/err" && fail "CSV hint for a broken JSON file: $(cat "$T/err")"
+
 refuse() {  # refuse NAME CONTENT PATTERN: import of the file fails with one FILE:LINE line
   printf '%s' "$2" >"$T/$1"
   expect_exit 1 cf import "$T/$1"

@@ -19,6 +19,23 @@ cf agreement --annotators R1,R2 >"$T/agree"
 cat "$T/agree"
 grep -q "^cause: n = 60, .*κ = 0.90 " "$T/agree"
 grep -q "^symptom: n = 60, .*κ = 0.95 " "$T/agree"
+# The confusion tables name their labels as the web does: a header row of label names (the
+# row labels, in the same order), no c1, c2 codes to look up.
+python3 - "$T/agree" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+heads = [i for i, l in enumerate(lines) if l.strip().startswith("R1\\R2")]
+assert len(heads) == 2, lines
+for h in heads:
+    names = lines[h].split()[1:]
+    rows = []
+    for l in lines[h + 1:]:
+        if not l.startswith("  "):
+            break
+        rows.append(l.split()[0])
+    assert names == rows and len(names) >= 2, (names, rows)
+    assert not any(re.fullmatch(r"c\d+", n) for n in names), names
+PY
 
 cf agreement --annotators R1,R2 --json >"$T/agree.json"
 python3 - "$T/agree.json" <<'PY'

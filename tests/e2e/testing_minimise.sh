@@ -27,6 +27,20 @@ import runpy, torch
 ns = runpy.run_path('$T/bundle/program.py')
 out = ns['make_model']()(*ns['make_inputs'](0))
 " || fail "program.py does not run"
+# ... and a main: run as a script it runs the model and exports it (#50 item 12).
+(cd "$T/bundle" && /usr/bin/python3 program.py "$T/again.onnx" >"$T/main.out" 2>"$T/main.err") ||
+  fail "python3 program.py: $(tail -3 "$T/main.err")"
+expect_grep "^output 0: shape " "$T/main.out"
+expect_grep "^exported to $T/again.onnx (opset 16)" "$T/main.out"
+/usr/bin/python3 -c "import onnx; onnx.checker.check_model(onnx.load('$T/again.onnx'))" ||
+  fail "program.py's export is no valid ONNX model"
+# The budget bounds every oracle run of a group, the first and last included: the count printed
+# is at most the budget (it printed 5 runs for --budget 3).
+cf test minimise --group "$id" --budget 3 >"$T/min.out" 2>"$T/min.err" ||
+  fail "minimise: $(tail -3 "$T/min.err")"
+runs=$(sed -n 's/.*minimised [0-9]* -> [0-9]* operators (\([0-9]*\) oracle runs).*/\1/p' "$T/min.err")
+[ -n "$runs" ] || fail "no minimised line: $(cat "$T/min.err" "$T/min.out")"
+[ "$runs" -le 3 ] || fail "$runs oracle runs with --budget 3"
 
 # A group id means one group in every command (#50 item 6): with a newer campaign stored, `test
 # minimise --group ID` minimises that group of campaign 1, as bundle and bisect --group read it.

@@ -9,6 +9,17 @@ ARGS=(test run --unfiltered --source synthetic --models 24 --nodes 5-15:5 --seed
 
 cfdb "$T/a.db" "${ARGS[@]}" >"$T/a.out" 2>"$T/a.err" || fail "run a: $(tail -3 "$T/a.err")"
 grep -q "models/s" "$T/a.err" || fail "no progress line: $(cat "$T/a.err")"
+grep -q ",," "$T/a.err" && fail "progress line with an empty field: $(cat "$T/a.err")"
+# The same command on the finished campaign answers from the store: no worker started, no
+# "0/0 models" progress line, the rows unchanged.
+rows "$T/a.db" >"$T/a0.rows"
+start=$(date +%s%N)
+cfdb "$T/a.db" "${ARGS[@]}" >"$T/again.out" 2>"$T/again.err" || fail "rerun: $(cat "$T/again.err")"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_grep "campaign 1 is finished: all 24 planned models are stored, nothing to run" "$T/again.out"
+grep -q "models/s" "$T/again.err" && fail "rerun printed a progress line: $(cat "$T/again.err")"
+[ "$ms" -lt 2500 ] || fail "rerun of a finished campaign took $ms ms"
+rows "$T/a.db" | diff "$T/a0.rows" - || fail "rerun changed the rows"
 cfdb "$T/c.db" "${ARGS[@]}" >/dev/null 2>&1 || fail "run c"
 rows "$T/a.db" >"$T/a.rows"
 rows "$T/c.db" >"$T/c.rows"

@@ -46,6 +46,10 @@ expect_status 200 GET "/api/campaigns/1?format=json"
 json_check 'd["groups"][0]["runtime"] == "regressed in 1.15.0, fixed in 1.21.0"'
 expect_status 200 GET "/api/campaigns/1"
 grep -qi '^content-type: text/html' "$T/headers" || fail "the default format is not html"
+# A download is named by its campaign (not one convfail-campaign.md for every campaign).
+expect_status 200 GET "/api/campaigns/1?format=md&download=1"
+grep -qi '^content-disposition: attachment; filename="convfail-campaign-1.md"' "$T/headers" ||
+  fail "campaign download name: $(grep -i disposition "$T/headers")"
 
 # Refusals.
 expect_status 404 GET /api/campaigns/9

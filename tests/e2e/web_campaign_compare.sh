@@ -41,6 +41,9 @@ expect_status 200 GET "/api/campaigns/1/compare/2"
 grep -qi '^content-type: text/html' "$T/headers" || fail "the default format is not html"
 grep -qi "^content-security-policy: default-src 'none'" "$T/headers" || fail "compare html without the report CSP"
 expect_grep 'new in B' "$T/body"
+expect_status 200 GET "/api/campaigns/1/compare/2?format=csv&download=1"
+grep -qi '^content-disposition: attachment; filename="convfail-campaign-1-vs-2.csv"' "$T/headers" ||
+  fail "comparison download name: $(grep -i disposition "$T/headers")"
 # The page offers the comparison on a campaign's view.
 expect_status 200 GET /assets/app.js
 expect_grep "/compare/" "$T/body"

@@ -844,7 +844,8 @@ async function route() {
     return await viewIssues(params);
   } catch (e) {
     showError(e.message);
-    if (document.getElementById('main').textContent === 'Loading…') show(el('p', {}, 'Could not load this view.'));
+    // Never the previous view under the error (a bad issue link would seem to show that one).
+    show(el('p', { class: 'failed-view' }, 'Could not load this view. ', el('a', { href: '#/' }, 'Back to the issues')));
   }
 }
 

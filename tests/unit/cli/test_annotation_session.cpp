@@ -181,6 +181,16 @@ TEST_CASE("raw keys: a pending first digit is shown with the labels it could com
   CHECK(cli::pending_hint("1", {"a", "b"}) == "1_  1 a  (next digit, Enter for 1)");
 }
 
+TEST_CASE("raw keys: a 0 is answered at once, never left waiting for a next digit") {
+  std::istringstream in("05");
+  std::ostringstream echo;
+  cli::RawKeyReader keys(in, echo);
+  const std::vector<std::string> c6(6, "x");
+  CHECK(keys.next(c6) == "0");  // no label 0: the session says so, no "0_ (next digit)"
+  CHECK(echo.str().empty());
+  CHECK(keys.next(c6) == "5");
+}
+
 TEST_CASE("sample queue: reproducible, stratified by repository") {
   std::map<std::string, std::vector<std::int64_t>> groups;
   for (int i = 0; i < 60; ++i) groups["a/x"].push_back(i);

@@ -74,6 +74,16 @@ TEST_CASE("report: percentages round half up") {
   CHECK(reports::count_with_percent(0, 0) == "0 (0%)");
 }
 
+TEST_CASE("report: a share is never shown as 0% for some or 100% for not all") {
+  CHECK(reports::count_with_percent(2, 1724) == "2 (0.1%)");  // was "2 (0%)"
+  CHECK(reports::count_with_percent(1, 3000) == "1 (<0.1%)");
+  CHECK(reports::count_with_percent(1722, 1724) == "1722 (99.9%)");  // was "1722 (100%)"
+  CHECK(reports::count_with_percent(2999, 3000) == "2999 (>99.9%)");
+  CHECK(reports::count_with_percent(0, 1724) == "0 (0%)");
+  CHECK(reports::count_with_percent(1724, 1724) == "1724 (100%)");
+  CHECK(reports::count_with_percent(0, 0) == "0 (0%)");
+}
+
 TEST_CASE("report: cause by symptom (table 10) bins the catch-all and rare causes as Other") {
   test::TempDir dir;
   auto db = test::report_fixture(dir);

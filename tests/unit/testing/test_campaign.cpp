@@ -167,6 +167,43 @@ TEST_CASE("testing: a candidate issue must name the failing operator") {
             .rfind("(\"gemm\") AND (", 0) == 0);
 }
 
+TEST_CASE("testing: words every converter issue holds never make a candidate") {
+  test::TempDir dir;
+  Db db(dir.file("c.db"));
+  migrate(db);
+  db.exec("INSERT INTO repositories(full_name) VALUES ('pytorch/pytorch')");
+  // 25 issues share the converter's words; 8 of them (a third) also say "add", one names sinh.
+  for (int n = 1; n <= 25; ++n) {
+    std::string body = "Exporting my model to ONNX fails with an error in torch";
+    if (n <= 8) body += "; I add a tensor";
+    if (n == 20) body += " at torch.sinh";
+    db.exec("INSERT INTO issues(repo_id, number, title, body) VALUES (1, " + std::to_string(n) +
+            ", 'onnx export problem', '" + body + "')");
+  }
+  CommonWords common(db, std::nullopt);
+  CHECK(common("onnx"));  // the hand list
+  CHECK(common("add"));   // 8 of 25 stored issues: derived from the data
+  CHECK_FALSE(common("sinh"));
+  CHECK(common.of({"add", "sinh", "onnx"}) == std::set<std::string>{"add", "onnx"});
+  // A mismatch whose only operator is a common word: no candidate, and no query.
+  const std::string mm = "mismatch optimised: small float difference";
+  CHECK(match_issues(db, mm, mm, {"Add"}).empty());
+  CHECK(match_query(mm, mm, {"Add"}, {"add"}).empty());
+  // An error naming no operator, whose words every converter issue holds: no candidate.
+  const std::string ort = "[onnxruntimeerror] : n : fail : node '<name>' failed";
+  CHECK(match_issues(db, ort, ort, {}).empty());
+  // The operator a single issue names is the match, and the reason says so.
+  auto cands = match_issues(db, mm, mm, {"Add", "Sinh"});
+  REQUIRE(cands.size() == 1);
+  CHECK(cands[0].issue == "pytorch/pytorch#20");
+  CHECK(cands[0].why.rfind("matched: sinh", 0) == 0);
+  // Fewer than 20 issues say nothing about frequency: only the hand list is common.
+  db.exec("DELETE FROM issues WHERE number > 10");
+  CommonWords few(db, std::nullopt);
+  CHECK(few("onnx"));
+  CHECK_FALSE(few("add"));
+}
+
 TEST_CASE("testing: another converter's issue is no candidate for a torch.onnx failure") {
   test::TempDir dir;
   Db db(dir.file("c.db"));

@@ -123,7 +123,10 @@ TEST_CASE("campaign analysis: planted operator, outcome table, groups") {
       a.groups[1].graph.has_value());  // representative 60 is a conversion failure, no graph
 
   std::string md = campaign_report(*db, 1, reports::ReportFormat::kMarkdown);
-  CHECK(md.find("Erf raises the odds of a failure by") != std::string::npos);
+  CHECK(md.find("Operators that raise the odds of a failure: Erf: 20 of 20 models holding it "
+                "fail (100.0%), 0 of 40 without (0.0%), odds ratio inf") != std::string::npos);
+  CHECK(a.failing_without_graph == 2);  // the conversion failures, said in the note
+  CHECK(md.find("2 failing models have no exported graph") != std::string::npos);
   CHECK(md.find("larger models hold more operator types") != std::string::npos);
   CHECK(md.find("| 2 | Conversion failure | RuntimeError: unsupported <op> | 2 |") !=
         std::string::npos);
