@@ -189,7 +189,7 @@ MergeSummary merge_shards(const std::vector<std::string>& shard_dbs, Db& into,
   m.created = !found;
   m.campaign = found ? *found : create_campaign(into, ref.whole, ref.stored.versions);
   const std::string into_store = model_store_for(into_path);
-  CampaignLock lock(into_store, m.campaign, into_path);
+  CampaignLock lock(into_path, m.campaign);
   for (auto& s : sources) {
     std::error_code ec;
     bool same_store = fs::equivalent(s.store, into_store, ec);
