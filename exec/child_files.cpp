@@ -279,29 +279,6 @@ struct TreeCopy {
   }
 };
 
-void remove_at(int parent, const std::string& name, std::size_t& budget, int depth) {
-  if (budget == 0) return;
-  --budget;
-  if (unlinkat(parent, name.c_str(), 0) == 0 || errno != EISDIR) return;
-  if (depth > 64) return;
-  int sub = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sub < 0) return;
-  DIR* d = fdopendir(sub);
-  if (!d) {
-    close(sub);
-    return;
-  }
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-    if (names.size() > budget) break;
-  }
-  for (const auto& n : names) remove_at(dirfd(d), n, budget, depth + 1);
-  closedir(d);
-  unlinkat(parent, name.c_str(), AT_REMOVEDIR);
-}
-
 }  // namespace
 
 int open_child_file(const std::string& root, const std::string& rel, std::string* why) {
@@ -415,21 +392,6 @@ bool copy_child_tree(const std::string& root, const std::string& rel, const std:
 
 void use_openat2(bool enabled) {
   g_openat2 = enabled ? -1 : 0;
-}
-
-void remove_child_tree(const std::string& path, std::size_t max_entries) {
-  std::string parent = path, name = path;
-  auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) {
-    parent = ".";
-  } else {
-    parent = slash == 0 ? "/" : path.substr(0, slash);
-    name = path.substr(slash + 1);
-  }
-  if (name.empty() || name == "." || name == "..") return;
-  Fd dir(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.fd < 0) return;
-  remove_at(dir.fd, name, max_entries, 0);
 }
 
 }  // namespace convfail::exec

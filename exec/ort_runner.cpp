@@ -12,6 +12,7 @@
 
 #include "core/json_util.h"
 #include "core/resources.h"
+#include "exec/child_files.h"
 
 namespace convfail::exec {
 
@@ -198,8 +199,7 @@ OrtRunner::OrtRunner(RunnerOptions options)
 OrtRunner::~OrtRunner() {
   runner_.stop();  // the children go before their scratch folder
   checker_.stop();
-  std::error_code ec;
-  fs::remove_all(scratch_, ec);
+  remove_child_tree(scratch_);  // written by sandboxed children: never following a link
 }
 
 CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds,
@@ -259,10 +259,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   fs::create_directories(work);
   struct Cleanup {
     fs::path p;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(p, ec);
-    }
+    ~Cleanup() { remove_child_tree(p.string()); }
   } cleanup{work};
   json req = {{"op", "run"},
               {"model", model.string()},

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "testing/campaign_lock.h"
 #include "testing/campaign_store.h"
@@ -113,9 +114,11 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   auto work = [&](Oracle* oracle) {
     for (;;) {
       std::size_t i = next++;
-      if (i >= todo.size() || budget_over()) return;
+      if (i >= todo.size() || budget_over() || interrupted()) return;
       try {
         ModelResult r = oracle->run(*todo[i]);
+        // A run cut by the signal (its worker killed) says nothing of the model: not stored.
+        if (interrupted()) return;
         std::string sha = store_model_files(r, options.store_dir);
         {
           std::lock_guard<std::mutex> lock(db_mu);
@@ -139,9 +142,11 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   progress.finish();
   s.loop_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
-  if (!first_error.empty()) throw UserError(first_error);
+  if (!first_error.empty() && !interrupted()) throw UserError(first_error);
   s.ran = ran;
-  if (stored_seqs(db, s.campaign).size() == plan.size()) {
+  s.stored = static_cast<int>(stored_seqs(db, s.campaign).size());
+  s.interrupted = interrupt_signal();
+  if (!s.interrupted && s.stored == static_cast<int>(plan.size())) {
     regroup(db, s.campaign);
     finish_campaign(db, s.campaign);
     s.finished = true;

@@ -48,6 +48,7 @@ grep -q "campaign 1 is being run by pid $first" "$d/second.err" ||
   bad "paths: second run: $(tail -2 "$d/second.err")"
 [ ! -e "$d/b/convfail-data/locks" ] || bad "paths: a second lock folder beside the link"
 kill "$first" && wait "$first" || true
+grep -q "stopped by SIGTERM" "$d/first.err" || bad "paths: the first run: $(tail -2 "$d/first.err")"
 echo "ok   one lock for a database reached through a link"
 
 # 2. Planted in locks/: a hard link and a symbolic link of the lock's name; locks/ a link.
