@@ -150,10 +150,17 @@ int open_file_at(int dirfd, const std::string& rel, std::string* why, struct sta
   return fd.release();
 }
 
-// Copies at most `max_bytes` from `in` to `out`; false with *why when there is more.
+bool all_zero(const char* p, std::size_t n) {
+  return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
+}
+
+// Copies at most `max_bytes` from `in` to the new file `out`; false with *why when there is
+// more. A block of zeros is skipped, not written: a sparse file stays sparse (a 256 MiB file of
+// holes does not become 256 MiB on disk), and the file gets its length at the end.
 bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied, std::string* why) {
   char buf[1 << 16];
   std::uint64_t total = 0;
+  bool hole_at_end = false;
   for (;;) {
     ssize_t got = read(in, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
@@ -167,6 +174,14 @@ bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied,
       say(why, "larger than " + std::to_string(max_bytes) + " bytes");
       return false;
     }
+    hole_at_end = all_zero(buf, static_cast<std::size_t>(got));
+    if (hole_at_end) {
+      if (lseek(out, got, SEEK_CUR) < 0) {
+        say(why, std::string("seek: ") + std::strerror(errno));
+        return false;
+      }
+      continue;
+    }
     for (ssize_t done = 0; done < got;) {
       ssize_t put = write(out, buf + done, static_cast<std::size_t>(got - done));
       if (put < 0 && errno == EINTR) continue;
@@ -176,6 +191,10 @@ bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied,
       }
       done += put;
     }
+  }
+  if (hole_at_end && ftruncate(out, static_cast<off_t>(total)) != 0) {
+    say(why, std::string("write: ") + std::strerror(errno));
+    return false;
   }
   *copied = total;
   return true;

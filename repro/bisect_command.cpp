@@ -262,7 +262,7 @@ void run_bisect(BisectRequest req, Db& db, RuntimeCache& cache, std::ostream& ou
     auto t0 = std::chrono::steady_clock::now();
     // A campaign group's model over 2 GiB runs where the store keeps it, its external data files
     // beside it (the runner sees the model's folder); they are part of what identifies it.
-    std::string sha = model_sha256(t.model);
+    std::string sha = model_sha256(t.model, req.options.timeout_seconds);  // --timeout: hashing
     ReproOptions options = req.options;
     options.inputs_dir = t.input_sets.size() == 1 ? t.input_sets[0] : t.inputs_dir;
     std::string key = options_key(options, t.input_sets);
