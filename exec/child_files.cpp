@@ -150,10 +150,17 @@ int open_file_at(int dirfd, const std::string& rel, std::string* why, struct sta
   return fd.release();
 }
 
-// Copies at most `max_bytes` from `in` to `out`; false with *why when there is more.
+bool all_zero(const char* p, std::size_t n) {
+  return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
+}
+
+// Copies at most `max_bytes` from `in` to the new file `out`; false with *why when there is
+// more. A block of zeros is skipped, not written: a sparse file stays sparse (a 256 MiB file of
+// holes does not become 256 MiB on disk), and the file gets its length at the end.
 bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied, std::string* why) {
   char buf[1 << 16];
   std::uint64_t total = 0;
+  bool hole_at_end = false;
   for (;;) {
     ssize_t got = read(in, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
@@ -167,6 +174,14 @@ bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied,
       say(why, "larger than " + std::to_string(max_bytes) + " bytes");
       return false;
     }
+    hole_at_end = all_zero(buf, static_cast<std::size_t>(got));
+    if (hole_at_end) {
+      if (lseek(out, got, SEEK_CUR) < 0) {
+        say(why, std::string("seek: ") + std::strerror(errno));
+        return false;
+      }
+      continue;
+    }
     for (ssize_t done = 0; done < got;) {
       ssize_t put = write(out, buf + done, static_cast<std::size_t>(got - done));
       if (put < 0 && errno == EINTR) continue;
@@ -176,6 +191,10 @@ bool copy_bytes(int in, int out, std::uint64_t max_bytes, std::uint64_t* copied,
       }
       done += put;
     }
+  }
+  if (hole_at_end && ftruncate(out, static_cast<off_t>(total)) != 0) {
+    say(why, std::string("write: ") + std::strerror(errno));
+    return false;
   }
   *copied = total;
   return true;
@@ -278,29 +297,6 @@ struct TreeCopy {
     return true;
   }
 };
-
-void remove_at(int parent, const std::string& name, std::size_t& budget, int depth) {
-  if (budget == 0) return;
-  --budget;
-  if (unlinkat(parent, name.c_str(), 0) == 0 || errno != EISDIR) return;
-  if (depth > 64) return;
-  int sub = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sub < 0) return;
-  DIR* d = fdopendir(sub);
-  if (!d) {
-    close(sub);
-    return;
-  }
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-    if (names.size() > budget) break;
-  }
-  for (const auto& n : names) remove_at(dirfd(d), n, budget, depth + 1);
-  closedir(d);
-  unlinkat(parent, name.c_str(), AT_REMOVEDIR);
-}
 
 }  // namespace
 
@@ -415,21 +411,6 @@ bool copy_child_tree(const std::string& root, const std::string& rel, const std:
 
 void use_openat2(bool enabled) {
   g_openat2 = enabled ? -1 : 0;
-}
-
-void remove_child_tree(const std::string& path, std::size_t max_entries) {
-  std::string parent = path, name = path;
-  auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) {
-    parent = ".";
-  } else {
-    parent = slash == 0 ? "/" : path.substr(0, slash);
-    name = path.substr(slash + 1);
-  }
-  if (name.empty() || name == "." || name == "..") return;
-  Fd dir(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.fd < 0) return;
-  remove_at(dir.fd, name, max_entries, 0);
 }
 
 }  // namespace convfail::exec

@@ -62,10 +62,23 @@ struct CopiedTree {
 bool copy_child_tree(const std::string& root, const std::string& rel, const std::string& dest,
                      const ChildFileLimits& limits, CopiedTree* out, std::string* why);
 
+struct RemovedTree {
+  bool complete = true;     // nothing of the tree is left
+  std::size_t removed = 0;  // entries removed (files, links, folders)
+  std::size_t failed = 0;   // entries that could not be removed
+  std::string problem;      // what was left and why: "a/b: Permission denied (and 2 more)",
+                            // "stopped after 1000000 entries", "stopped after 30 s"
+};
+
 // Removes `path` and everything below it without following any symbolic link (unlinkat on each
-// entry of folders opened with O_NOFOLLOW). Bounded: a child still writing into it cannot keep
-// it busy forever; what is left after `max_entries` removals stays. Never throws.
-void remove_child_tree(const std::string& path, std::size_t max_entries = 1000000);
+// entry of folders opened with O_NOFOLLOW; the way back up checked against each folder's device
+// and inode). Iterative, so no depth is too deep: at most 64 folders are held open, deeper ones
+// are reopened on the way back. A folder of the user's own that it may not write or list (a child
+// running as the same uid made it 0500 or 0000) is made 0700 first. Bounded: a child still
+// writing into it cannot keep it busy forever; what is left after `max_entries` entries or
+// `max_seconds` stays, and the result says so. Never throws.
+RemovedTree remove_child_tree(const std::string& path, std::size_t max_entries = 1000000,
+                              double max_seconds = 60);
 
 // Tests only: false makes every resolution take the per-component fallback (kernels before 5.6
 // have no openat2); true goes back to openat2 where the kernel has it.

@@ -13,6 +13,7 @@
 
 #include "core/json_util.h"
 #include "core/resources.h"
+#include "exec/child_files.h"
 
 namespace convfail::exec {
 
@@ -199,8 +200,7 @@ OrtRunner::OrtRunner(RunnerOptions options)
 OrtRunner::~OrtRunner() {
   runner_.stop();  // the children go before their scratch folder
   checker_.stop();
-  std::error_code ec;
-  fs::remove_all(scratch_, ec);
+  remove_child_tree(scratch_);  // written by sandboxed children: never following a link
 }
 
 CheckerReply OrtRunner::check(const std::string& model, double timeout_seconds,
@@ -340,10 +340,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   fs::create_directories(work);
   struct Cleanup {
     fs::path p;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(p, ec);
-    }
+    ~Cleanup() { remove_child_tree(p.string()); }
   } cleanup{work};
   std::string model_file = model.string();
   if (!rq.model_bytes.empty()) {

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "core/interrupt.h"
 #include "exec/child_process.h"
 
 namespace convfail::exec {
@@ -105,6 +106,11 @@ PersistentChild::Reply PersistentChild::request(const std::string& request,
     double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
     if (left_ms <= 0) {
       reply.failure = reap(true, ms_since(t0));
+      return reply;
+    }
+    if (interrupted()) {  // the job stops (core/interrupt.h): this answer would not be used
+      reply.failure = reap(true, ms_since(t0));
+      reply.failure.error = "interrupted by " + interrupt_name(interrupt_signal());
       return reply;
     }
     struct pollfd fds[3];

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/interrupt.h"
 #include "exec/child_process.h"
 #include "exec/seccomp_filter.h"
 
@@ -172,7 +173,7 @@ SandboxResult run_with(const SandboxSpec& spec, Mode mode) {
   };
   while (!exited && (pipes.out[0] >= 0 || pipes.err[0] >= 0 || pidfd >= 0)) {
     double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-    if (left_ms <= 0) {
+    if (left_ms <= 0 || interrupted()) {  // a job stopping (core/interrupt.h) does not wait
       timed_out = true;
       break;
     }
@@ -217,6 +218,7 @@ SandboxResult run_with(const SandboxSpec& spec, Mode mode) {
   r.max_rss_kb = ru.ru_maxrss;
   r.wall_ms = ms_since(t0);
   finish(r, child.sandboxed, status, timed_out, status_text, spec.limits.memory_bytes);
+  if (timed_out && interrupted()) r.error = "interrupted by " + interrupt_name(interrupt_signal());
   return r;
 }
 

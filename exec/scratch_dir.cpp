@@ -3,11 +3,13 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <stdexcept>
 
+#include "core/text.h"
 #include "exec/child_files.h"
 
 namespace fs = std::filesystem;
@@ -34,7 +36,11 @@ ScratchDir::ScratchDir(const std::string& prefix) {
 }
 
 ScratchDir::~ScratchDir() {
-  remove_child_tree(path_);
+  RemovedTree r = remove_child_tree(path_);
+  // What a child left that cannot go (a file made immutable, the time bound) is said, once.
+  if (!r.complete)
+    std::fprintf(stderr, "convfail: could not remove all of %s: %s\n", terminal_safe(path_).c_str(),
+                 terminal_safe(r.problem).c_str());
 }
 
 }  // namespace convfail::exec

@@ -2,6 +2,7 @@
 // link: a child may have left links to host files) when the object goes away. A sandboxed child's
 // writable folder is one; so is a folder convfail keeps files in that it took out of a child
 // (child_files), or writes a child's read-only inputs to.
+// What cannot be removed (remove_child_tree says what and why) is named in one line on stderr.
 #pragma once
 
 #include <string>

@@ -252,7 +252,8 @@ BisectedModel bisect_target(const BisectRequest& req, const Target& t,
   auto t0 = std::chrono::steady_clock::now();
   // A campaign group's model over 2 GiB runs where the store keeps it, its external data files
   // beside it (the runner sees the model's folder); they are part of what identifies it.
-  BisectedModel m{t.label, t.model, model_sha256(t.model), t.issue_id, {}, 0};
+  BisectedModel m{t.label,    t.model, model_sha256(t.model, req.options.timeout_seconds),
+                  t.issue_id, {},      0};
   ReproOptions options = req.options;
   options.inputs_dir = t.input_sets.size() == 1 ? t.input_sets[0] : t.inputs_dir;
   ReleaseRunFn run = release_runner(req, t, m.sha256, options, db, cache, progress);

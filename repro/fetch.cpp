@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "core/http.h"
 #include "core/text.h"
@@ -90,11 +92,43 @@ std::string describe_failure(const http::Response& resp, const FetchOptions& o,
 }  // namespace
 
 std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  return sha256_file_bounded(path, UINT64_MAX, 0, nullptr).value_or(sha256_hex(""));
+}
+
+std::optional<std::string> sha256_file_bounded(const std::string& path, std::uint64_t max_bytes,
+                                               double seconds, std::string* why) {
+  auto fail = [&](const std::string& text) -> std::optional<std::string> {
+    if (why) *why = text;
+    return std::nullopt;
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(std::strerror(errno));
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { close(*f); });
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return fail(std::strerror(errno));
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    return fail("larger than " + std::to_string(max_bytes) + " bytes");
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(seconds));
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf, in.gcount());
+  std::vector<char> buf(1 << 20);
+  std::uint64_t total = 0;
+  for (;;) {
+    ssize_t got = read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return fail(std::string("read: ") + std::strerror(errno));
+    if (got == 0) break;
+    total += static_cast<std::uint64_t>(got);
+    if (total > max_bytes) return fail("larger than " + std::to_string(max_bytes) + " bytes");
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(got));
+    if (seconds > 0 && std::chrono::steady_clock::now() > deadline) {
+      char text[64];
+      std::snprintf(text, sizeof text, "not read within %g s", seconds);
+      return fail(text);
+    }
+  }
   unsigned char md[32];
   unsigned len = 0;
   EVP_DigestFinal_ex(ctx.get(), md, &len);

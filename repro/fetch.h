@@ -60,8 +60,13 @@ struct UnpackResult {
 UnpackResult unpack_archive(const std::string& archive, const std::string& dest,
                             std::uint64_t max_total_bytes, int max_files);
 
-// sha256 of a file, lower-case hex.
+// sha256 of a file, lower-case hex (of nothing when it cannot be read).
 std::string sha256_file(const std::string& path);
+// sha256 of a file read for at most `seconds` (> 0; 0: no bound) and at most `max_bytes` (the
+// size is checked before anything is read: a huge sparse file costs nothing); nullopt with *why
+// ("larger than N bytes", "not read within N s", the open's error) otherwise.
+std::optional<std::string> sha256_file_bounded(const std::string& path, std::uint64_t max_bytes,
+                                               double seconds, std::string* why);
 // sha256 of a string (e.g. a script's code): core's, named here for repro's callers.
 using convfail::sha256_hex;
 

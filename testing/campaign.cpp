@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "repro/repro_command.h"
 #include "testing/campaign_lock.h"
@@ -193,7 +194,9 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   if (!options.new_campaign) existing = find_campaign(db, key);
   s.campaign = existing ? *existing : create_campaign(db, key, versions);
   // One run per campaign at a time: a second one would do all the work again beside it.
-  CampaignLock campaign_lock(options.store_dir, s.campaign, db.path());
+  // Nothing stored on disk (tests of the loop alone): nothing to lock either.
+  std::optional<CampaignLock> campaign_lock;
+  if (!options.store_dir.empty()) campaign_lock.emplace(db.path(), s.campaign);
   std::set<int> done = stored_seqs(db, s.campaign);
   std::vector<const ModelTask*> todo;
   for (const auto& t : plan)
@@ -217,9 +220,11 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   auto work = [&](Oracle* oracle) {
     for (;;) {
       std::size_t i = next++;
-      if (i >= todo.size() || budget_over()) return;
+      if (i >= todo.size() || budget_over() || interrupted()) return;
       try {
         ModelResult r = oracle->run(*todo[i]);
+        // A run cut by the signal (its worker killed) says nothing of the model: not stored.
+        if (interrupted()) return;
         std::string sha =
             r.has_model ? store_model_files(r.model_dir, options.store_dir) : std::string();
         {
@@ -244,9 +249,11 @@ RunSummary run_campaign(Db& db, const CampaignConfig& config, const RunOptions& 
   progress.finish();
   s.loop_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
-  if (!first_error.empty()) throw UserError(first_error);
+  if (!first_error.empty() && !interrupted()) throw UserError(first_error);
   s.ran = ran;
-  if (stored_seqs(db, s.campaign).size() == plan.size()) {
+  s.stored = static_cast<int>(stored_seqs(db, s.campaign).size());
+  s.interrupted = interrupt_signal();
+  if (!s.interrupted && s.stored == static_cast<int>(plan.size())) {
     regroup(db, s.campaign);
     finish_campaign(db, s.campaign);
     s.finished = true;

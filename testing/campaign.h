@@ -30,10 +30,14 @@ struct RunOptions {
 struct RunSummary {
   std::int64_t campaign = 0;
   int planned = 0, already = 0, ran = 0;
+  int stored = 0;  // the plan's models stored when the run ended
   bool finished = false;
   bool answered_from_store = false;  // finished before: no worker started, nothing settled again
-  double seconds = 0;                // the whole run: worker start, plan, models, grouping
-  double loop_seconds = 0;           // the models alone (warm workers, after the first start)
+  // The signal that stopped the run (core/interrupt.h; 0: none): no model was started after it,
+  // the one it cut was not stored, and the campaign is left to the same command to continue.
+  int interrupted = 0;
+  double seconds = 0;       // the whole run: worker start, plan, models, grouping
+  double loop_seconds = 0;  // the models alone (warm workers, after the first start)
   double models_per_second() const { return loop_seconds > 0 ? ran / loop_seconds : 0; }
 };
 

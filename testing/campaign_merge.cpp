@@ -207,7 +207,7 @@ MergeSummary merge_shards(const MergeCheck& checked, Db& into) {
   m.created = !found;
   m.campaign = found ? *found : create_campaign(into, checked.whole, checked.versions);
   const std::string into_store = model_store_for(into_path);
-  CampaignLock lock(into_store, m.campaign, into_path);
+  CampaignLock lock(into_path, m.campaign);
   for (auto& s : checked.sources->list) {
     std::error_code ec;
     bool same_store = fs::equivalent(s.store, into_store, ec);

@@ -1,26 +1,54 @@
 #include "testing/campaign_pipeline.h"
 
+#include <csignal>
+
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/migrations.h"
 #include "testing/campaign_store.h"
 #include "testing/groups.h"
 
 namespace convfail::testing {
 
+std::string interrupted_text(int sig, int stored, int planned) {
+  std::string what = sig == SIGINT ? "interrupted" : "stopped by " + interrupt_name(sig);
+  std::string where =
+      planned < 0 ? " before any model ran"
+                  : ": " + std::to_string(stored) + " of " + std::to_string(planned) + " stored";
+  return what + where + "; run the same command to continue";
+}
+
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request) {
   CampaignResult out;
-  out.run = run_campaign(db, request.config, request.run);  // regroups when finished
+  try {
+    out.run = run_campaign(db, request.config, request.run);  // regroups when finished
+  } catch (const UserError&) {
+    // A worker killed by the signal before the plan was made (its first start).
+    if (interrupted())
+      throw Interrupted(interrupt_signal(), interrupted_text(interrupt_signal(), 0, -1));
+    throw;
+  }
+  const RunSummary& s = out.run;
+  if (s.interrupted)
+    throw Interrupted(s.interrupted, interrupted_text(s.interrupted, s.stored, s.planned));
   // The rest waits until every model is stored; a shard leaves it to `test merge`, once.
-  if (!out.run.finished || request.run.shard.active()) return out;
+  if (!s.finished || request.run.shard.active()) return out;
   // Finished before and settled then: nothing to do (`test match` matches again on request);
   // a minimisation cut short before goes on.
-  if (out.run.answered_from_store &&
-      (!request.settle.minimise || groups_to_minimise(db, out.run.campaign) == 0))
+  if (s.answered_from_store &&
+      (!request.settle.minimise || groups_to_minimise(db, s.campaign) == 0))
     return out;
   SettleOptions so = request.settle;
   so.store_dir = request.run.store_dir;
   so.progress = request.run.progress;
-  out.minimised = settle_groups(db, out.run.campaign, so);
+  try {
+    out.minimised = settle_groups(db, s.campaign, so);
+  } catch (const std::exception&) {
+    if (interrupted())
+      throw Interrupted(interrupt_signal(),
+                        interrupted_text(interrupt_signal(), s.stored, s.planned));
+    throw;
+  }
   return out;
 }
 

@@ -41,7 +41,13 @@ struct CampaignResult {
   MinimiseSummary minimised;
 };
 
+// A caught signal (core/interrupt.h: the command line calls catch_interrupts) stops it between
+// models, or between minimisation runs, with every folder removed: Interrupted, "interrupted: N
+// of M stored; run the same command to continue" (SIGINT; "stopped by SIGTERM: ..." otherwise).
 CampaignResult run_campaign_pipeline(Db& db, const CampaignRequest& request);
+
+// The line an interrupted run ends with (above); `planned` < 0: before the plan was made.
+std::string interrupted_text(int sig, int stored, int planned);
 
 MinimiseSummary settle_groups(Db& db, std::int64_t campaign, const SettleOptions& options);
 

@@ -293,7 +293,8 @@ std::string store_model_files(const std::string& model_dir, const std::string& s
   fs::create_directories(store_dir);
   std::random_device rd;
   fs::path tmp = fs::path(store_dir) / (".tmp-" + sha + "-" + std::to_string(rd()));
-  exec::ChildFileLimits limits;
+  exec::ChildFileLimits limits;  // the one cap on a model's bytes (repro/model_files.h)
+  limits.max_file_bytes = limits.max_total_bytes = repro::kMaxModelBytes;
   if (!exec::copy_child_tree(model_dir, "", tmp.string(), limits, nullptr, &why))
     throw UserError("cannot copy the model into " + store_dir + ": " + why);
   fs::rename(tmp, dest, ec);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "exec/child_files.h"
 #include "exec/scratch_dir.h"
 #include "testing/campaign_store.h"
@@ -120,6 +121,8 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
     return oracle.run(t);
   };
   auto fails = [&](const std::vector<int>& keep) {
+    // A run cut by a signal decides nothing: stop before ddmin takes it for an answer.
+    if (interrupted()) throw Interrupted(interrupt_signal(), "interrupted while minimising");
     auto it = cache.find(keep);
     if (it != cache.end()) return it->second;
     ModelResult r = cut(keep);
@@ -128,6 +131,7 @@ bool minimise_one(Db& db, Oracle& oracle, const Target& g, const MinimiseOptions
   // The budget bounds every oracle run of the group: the first and the last one included.
   std::vector<int> keep = ddmin(all, fails, std::max(0, options.budget - 2), tests);
   ModelResult r = cut(keep);
+  if (interrupted()) throw Interrupted(interrupt_signal(), "interrupted while minimising");
   *tests = runs;
   if (r.outcome != g.outcome || r.signature != g.signature) return false;
   std::string sha = r.has_model ? store_model_files(r.model_dir, options.store_dir) : "";
@@ -159,6 +163,7 @@ MinimiseSummary minimise_groups(Db& db, std::int64_t campaign, const OracleOptio
   Oracle oracle(oracle_opts);
   exec::ScratchDir work("minimise");
   for (const auto& g : groups) {
+    if (interrupted()) throw Interrupted(interrupt_signal(), "interrupted while minimising");
     if (options.time_budget > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
             options.time_budget)

@@ -13,6 +13,7 @@
 #include "cli/repro_options.h"
 #include "cli/test_campaigns.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "testing/bundle.h"
 #include "testing/campaign_breakdown.h"
@@ -175,6 +176,12 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
+  cmd->footer(
+      parent.get_footer() + "\n\n" +
+      "Ctrl-C, SIGTERM or SIGHUP stop it between models: the model it cut is not stored, its\n"
+      "temporary folders are removed, and it exits 128+N (130 for Ctrl-C) saying how many models\n"
+      "are stored; the same command continues. One run per campaign at a time (a lock beside the\n"
+      "database in convfail-data/locks/).");
   cmd->callback([&ctx, a, shard_option, cmd] {
     a->run.shard = chosen_shard(*shard_option, a->shard);
     apply_dtype_options(*cmd, a->study, &a->config);
@@ -192,6 +199,8 @@ void add_run(CLI::App& parent, Context& ctx) {
     req.settle = a->settle;
     req.settle.minimise = !a->no_minimise;
     req.settle.data_dir = ctx.data_dir;
+    // Ctrl-C, SIGTERM, SIGHUP: stop between models, remove every temporary folder, exit 128+N.
+    catch_interrupts();
     testing::CampaignResult out = testing::run_campaign_pipeline(db, req);
     const testing::RunSummary& s = out.run;
     const testing::MinimiseSummary& ms = out.minimised;

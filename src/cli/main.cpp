@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/resources.h"
 #include "core/text.h"
 #include "crawler/token.h"
@@ -196,6 +197,9 @@ int main(int argc, char** argv) {
     std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     std::cerr << "Run 'convfail --help' (or 'convfail COMMAND --help') for usage.\n";
     return 2;
+  } catch (const Interrupted& e) {  // a caught signal stopped the job, which cleaned up
+    std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
+    return e.exit_code();
   } catch (const UsageError& e) {  // messages may quote outside text: escaped here, once
     std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
     return 2;

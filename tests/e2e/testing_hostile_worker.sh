@@ -113,7 +113,8 @@ cp "$SRC/tests/data/testing/hang.py" "$dir/hang.py"
   --timeout 20 --jobs 1 --inputs 1 >"$dir/first.out" 2>"$dir/first.err" &
 first=$!
 for _ in $(seq 1 100); do
-  [ -s "$dir/convfail-data/locks/db.campaign-1.lock" ] && break
+  compgen -G "$dir/convfail-data/locks/*.campaign-1.lock" >/dev/null &&
+    [ -s "$(compgen -G "$dir/convfail-data/locks/*.campaign-1.lock")" ] && break
   sleep 0.2
 done
 if "$BUILD/convfail" --db "$dir/db" --data-dir "$SRC/data" test run --source "script:$dir/hang.py" \

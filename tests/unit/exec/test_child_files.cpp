@@ -162,3 +162,37 @@ TEST_CASE("child files: removal never follows a link out of the folder") {
   CHECK_FALSE(fs::exists(fs::symlink_status(child.path() / "top")));
   CHECK(fs::exists(host.path() / "keep" / "file"));
 }
+
+TEST_CASE("child files: a sparse file is copied sparse, byte for byte") {
+  // 256 MiB of holes with a few bytes in it: before, its copy took 256 MiB of disk.
+  convfail::test::TempDir child, out;
+  const fs::path sparse = child.path() / "w.bin";
+  {
+    int fd = open(sparse.c_str(), O_WRONLY | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(pwrite(fd, "head", 4, 0) == 4);
+    REQUIRE(pwrite(fd, "middle", 6, 100 << 20) == 6);
+    REQUIRE(ftruncate(fd, 256 << 20) == 0);
+    close(fd);
+  }
+  std::string why;
+  REQUIRE(copy_child_file(child.path().string(), "w.bin", out.file("w.bin"), 1ull << 30, &why));
+  struct stat st {};
+  REQUIRE(stat(out.file("w.bin").c_str(), &st) == 0);
+  CHECK(st.st_size == 256 << 20);
+  CHECK(st.st_blocks * 512 < (4 << 20));  // a few blocks, not 256 MiB
+  std::ifstream in(out.file("w.bin"), std::ios::binary);
+  char head[4], middle[6];
+  in.read(head, 4);
+  in.seekg(100 << 20);
+  in.read(middle, 6);
+  CHECK(std::string(head, 4) == "head");
+  CHECK(std::string(middle, 6) == "middle");
+  // The tree copy (the campaign's store) too, and a file ending in a hole keeps its length.
+  CopiedTree copied;
+  REQUIRE(copy_child_tree(child.path().string(), "", out.file("tree"), ChildFileLimits(), &copied,
+                          &why));
+  REQUIRE(stat((out.path() / "tree" / "w.bin").c_str(), &st) == 0);
+  CHECK(st.st_size == 256 << 20);
+  CHECK(st.st_blocks * 512 < (4 << 20));
+}

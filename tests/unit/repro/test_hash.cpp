@@ -5,7 +5,6 @@
 
 using namespace convfail;
 using namespace convfail::repro;
-using namespace convfail::exec;
 
 TEST_CASE("sha256 of a string and of a file agree with the FIPS 180-2 'abc' vector") {
   const std::string abc_digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";

@@ -2,6 +2,7 @@
 // folder), the content hash that covers them, and the copy that carries them.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -104,4 +105,33 @@ TEST_CASE("model_files: a copy carries the external data, and refuses what is ou
       copy_model_files(write_model(src, {"../../etc/passwd"}, "e.onnx"), d3.path().string()),
       UserError);
   CHECK_FALSE(fs::exists(d3.path() / "passwd"));
+}
+
+TEST_CASE("model_files: one cap on the bytes hashed and copied, checked before reading") {
+  convfail::test::TempDir dir, out;
+  std::string m = write_model(dir, {"huge.bin"});
+  {  // a terabyte of holes: before, hashed as zeros for an hour
+    std::ofstream(dir.file("huge.bin"));
+    fs::resize_file(dir.file("huge.bin"), 1ull << 40);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    model_sha256(m);
+    FAIL("a terabyte data file was hashed");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("the cap on a model") != std::string::npos);
+    CHECK(std::string(e.what()).find("huge.bin") != std::string::npos);
+  }
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 2);
+  CHECK_THROWS_AS(copy_model_files(m, out.path().string()), UserError);
+  CHECK_FALSE(fs::exists(out.path() / "huge.bin"));
+  // Under the cap, a time bound (bisect's --timeout) covers the hashing.
+  fs::resize_file(dir.file("huge.bin"), 64ull << 20);
+  try {
+    model_sha256(m, 1e-6);
+    FAIL("hashing ignored its time bound");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("took longer than the timeout") != std::string::npos);
+  }
+  CHECK(model_sha256(m, 600).size() == 64);
 }
