@@ -46,6 +46,9 @@ struct ModelTask {
   bool external_data = false;            // test hook: the weights saved as external data
 };
 
+// A model's message is cut to this many bytes (the oracle's, and `test merge`'s for a shard's row).
+inline constexpr std::size_t kMaxMessage = 600;
+
 struct ModelResult {
   std::string outcome;
   std::string mismatch_mode;  // optimised | unoptimised | both
