@@ -151,7 +151,8 @@ StoredModel checked_row(StoredModel r, const std::string& at, const ShardCampaig
 
 // A shard's store folder `sha` holds a model whose content hashes to its name (repro/model_files:
 // the model with its external data); the folder is a real one, not a link.
-void check_model_folder(const Source& s, const std::string& sha, const std::string& at) {
+void check_model_folder(const Source& s, const StoredModel& r, const std::string& at) {
+  const std::string& sha = r.model_sha256;
   std::error_code ec;
   fs::path folder = fs::path(s.store) / sha;
   if (fs::is_symlink(folder, ec) || !exec::is_child_file(folder.string(), "model.onnx"))
@@ -160,6 +161,12 @@ void check_model_folder(const Source& s, const std::string& sha, const std::stri
   if (!model_folder_intact(s.store, sha))
     throw UserError(at + ": the model in " + s.store + "/" + sha.substr(0, 12) +
                     "... does not hash to its name (a forged store; the shard is refused)");
+  // The name covers the model and its data only. A script's model folder never holds a program
+  // (the script is the user's own): one there would be shipped by `test bundle` unverified.
+  for (const char* extra : {"program.py", "spec.json"})
+    if (r.source == "script" && fs::exists(fs::symlink_status(folder / extra, ec)))
+      throw UserError(at + ": " + s.store + "/" + sha.substr(0, 12) + "... holds " + extra +
+                      ", which a run of a script never stores (the shard is refused)");
 }
 
 // What two shards may not disagree on for one model.
@@ -179,7 +186,7 @@ void check_rows(Source& s, const ShardCampaign& c, std::map<int, std::size_t>& s
     if (!fresh && it->second != key) conflicts.emplace(r.seq, where(s, c));
     if (r.model_sha256.empty()) return;
     if (!is_sha256(r.model_sha256)) throw UserError(at + ": malformed model_sha256");
-    if (s.shas.insert(r.model_sha256).second) check_model_folder(s, r.model_sha256, at);
+    if (s.shas.insert(r.model_sha256).second) check_model_folder(s, r, at);
   });
 }
 
