@@ -1,18 +1,25 @@
 #include "testing/campaign_merge.h"
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
 
 #include "core/error.h"
 #include "core/migrations.h"
+#include "core/text.h"
 #include "exec/child_files.h"
 #include "testing/campaign_compare.h"
 #include "testing/campaign_lock.h"
 #include "testing/campaign_store.h"
+#include "testing/campaign_types.h"
 #include "testing/groups.h"
 #include "testing/outcomes.h"
+#include "testing/worker_reply.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -21,6 +28,12 @@ namespace convfail::testing {
 namespace {
 
 constexpr int kBatch = 200;  // rows per transaction
+// What reading one shard database may take, check and copy together (a shard is someone else's
+// file: nothing in it may keep a merge busy forever).
+constexpr std::chrono::minutes kShardReadLimit{30};
+// The texts of a row: cut as a run cuts them (the message as the oracle does, the signature as
+// exec/signature does), the others to what a name or a class needs.
+constexpr std::size_t kMaxName = 300, kMaxWord = 60, kMaxSignature = 240;
 
 struct ShardCampaign {
   StoredCampaign stored;
@@ -89,41 +102,123 @@ bool is_sha256(const std::string& s) {
   return true;
 }
 
-// Every row of a shard: an outcome, a seq of this shard, a well-formed hash whose files exist.
-void check_rows(Source& s, const ShardCampaign& c) {
-  read_models(*s.db, c.stored.id, [&](StoredModel&& r) {
-    std::string at = where(s, c) + " model " + std::to_string(r.seq);
-    if (!is_outcome(r.outcome)) throw UserError(at + ": unknown outcome");
-    if (r.seq < 0 || r.seq >= c.plan_models || r.seq % c.count != c.index)
-      throw UserError(at + ": not a model of this shard");
+std::string safe_text(const std::string& s, std::size_t max) {
+  // Idempotent on what a run stored (its texts are terminal-safe already, backslashes escaped).
+  return truncate_utf8(terminal_safe(s, false, false), max);
+}
+
+void check_number(const std::optional<double>& v, bool finite, const std::string& at,
+                  const char* column) {
+  if (v && (std::isnan(*v) || *v < 0 || (finite && !std::isfinite(*v))))
+    throw UserError(at + ": " + column + " is not a " + (finite ? "finite " : "") + "number >= 0");
+}
+
+// A shard's row as a run would have stored it, or UserError naming the row and the column: no
+// column of another type or shape (StoredModel::malformed), numbers and graphs checked as a
+// worker's reply is (testing/worker_reply), texts cut and terminal-safe.
+StoredModel checked_row(StoredModel r, const std::string& at, const ShardCampaign& c) {
+  if (!r.malformed.empty())
+    throw UserError(at + ": " + r.malformed.front() +
+                    " is not of its column's type or shape (a run never stores that)");
+  if (!is_outcome(r.outcome)) throw UserError(at + ": unknown outcome");
+  if (r.seq < 0 || r.seq >= c.plan_models || r.seq % c.count != c.index)
+    throw UserError(at + ": not a model of this shard");
+  check_number(r.max_abs_diff, false, at, "max_abs_diff");
+  check_number(r.max_rel_diff, false, at, "max_rel_diff");
+  check_number(r.min_tolerance, true, at, "min_tolerance");
+  json values = {{"durations", r.durations}, {"dtypes", r.dtypes}};
+  if (r.nodes) values["nodes"] = *r.nodes;
+  if (r.graph.is_object()) {
+    values["ops"] = r.graph.value("ops", json());
+    values["edges"] = r.graph.value("edges", json());
+  }
+  std::string why;
+  auto v = parse_reply_values(values, &why);
+  auto ops = parse_reply_values({{"ops", r.operators}}, &why);
+  if (!v || !ops) throw UserError(at + ": " + why);
+  if (!r.durations.is_null()) r.durations = v->durations;
+  if (r.graph.is_object()) r.graph = {{"ops", v->ops}, {"edges", v->edges}};
+  if (!r.operators.is_null()) r.operators = ops->ops;
+  r.source = safe_text(r.source, kMaxWord);
+  r.name = safe_text(r.name, kMaxName);
+  r.family = safe_text(r.family, kMaxWord);
+  r.mismatch_mode = safe_text(r.mismatch_mode, kMaxWord);
+  r.difference_kind = safe_text(r.difference_kind, kMaxWord);
+  r.signature = safe_text(r.signature, kMaxSignature);
+  r.message = safe_text(r.message, kMaxMessage);
+  return r;
+}
+
+// A shard's store folder `sha` holds a model whose content hashes to its name (repro/model_files:
+// the model with its external data); the folder is a real one, not a link.
+void check_model_folder(const Source& s, const StoredModel& r, const std::string& at) {
+  const std::string& sha = r.model_sha256;
+  std::error_code ec;
+  fs::path folder = fs::path(s.store) / sha;
+  if (fs::is_symlink(folder, ec) || !exec::is_child_file(folder.string(), "model.onnx"))
+    throw UserError(at + ": its files are not in " + s.store + "/" + sha.substr(0, 12) +
+                    "... (copy the shard's convfail-data folder beside its database)");
+  if (!model_folder_intact(s.store, sha))
+    throw UserError(at + ": the model in " + s.store + "/" + sha.substr(0, 12) +
+                    "... does not hash to its name (a forged store; the shard is refused)");
+  // The name covers the model and its data only. A script's model folder never holds a program
+  // (the script is the user's own): one there would be shipped by `test bundle` unverified.
+  for (const char* extra : {"program.py", "spec.json"})
+    if (r.source == "script" && fs::exists(fs::symlink_status(folder / extra, ec)))
+      throw UserError(at + ": " + s.store + "/" + sha.substr(0, 12) + "... holds " + extra +
+                      ", which a run of a script never stores (the shard is refused)");
+}
+
+// What two shards may not disagree on for one model.
+std::string row_key(const StoredModel& r) {
+  return r.outcome + '\x1f' + r.mismatch_mode + '\x1f' + r.signature + '\x1f' + r.model_sha256;
+}
+
+// Every row of a shard, checked (checked_row), with its files (check_model_folder); a model
+// another shard stored with another outcome is a conflict, named in `conflicts`.
+void check_rows(Source& s, const ShardCampaign& c, std::map<int, std::size_t>& seen,
+                std::map<int, std::string>& conflicts) {
+  read_models(*s.db, c.stored.id, [&](StoredModel&& raw) {
+    std::string at = where(s, c) + " model " + std::to_string(raw.seq);
+    StoredModel r = checked_row(std::move(raw), at, c);
+    std::size_t key = std::hash<std::string>()(row_key(r));
+    auto [it, fresh] = seen.emplace(r.seq, key);
+    if (!fresh && it->second != key) conflicts.emplace(r.seq, where(s, c));
     if (r.model_sha256.empty()) return;
     if (!is_sha256(r.model_sha256)) throw UserError(at + ": malformed model_sha256");
-    if (!exec::is_child_file(s.store + "/" + r.model_sha256, "model.onnx"))
-      throw UserError(at + ": its files are not in " + s.store + "/" +
-                      r.model_sha256.substr(0, 12) + "... (copy the shard's convfail-data " +
-                      "folder beside its database)");
-    s.shas.insert(r.model_sha256);
+    if (s.shas.insert(r.model_sha256).second) check_model_folder(s, r, at);
   });
 }
 
-// Copies STORE/<sha>/ of a source into the target's store unless there; returns whether it did.
+void refuse_conflicts(const std::map<int, std::string>& conflicts) {
+  if (conflicts.empty()) return;
+  std::string models;
+  int named = 0;
+  for (const auto& [seq, at] : conflicts) {
+    if (named++ == 10) {
+      models += ", ...";
+      break;
+    }
+    models += (models.empty() ? "" : ", ") + std::to_string(seq);
+  }
+  throw UserError(std::to_string(conflicts.size()) + " model(s) stored with different outcomes " +
+                  "by two shards (models " + models + "; the second in " +
+                  conflicts.begin()->second + "): refused, merge one run of each shard");
+}
+
+// Copies STORE/<sha>/ of a source into the target's store unless an intact one is there; returns
+// whether it did. The copy (exec/child_files: no link followed, bounded) is hashed again in its
+// temp folder before it is renamed into the store: what lands under a name hashes to it.
 bool copy_model_folder(const std::string& from_store, const std::string& sha,
                        const std::string& to_store) {
-  std::error_code ec;
-  fs::path dest = fs::path(to_store) / sha;
-  if (fs::is_directory(dest, ec)) return false;
+  if (model_folder_intact(to_store, sha)) return false;
   fs::create_directories(to_store);
   std::random_device rd;
   fs::path tmp = fs::path(to_store) / (".tmp-merge-" + sha + "-" + std::to_string(rd()));
   std::string why;
   if (!exec::copy_child_tree(from_store, sha, tmp.string(), exec::ChildFileLimits{}, nullptr, &why))
     throw UserError("cannot copy model " + sha.substr(0, 12) + " from " + from_store + ": " + why);
-  fs::rename(tmp, dest, ec);
-  if (ec) {
-    exec::remove_child_tree(tmp.string());  // stored meanwhile by another process
-    return false;
-  }
-  return true;
+  return install_model_folder(tmp.string(), to_store, sha);
 }
 
 void copy_rows(Source& s, const ShardCampaign& c, Db& into, std::int64_t campaign,
@@ -134,13 +229,30 @@ void copy_rows(Source& s, const ShardCampaign& c, Db& into, std::int64_t campaig
     q.after = after;
     q.limit = kBatch;
     read_models(
-        *s.db, c.stored.id, [&](StoredModel&& r) { batch.push_back(std::move(r)); }, q);
+        *s.db, c.stored.id,
+        [&](StoredModel&& r) {
+          std::string at = where(s, c) + " model " + std::to_string(r.seq);
+          batch.push_back(checked_row(std::move(r), at, c));  // as merge_check read it
+        },
+        q);
     if (batch.empty()) return;
+    if (batch.back().seq <= after) throw UserError(where(s, c) + ": its seqs do not ascend");
     after = batch.back().seq;
     int added = store_models(into, campaign, batch, RowWrite::kKeep);
     m.added += added;
     m.already += static_cast<int>(batch.size()) - added;
   }
+}
+
+// A shard's store (convfail-data, convfail-data/models beside its database) that is a link would
+// let a shard hand over files it does not own (a link to a root-only folder).
+void refuse_linked_store(const std::string& db_path, const std::string& store) {
+  std::error_code ec;
+  fs::path models(store);
+  for (const fs::path& p : {models.parent_path(), models})
+    if (fs::is_symlink(p, ec))
+      throw UserError("shard database " + db_path + ": its store " + p.string() +
+                      " is a symbolic link (a shard's files are never taken through a link)");
 }
 
 std::vector<Source> open_sources(const std::vector<std::string>& paths) {
@@ -154,7 +266,10 @@ std::vector<Source> open_sources(const std::vector<std::string>& paths) {
     Source s;
     s.path = p;
     s.store = model_store_for(p);
+    refuse_linked_store(p, s.store);
     s.db = open_database_read_only(p);
+    s.db->set_time_limit(kShardReadLimit);
+    check_schema_views_and_triggers(*s.db);
     s.shards = shard_campaigns(s);
     sources.push_back(std::move(s));
   }
@@ -184,14 +299,17 @@ MergeCheck merge_check(const std::vector<std::string>& shard_dbs, const std::str
   m.shard_count = ref.count;
   m.plan_models = ref.plan_models;
   std::set<int> given;
+  std::map<int, std::size_t> seen;  // seq -> what a shard stored for it (row_key, hashed)
+  std::map<int, std::string> conflicts;
   for (auto& s : sources)
     for (const auto& c : s.shards) {
       check_same_plan(s, c, ref_s, ref);
-      check_rows(s, c);
+      check_rows(s, c, seen, conflicts);
       given.insert(c.index);
       if (!c.stored.finished_at) m.partial_shards.push_back(c.index);
       ++m.shard_campaigns;
     }
+  refuse_conflicts(conflicts);
   for (int k = 0; k < ref.count; ++k)
     if (!given.count(k)) m.missing_shards.push_back(k);
   out.whole = ref.whole;

@@ -85,8 +85,35 @@ constexpr const char* kModelColumns =
     "durations_json, dtypes_json, harness_note, main_dtype";
 constexpr int kGraphColumn = 20;  // operators_json, graph_json follow when a query wants graphs
 
+// A column whose stored value is not of its declared kind (SQLite keeps what it is given: a REAL
+// seq, a TEXT count) is named in `malformed`, as a JSON column that does not parse is: the value
+// read from it (a REAL seq cut to an integer) is not what the file holds.
+void check_column_types(const Stmt& st, std::vector<std::string>& malformed) {
+  using T = Stmt::Type;
+  // seq, source, ..., difference_kind (kModelColumns' first 16): what each may hold.
+  static const char* const kNames[] = {
+      "seq",          "source",        "name",          "family",
+      "outcome",      "mismatch_mode", "signature",     "message",
+      "nodes",        "seed",          "group_id",      "model_sha256",
+      "max_abs_diff", "max_rel_diff",  "min_tolerance", "difference_kind"};
+  for (int col = 0; col < 16; ++col) {
+    T t = st.type(col);
+    bool ok;
+    if (col == 0)
+      ok = t == T::kInteger;
+    else if (col == 8 || col == 9 || col == 10)
+      ok = t == T::kInteger || t == T::kNull;
+    else if (col >= 12 && col <= 14)
+      ok = t == T::kReal || t == T::kInteger || t == T::kNull;
+    else
+      ok = t == T::kText || t == T::kNull;
+    if (!ok) malformed.push_back(kNames[col]);
+  }
+}
+
 StoredModel model_from(const Stmt& st, bool graphs) {
   StoredModel m;
+  check_column_types(st, m.malformed);
   m.seq = static_cast<int>(st.int64(0));
   m.source = st.text(1);
   m.name = st.text(2);
@@ -279,6 +306,40 @@ std::string model_store_for(const std::string& db_path) {
   return (dir / "convfail-data" / "models").string();
 }
 
+bool model_folder_intact(const std::string& store_dir, const std::string& sha) {
+  std::error_code ec;
+  fs::path folder = fs::path(store_dir) / sha;
+  return !fs::is_symlink(folder, ec) && exec::is_child_file(folder.string(), "model.onnx") &&
+         repro::model_sha256((folder / "model.onnx").string()) == sha;
+}
+
+bool install_model_folder(const std::string& tmp, const std::string& store_dir,
+                          const std::string& sha) {
+  std::error_code ec;
+  fs::path dest = fs::path(store_dir) / sha;
+  if (repro::model_sha256((fs::path(tmp) / "model.onnx").string()) != sha) {
+    exec::remove_child_tree(tmp);
+    throw UserError("the model copied for " + store_dir + "/" + sha.substr(0, 12) +
+                    "... does not hash to its name (refused)");
+  }
+  if (fs::exists(fs::symlink_status(dest, ec)) && !model_folder_intact(store_dir, sha)) {
+    // A forged folder (or a link) under the name: set aside, then removed without following links.
+    std::random_device rd;
+    fs::path forged = fs::path(store_dir) / (".forged-" + sha + "-" + std::to_string(rd()));
+    fs::rename(dest, forged, ec);
+    if (fs::is_symlink(forged, ec))
+      fs::remove(forged, ec);
+    else
+      exec::remove_child_tree(forged.string());
+  }
+  fs::rename(tmp, dest, ec);
+  if (ec) {
+    exec::remove_child_tree(tmp);  // another job stored the same model first
+    return false;
+  }
+  return true;
+}
+
 std::string store_model_files(const std::string& model_dir, const std::string& store_dir) {
   if (model_dir.empty()) return "";
   std::string why;
@@ -287,9 +348,8 @@ std::string store_model_files(const std::string& model_dir, const std::string& s
   close(fd);
   // Its external data files (a model over 2 GiB) are part of what the hash identifies.
   std::string sha = repro::model_sha256((fs::path(model_dir) / "model.onnx").string());
-  fs::path dest = fs::path(store_dir) / sha;
-  std::error_code ec;
-  if (fs::is_directory(dest, ec)) return sha;
+  // "Already stored" is trusted only when what is stored hashes to its name.
+  if (model_folder_intact(store_dir, sha)) return sha;
   fs::create_directories(store_dir);
   std::random_device rd;
   fs::path tmp = fs::path(store_dir) / (".tmp-" + sha + "-" + std::to_string(rd()));
@@ -297,8 +357,7 @@ std::string store_model_files(const std::string& model_dir, const std::string& s
   limits.max_file_bytes = limits.max_total_bytes = repro::kMaxModelBytes;
   if (!exec::copy_child_tree(model_dir, "", tmp.string(), limits, nullptr, &why))
     throw UserError("cannot copy the model into " + store_dir + ": " + why);
-  fs::rename(tmp, dest, ec);
-  if (ec) exec::remove_child_tree(tmp.string());  // another job stored the same model first
+  install_model_folder(tmp.string(), store_dir, sha);
   return sha;
 }
 

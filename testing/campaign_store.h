@@ -64,12 +64,14 @@ struct StoredModel {
   std::string difference_kind;
   // How the harness ran it when not as exported (float16 fed through boundary Casts; schema 0026).
   std::string harness_note;
-  nlohmann::json operators;            // ["Conv", ...] in node order
-  nlohmann::json graph;                // {"ops": [...], "edges": [[from, to], ...]}
-  nlohmann::json durations;            // {"step": seconds, ...}
-  std::vector<std::string> dtypes;     // the tensor types it uses (synthetic models)
-  std::string main_dtype;              // a synthetic model's main type (schema 0023)
-  std::vector<std::string> malformed;  // JSON columns that did not parse as their shape
+  nlohmann::json operators;         // ["Conv", ...] in node order
+  nlohmann::json graph;             // {"ops": [...], "edges": [[from, to], ...]}
+  nlohmann::json durations;         // {"step": seconds, ...}
+  std::vector<std::string> dtypes;  // the tensor types it uses (synthetic models)
+  std::string main_dtype;           // a synthetic model's main type (schema 0023)
+  // JSON columns that did not parse as their shape, and columns whose stored value is not of
+  // their type (a REAL seq, a TEXT nodes: SQLite's typeof()).
+  std::vector<std::string> malformed;
 };
 
 // What read_models reads: a range of seq (those after `after`, at most `limit`; -1: all) or one
@@ -104,9 +106,18 @@ std::string model_store_for(const std::string& db_path);
 
 // Copies a model's folder (model.onnx with its external data, program.py, spec.json, set_k/: what
 // the oracle took out of the worker's folder, read the one safe way all the same) into the store
-// as STORE/<sha256 of model.onnx and its data>/ unless there; returns the sha256 ("" when the
-// folder holds no model.onnx).
+// as STORE/<sha256 of model.onnx and its data>/ unless there (a folder there whose model does not
+// hash to its name is replaced); returns the sha256 ("" when the folder holds no model.onnx).
 std::string store_model_files(const std::string& model_dir, const std::string& store_dir);
+
+// Whether STORE/<sha>/ is a folder (not a link) whose model.onnx with its external data hashes to
+// `sha` (repro/model_files' model_sha256): the only "already stored" folder trusted.
+bool model_folder_intact(const std::string& store_dir, const std::string& sha);
+// Renames the folder `tmp` (a copy made in store_dir) to STORE/<sha>/ once its model hashes to
+// `sha` (else removes it and throws UserError); a folder there that is not intact is set aside and
+// removed first. False when another process stored an intact one meanwhile (tmp removed).
+bool install_model_folder(const std::string& tmp, const std::string& store_dir,
+                          const std::string& sha);
 
 // The model file that stands for a failure group: its minimised model, else its representative
 // (smallest) model. UserError when the group does not exist or its file is not in STORE.

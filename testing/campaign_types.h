@@ -54,6 +54,9 @@ struct ModelTask {
   int inputs = 0;          // > 0: this many input sets instead of the options'
 };
 
+// A model's message is cut to this many bytes (the oracle's, and `test merge`'s for a shard's row).
+inline constexpr std::size_t kMaxMessage = 600;
+
 struct ModelResult {
   std::string outcome;
   std::string mismatch_mode;  // optimised | unoptimised | both

@@ -25,7 +25,6 @@ using nlohmann::json;
 namespace convfail::testing {
 namespace {
 
-constexpr std::size_t kMaxMessage = 600;
 constexpr std::uint64_t kMaxModelFileBytes = 3ull << 30;            // the worker's RLIMIT_FSIZE
 constexpr std::int64_t kMaxOutputElements = std::int64_t{1} << 24;  // 64 MB of float32 per output
 

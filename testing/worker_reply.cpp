@@ -160,4 +160,16 @@ std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::stri
   return r;
 }
 
+std::optional<WorkerReply> parse_reply_values(const json& values, std::string* why) {
+  if (!values.is_object()) {
+    fail(why, "values are not a JSON object");
+    return std::nullopt;
+  }
+  WorkerReply r;
+  r.ok = true;
+  if (!read_numbers(values, r, why) || !read_graph(values, r, why) || !read_dtypes(values, r, why))
+    return std::nullopt;
+  return r;
+}
+
 }  // namespace convfail::testing

@@ -36,4 +36,10 @@ inline constexpr std::size_t kMaxOps = 100000;
 // the worker may give.
 std::optional<WorkerReply> parse_worker_reply(const std::string& line, std::string* why);
 
+// The values a stored model row shares with a reply, given under a reply's keys ("nodes",
+// "durations", "ops", "edges", "dtypes"; absent or null: not said), checked and cut by the same
+// rules: `test merge` checks a shard's rows with it. nullopt with *why when one is not what a
+// worker may say.
+std::optional<WorkerReply> parse_reply_values(const nlohmann::json& values, std::string* why);
+
 }  // namespace convfail::testing

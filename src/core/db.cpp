@@ -85,6 +85,11 @@ Db::~Db() {
 }
 
 void Db::fail(const std::string& context) const {
+  if ((sqlite3_errcode(db_) & 0xff) == SQLITE_INTERRUPT && time_limit_.count() > 0 &&
+      std::chrono::steady_clock::now() >= deadline_)
+    throw UserError("database " + path_ + ": " + context + ": took longer than " +
+                    std::to_string(time_limit_.count() / 1000.0).substr(0, 5) +
+                    " s (stopped; a view, a trigger or a huge value?)");
   std::string message = "database " + path_ + ": " + context + ": " + sqlite3_errmsg(db_);
   if ((sqlite3_errcode(db_) & 0xff) == SQLITE_BUSY) throw DbBusy(message);
   throw UserError(message);
@@ -93,6 +98,20 @@ void Db::fail(const std::string& context) const {
 void Db::set_busy_timeout(std::chrono::milliseconds wait) {
   busy_wait_ = wait;
   sqlite3_busy_handler(db_, &Db::on_busy, this);
+}
+
+void Db::set_time_limit(std::chrono::milliseconds limit) {
+  time_limit_ = limit;
+  deadline_ = std::chrono::steady_clock::now() + limit;
+  if (limit.count() > 0)
+    sqlite3_progress_handler(db_, 1000, &Db::on_progress, this);
+  else
+    sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+}
+
+int Db::on_progress(void* self) {
+  auto* db = static_cast<Db*>(self);
+  return std::chrono::steady_clock::now() >= db->deadline_ ? 1 : 0;  // non-zero: interrupt
 }
 
 int Db::on_busy(void* self, int tries) {
@@ -218,6 +237,20 @@ void Stmt::reset() {
 
 bool Stmt::is_null(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+Stmt::Type Stmt::type(int col) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_INTEGER:
+      return Type::kInteger;
+    case SQLITE_FLOAT:
+      return Type::kReal;
+    case SQLITE_TEXT:
+      return Type::kText;
+    case SQLITE_BLOB:
+      return Type::kBlob;
+    default:
+      return Type::kNull;
+  }
 }
 std::int64_t Stmt::int64(int col) const {
   return sqlite3_column_int64(stmt_, col);

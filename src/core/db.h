@@ -50,6 +50,10 @@ class Stmt {
   void reset();
 
   bool is_null(int col) const;
+  // The storage class of the column's value in this row (SQLite's typeof(): a column declared
+  // INTEGER may hold a REAL or a TEXT in a file someone else wrote).
+  enum class Type { kInteger, kReal, kText, kBlob, kNull };
+  Type type(int col) const;
   std::int64_t int64(int col) const;
   double real(int col) const;
   std::string text(int col) const;  // "" for NULL
@@ -102,6 +106,12 @@ class Db {
   // would miss the short gaps a batch job leaves between its transactions).
   void set_busy_timeout(std::chrono::milliseconds wait);
 
+  // A bound on the time every statement from now on may take together (a database someone else
+  // wrote may hold a view or a value that keeps a query busy forever): past it, SQLite is
+  // interrupted (checked every few thousand virtual machine steps) and the statement throws
+  // UserError "database P: ... took longer than N s". Zero: no bound (the default).
+  void set_time_limit(std::chrono::milliseconds limit);
+
   // The first `max_bytes` of the TEXT or BLOB in `column` of row `rowid` of main.`table`, and
   // in *size its full size in bytes, read by incremental blob I/O: the rest of a 200 MB value
   // is never loaded (a SELECT of it, even through substr(), loads all of it).
@@ -116,11 +126,14 @@ class Db {
   void open(const std::string& name, int flags);
 
   static int on_busy(void* self, int tries);
+  static int on_progress(void* self);
 
   std::string path_;
   sqlite3* db_ = nullptr;
   std::chrono::milliseconds busy_wait_{10000};
   std::chrono::steady_clock::time_point busy_since_;
+  std::chrono::milliseconds time_limit_{0};
+  std::chrono::steady_clock::time_point deadline_;
 };
 
 // BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() was called.

@@ -5,9 +5,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "core/embedded_files.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace convfail {
 
@@ -105,6 +107,34 @@ std::unique_ptr<Db> open_database_read_only(const std::string& path) {
                     "the database)");
   }
   return db;
+}
+
+namespace {
+
+// type + " " + name -> sql of every view and trigger in the database.
+std::map<std::string, std::string> views_and_triggers(Db& db) {
+  std::map<std::string, std::string> out;
+  auto st = db.prepare(
+      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') LIMIT 10000");
+  while (st.step()) out[st.text(0) + " " + st.text(1)] = st.text(2);
+  return out;
+}
+
+}  // namespace
+
+void check_schema_views_and_triggers(Db& db) {
+  static const std::map<std::string, std::string> expected = [] {
+    Db fresh(":memory:");
+    migrate(fresh);
+    return views_and_triggers(fresh);
+  }();
+  for (const auto& [what, sql] : views_and_triggers(db)) {
+    auto it = expected.find(what);
+    if (it == expected.end() || it->second != sql)
+      throw UserError("database " + db.path() + " holds " + terminal_safe(truncate_utf8(what, 80)) +
+                      ", which convfail's schema does not make (refused: a view or trigger runs "
+                      "its own SQL when the database is read)");
+  }
 }
 
 }  // namespace convfail

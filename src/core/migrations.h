@@ -37,4 +37,9 @@ std::unique_ptr<Db> open_database(const std::string& path,
 // this binary ("run `convfail init`") or newer.
 std::unique_ptr<Db> open_database_read_only(const std::string& path);
 
+// For a database someone else wrote (a shard to merge): UserError naming the first view or
+// trigger that the migrations do not make, or make with other SQL (a view in place of a table
+// runs whatever query it holds whenever the table is read). The database is only read.
+void check_schema_views_and_triggers(Db& db);
+
 }  // namespace convfail

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "core/db.h"
 #include "core/error.h"
@@ -126,4 +127,59 @@ TEST_CASE("db: only a regular file (or a missing one) is a database path") {
   CHECK_THROWS_WITH_AS(open_database_read_only("/dev/null"),
                        doctest::Contains("is not a regular file"), UserError);
   CHECK(open_database(dir.file("yes.db"), IfMissing::kCreate) != nullptr);
+}
+
+TEST_CASE("db: a time limit stops a query that would run forever, with one line naming the file") {
+  test::TempDir dir;
+  Db db(dir.file("slow.db"));
+  db.exec("CREATE TABLE t (x INTEGER)");
+  db.exec(
+      "CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+      "SELECT x FROM c");
+  db.set_time_limit(std::chrono::milliseconds(300));
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    db.scalar("SELECT count(*) FROM forever");
+    FAIL("a view that never ends was read to its end");
+  } catch (const UserError& e) {
+    std::string what = e.what();
+    CHECK(what.find("took longer than 0.300 s") != std::string::npos);
+    CHECK(what.find(dir.file("slow.db")) != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  db.set_time_limit(std::chrono::milliseconds(0));  // no bound again
+  CHECK(db.scalar("SELECT count(*) FROM t") == 0);
+}
+
+TEST_CASE("db: a column's storage class is read as SQLite's typeof() says it") {
+  test::TempDir dir;
+  Db db(dir.file("types.db"));
+  db.exec("CREATE TABLE t (seq INTEGER)");
+  db.exec("INSERT INTO t VALUES (4), (2.5), ('x'), (NULL), (x'00')");
+  auto st = db.prepare("SELECT seq FROM t ORDER BY rowid");
+  std::vector<Stmt::Type> got;
+  while (st.step()) got.push_back(st.type(0));
+  CHECK(got == std::vector<Stmt::Type>{Stmt::Type::kInteger, Stmt::Type::kReal, Stmt::Type::kText,
+                                       Stmt::Type::kNull, Stmt::Type::kBlob});
+}
+
+TEST_CASE("migrations: a view or trigger the schema does not make is named and refused") {
+  test::TempDir dir;
+  Db db(dir.file("s.db"));
+  migrate(db);
+  check_schema_views_and_triggers(db);  // the schema's own triggers pass
+  db.exec("CREATE VIEW stranger AS SELECT 1");
+  CHECK_THROWS_WITH_AS(check_schema_views_and_triggers(db), doctest::Contains("view stranger"),
+                       UserError);
+  db.exec("DROP VIEW stranger");
+  // One of the schema's triggers with other SQL.
+  auto st = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' LIMIT 1");
+  REQUIRE(st.step());
+  std::string trigger = st.text(0);
+  st.reset();
+  db.exec("DROP TRIGGER " + trigger);
+  db.exec("CREATE TRIGGER " + trigger + " AFTER INSERT ON issues BEGIN SELECT 1; END");
+  CHECK_THROWS_WITH_AS(check_schema_views_and_triggers(db),
+                       doctest::Contains(("trigger " + trigger).c_str()), UserError);
 }

@@ -15,6 +15,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
+#include "core/secrets.h"
 #include "test_helpers.h"
 #include "testing/campaign_compare.h"
 #include "testing/campaign_compare_report.h"
@@ -39,6 +40,11 @@ const char* fake_getenv(const char* name) {
 std::string sha_of(int n) {
   std::string s = std::to_string(n);
   return std::string(64 - s.size(), 'a') + s;
+}
+
+// The store name of a model file holding "model N" (what the merge tests write): its sha256.
+std::string model_sha(int n) {
+  return sha256_hex("model " + std::to_string(n));
 }
 
 StoredModel row(int seq, const std::string& outcome, const std::string& signature = "",
@@ -326,12 +332,12 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
     c["shard"] = {{"index", k}, {"count", 3}, {"plan_models", 6}};
     return c;
   };
-  std::vector<StoredModel> all = {row(0, "success", "", sha_of(0)),
-                                  row(1, "mismatch", "both: integer output", sha_of(1)),
+  std::vector<StoredModel> all = {row(0, "success", "", model_sha(0)),
+                                  row(1, "mismatch", "both: integer output", model_sha(1)),
                                   row(2, "conversion_failure", "unsupported aten::sinh"),
-                                  row(3, "mismatch", "both: integer output", sha_of(3)),
-                                  row(4, "success", "", sha_of(4)),
-                                  row(5, "ort_failure", "op (gemm)", sha_of(5))};
+                                  row(3, "mismatch", "both: integer output", model_sha(3)),
+                                  row(4, "success", "", model_sha(4)),
+                                  row(5, "ort_failure", "op (gemm)", model_sha(5))};
   // Shard k in its own database, with its model files in its own store.
   std::vector<std::string> dbs;
   for (int k = 0; k < 3; ++k) {
@@ -373,7 +379,7 @@ TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another
   CHECK(m.missing == 0);
   CHECK(load_campaign(into, m.campaign).config == whole);
   CHECK(campaign_fingerprint(into, m.campaign) == campaign_fingerprint(one, single));
-  CHECK(std::filesystem::is_regular_file(model_store_for(dir.file("all.db")) + "/" + sha_of(1) +
+  CHECK(std::filesystem::is_regular_file(model_store_for(dir.file("all.db")) + "/" + model_sha(1) +
                                          "/model.onnx"));
   // Merging everything again adds nothing.
   std::string before = campaign_fingerprint(into, m.campaign);
