@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -242,13 +243,93 @@ std::optional<std::string> OrtRunner::version(std::string* why) {
   }
   try {
     json j = json::parse(*reply.line);
-    if (j.value("ok", false)) return version_ = text_value(j, "ort_version", 100);
+    if (j.value("ok", false)) {
+      if (j.contains("unheld_types") && j["unheld_types"].is_array())
+        for (const auto& t : j["unheld_types"])
+          if (t.is_string())
+            if (int type = elem_type_from_ort_name(t.get<std::string>()))
+              unheld_types_.insert(type);
+      return version_ = text_value(j, "ort_version", 100);
+    }
     if (why) *why = text_value(j, "error", 300);
   } catch (const std::exception& e) {
     if (why) *why = std::string("runner spoke garbage: ") + e.what();
   }
   return std::nullopt;
 }
+
+namespace {
+
+// The request's "inputs": given data written into `work`, else the seed to generate it from.
+json input_specs(const std::vector<RunnerInput>& inputs, const fs::path& work) {
+  json out = json::array();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const RunnerInput& in = inputs[i];
+    json spec = {{"name", in.name}, {"type", ort_type_name(in.elem_type)}, {"dims", in.dims}};
+    if (in.widen) spec["widen"] = "float32";
+    if (in.data) {
+      std::string file = (work / ("input_" + std::to_string(i) + ".bin")).string();
+      write_tensor_file(*in.data, file);
+      spec["file"] = file;
+      spec["dims"] = in.data->dims;
+    } else {
+      spec["seed"] = std::to_string(in.seed);
+    }
+    out.push_back(spec);
+  }
+  return out;
+}
+
+// The request's "narrow" list (runner.js): null for an output as is, else its name and type.
+json narrow_json(const std::vector<NarrowedOutput>& narrow) {
+  json out = json::array();
+  for (const auto& n : narrow)
+    out.push_back(n.elem_type ? json{{"name", n.name}, {"type", ort_type_name(n.elem_type)}}
+                              : json());
+  return out;
+}
+
+OutputCheck check_from(const json& c) {
+  OutputCheck check;
+  check.output = text_value(c, "output", 200);
+  check.against = text_value(c, "against", 20);
+  check.level = text_value(c, "level", 20);
+  check.result.match = c.at("match").get<bool>();
+  check.result.problem = text_value(c, "problem", 300);
+  check.result.max_abs_error = error_value(c, "max_abs_error");
+  check.result.max_rel_error = error_value(c, "max_rel_error");
+  check.result.mismatches = c.value("mismatches", std::int64_t{0});
+  check.result.min_tolerance = c.contains("min_tolerance") && c["min_tolerance"].is_number()
+                                   ? std::max(0.0, error_value(c, "min_tolerance"))
+                                   : -1;
+  check.result.type = text_value(c, "type", 20);
+  return check;
+}
+
+// The outputs the runner saved into `saved_dir` ("saved" of its reply); throws on a file
+// elsewhere, an unknown type or a size that does not match.
+void read_saved_outputs(const json& j, const RunnerRequest& rq, const fs::path& saved_dir,
+                        RunnerReply& out) {
+  for (auto& [level, list] : j.at("saved").items()) {
+    std::vector<Tensor>& tensors = out.outputs[level.substr(0, 20)];
+    for (const auto& o : list) {
+      Tensor t;
+      if (o.is_object()) {
+        std::string file = text_value(o, "file", 4096);
+        int type = elem_type_from_ort_name(text_value(o, "type", 20));
+        // Only files the runner wrote where it was asked to (the scratch folder).
+        if (!path_within(file, saved_dir.string()) || type == 0)
+          throw std::runtime_error("saved output outside its folder or of unknown type");
+        t = read_tensor_file(file, type, o.at("dims").get<std::vector<std::int64_t>>(),
+                             rq.max_elements);
+        t.name = text_value(o, "name", 200);
+      }
+      tensors.push_back(std::move(t));
+    }
+  }
+}
+
+}  // namespace
 
 RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   RunnerReply out;
@@ -264,28 +345,25 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
       fs::remove_all(p, ec);
     }
   } cleanup{work};
+  std::string model_file = model.string();
+  if (!rq.model_bytes.empty()) {
+    model_file = (work / "model.onnx").string();
+    std::ofstream file(model_file, std::ios::binary | std::ios::trunc);
+    file.write(rq.model_bytes.data(), static_cast<std::streamsize>(rq.model_bytes.size()));
+    if (!file.flush()) {
+      out.step = "io";
+      out.error = "cannot write the wrapped model into " + work.string();
+      return out;
+    }
+  }
   json req = {{"op", "run"},
-              {"model", model.string()},
+              {"model", model_file},
               {"levels", {"disabled", "all"}},
               {"threads", options_.threads},
               {"max_elements", rq.max_elements},
               {"atol", rq.tolerance.atol},
               {"rtol", rq.tolerance.rtol}};
-  json inputs = json::array();
-  for (std::size_t i = 0; i < rq.inputs.size(); ++i) {
-    const RunnerInput& in = rq.inputs[i];
-    json spec = {{"name", in.name}, {"type", ort_type_name(in.elem_type)}, {"dims", in.dims}};
-    if (in.data) {
-      std::string file = (work / ("input_" + std::to_string(i) + ".bin")).string();
-      write_tensor_file(*in.data, file);
-      spec["file"] = file;
-      spec["dims"] = in.data->dims;
-    } else {
-      spec["seed"] = std::to_string(in.seed);
-    }
-    inputs.push_back(spec);
-  }
-  req["inputs"] = inputs;
+  req["inputs"] = input_specs(rq.inputs, work);
   if (rq.references) {
     json refs = json::array();
     for (std::size_t i = 0; i < rq.references->size(); ++i) {
@@ -302,6 +380,7 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
     }
     req["refs"] = refs;
   }
+  if (!rq.narrow.empty()) req["narrow"] = narrow_json(rq.narrow);
   fs::path saved_dir = work / "outputs";
   if (rq.save_outputs) {
     fs::create_directories(saved_dir);
@@ -334,41 +413,8 @@ RunnerReply OrtRunner::run(const RunnerRequest& rq) {
   try {
     for (auto& [level, result] : j.at("levels").items())
       out.run_ms[level.substr(0, 20)] = result.value("ms", 0.0);
-    for (const auto& c : j.at("checks")) {
-      OutputCheck check;
-      check.output = text_value(c, "output", 200);
-      check.against = text_value(c, "against", 20);
-      check.level = text_value(c, "level", 20);
-      check.result.match = c.at("match").get<bool>();
-      check.result.problem = text_value(c, "problem", 300);
-      check.result.max_abs_error = error_value(c, "max_abs_error");
-      check.result.max_rel_error = error_value(c, "max_rel_error");
-      check.result.mismatches = c.value("mismatches", std::int64_t{0});
-      check.result.min_tolerance = c.contains("min_tolerance") && c["min_tolerance"].is_number()
-                                       ? std::max(0.0, error_value(c, "min_tolerance"))
-                                       : -1;
-      check.result.type = text_value(c, "type", 20);
-      out.checks.push_back(std::move(check));
-    }
-    if (rq.save_outputs && j.contains("saved")) {
-      for (auto& [level, list] : j.at("saved").items()) {
-        std::vector<Tensor>& tensors = out.outputs[level.substr(0, 20)];
-        for (const auto& o : list) {
-          Tensor t;
-          if (o.is_object()) {
-            std::string file = text_value(o, "file", 4096);
-            int type = elem_type_from_ort_name(text_value(o, "type", 20));
-            // Only files the runner wrote where it was asked to (the scratch folder).
-            if (!path_within(file, saved_dir.string()) || type == 0)
-              throw std::runtime_error("saved output outside its folder or of unknown type");
-            t = read_tensor_file(file, type, o.at("dims").get<std::vector<std::int64_t>>(),
-                                 rq.max_elements);
-            t.name = text_value(o, "name", 200);
-          }
-          tensors.push_back(std::move(t));
-        }
-      }
-    }
+    for (const auto& c : j.at("checks")) out.checks.push_back(check_from(c));
+    if (rq.save_outputs && j.contains("saved")) read_saved_outputs(j, rq, saved_dir, out);
   } catch (const std::exception& e) {
     out.checks.clear();
     out.step = "io";

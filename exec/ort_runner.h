@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,24 @@ struct RunnerInput {
   std::vector<std::int64_t> dims;
   std::optional<Tensor> data;
   std::uint64_t seed = 0;
+  // Fed as the float32 of its (float16, bfloat16) values: the model runs wrapped with a Cast at
+  // this input (repro/boundary_casts), `name` being the wrapped input's.
+  bool widen = false;
+};
+
+// A graph output the wrapped model returns as float32 (a Cast at the boundary): the runner
+// narrows it back to `elem_type` and names it `name` (the model's own) before comparing it.
+struct NarrowedOutput {
+  std::string name;
+  int elem_type = 0;  // 0: the output is the model's own, as is
 };
 
 struct RunnerRequest {
   std::string model;
+  // When set, the serialized model the runner loads instead of `model`'s file (a copy wrapped
+  // with boundary Casts), written into the scratch folder; `model` still names the model's folder.
+  std::string model_bytes;
+  std::vector<NarrowedOutput> narrow;  // by graph output order; empty: none
   std::vector<RunnerInput> inputs;
   std::optional<std::vector<Tensor>> references;  // by graph output order
   Tolerance tolerance;
@@ -117,6 +132,9 @@ class OrtRunner {
 
   // The onnxruntime-node version, or nullopt with *why when node/the package is missing.
   std::optional<std::string> version(std::string* why = nullptr);
+  // The element types (onnx::TensorProto_DataType) that release's Node binding cannot feed or
+  // return, as the runner measured them (float16 on old releases, bfloat16); call version() first.
+  const std::set<int>& unheld_types() const { return unheld_types_; }
 
   // Runs the model with graph optimizations disabled and all enabled and compares the outputs.
   RunnerReply run(const RunnerRequest& request);
@@ -143,6 +161,7 @@ class OrtRunner {
   ModelChild runner_, checker_;
   int runs_ = 0;
   std::optional<std::string> version_;
+  std::set<int> unheld_types_;
 };
 
 }  // namespace convfail::exec

@@ -38,6 +38,8 @@ std::string ort_type_name(int t) {
       return "uint64";
     case TP::BOOL:
       return "bool";
+    case TP::BFLOAT16:  // the runner reads and compares it; no binding holds it (boundary Casts)
+      return "bfloat16";
     case TP::STRING:
       return "string";
     default:

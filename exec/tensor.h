@@ -25,8 +25,9 @@ struct Tensor {
 std::optional<std::int64_t> element_count_within(const std::vector<std::int64_t>& dims,
                                                  std::int64_t max_elements);
 
-// The runner's type name ("float32", "int64", "bool", "string", ...); "" when onnxruntime-node
-// cannot carry the type (bfloat16, complex, float8, ...).
+// The runner's type name ("float32", "int64", "bool", "string", ...); "" when the runner cannot
+// carry the type (complex, float8, ...). float16 and bfloat16 are named even where the release's
+// binding cannot hold them: the runner reads, widens and compares them (OrtRunner::unheld_types).
 std::string ort_type_name(int elem_type);
 // Inverse of ort_type_name; 0 when unknown.
 int elem_type_from_ort_name(const std::string& name);

@@ -26,7 +26,7 @@ struct MutationOutcome {
   std::string case_name;
   std::string op;
   std::string description;
-  ModelVerdict verdict;
+  RunVerdict verdict;
   bool killed() const {
     return verdict.verdict == kCrashReproduced || verdict.verdict == kWrongOutputReproduced;
   }

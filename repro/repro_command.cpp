@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 
 #include <re2/re2.h>
@@ -10,9 +9,6 @@
 
 #include "core/error.h"
 #include "core/issue_ref.h"
-#include "core/json_util.h"
-#include "core/text.h"
-#include "exec/sandbox.h"
 #include "repro/runtimes.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
@@ -35,44 +31,7 @@ std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& d
   return out;
 }
 
-std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
-                           std::optional<std::int64_t> artifact_id) {
-  ReproRunRow row;
-  row.issue_id = issue_id;
-  row.artifact_id = artifact_id;
-  row.model_path = v.model_path;
-  row.verdict = v.verdict;
-  row.step = v.step;
-  row.signature = v.signature;
-  row.reason = v.reason;
-  row.output_name = v.output_name;
-  row.max_abs_error = v.max_abs_error;
-  row.max_rel_error = v.max_rel_error;
-  row.ort_version = v.ort_version;
-  row.onnx_version = v.onnx_version;
-  row.duration_ms = v.duration_ms;
-  row.message = v.error;
-  nlohmann::json details = v.to_json();
-  details["isolation"] = exec::current_isolation();  // which sandbox the run had
-  row.details_json = json_text(details);
-  return store_repro_run(db, row);
-}
-
 namespace {
-
-// One printed line; everything in it may come from outside (paths, model names, errors).
-std::string text_line(const std::string& label, const ModelVerdict& v) {
-  std::string s = label + "  " + v.verdict;
-  if (!v.step.empty() && v.verdict != kNotReproduced) s += " [" + v.step + "]";
-  if (!v.reason.empty()) s += "  " + v.reason;
-  if (!v.signature.empty()) s += "  " + v.signature;
-  if (v.verdict == kWrongOutputReproduced || v.verdict == kNotReproduced) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "  max_abs=%.3g max_rel=%.3g", v.max_abs_error, v.max_rel_error);
-    s += buf;
-  }
-  return terminal_safe(s);
-}
 
 bool is_onnx_name(const fs::path& p) {
   return p.extension() == ".onnx";
@@ -140,7 +99,11 @@ exec::RunnerOptions runner_options_for(const std::string& ort_version) {
   return ro;
 }
 
-void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
+namespace {
+
+// Checks the request's numbers and starts one warm runner for the whole request (a suite's may
+// read the suite's folder).
+exec::RunnerOptions checked_runner_options(ReproduceRequest& req) {
   req.options.dims = parse_dims(req.dims);
   if (req.options.tolerance.atol < 0 || req.options.tolerance.rtol < 0)
     throw UsageError("--atol and --rtol must not be negative");
@@ -149,129 +112,117 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   exec::RunnerOptions ro = runner_options_for(req.ort_version);
   ro.limits.memory_bytes = req.memory_mb << 20;
   ro.limits.wall_seconds = req.options.timeout_seconds;
-  // One warm runner for the whole suite: it may read the suite's folder.
   if (!req.suite.empty()) ro.model_roots = {req.suite};
-  exec::OrtRunner runner(ro);
+  return ro;
+}
 
-  ResultOutput output(req.format, out);
-  std::map<std::string, int> verdicts;  // verdict -> count, for the totals of issue/--model runs
-  auto emit = [&](const std::string& label, const ModelVerdict& v,
-                  std::optional<std::int64_t> issue, const std::string& issue_ref) {
-    ++verdicts[v.verdict];
-    json j = v.to_json();
-    if (issue) j["issue"] = issue_ref;
-    output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j),
-                  output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
-  };
-  auto verdict_totals = [&] {
-    int total = 0;
-    for (const auto& [verdict, count] : verdicts) total += count;
-    json t = {{"total", total}};
-    for (const auto& [verdict, count] : verdicts) t[verdict] = count;
-    return t;
-  };
+// Records one model in `result` and tells the caller.
+void add_model(ReproduceResult& result, ReproducedModel m, const ReproduceProgress& progress) {
+  if (!result.suite) ++result.verdicts[m.verdict.verdict];
+  result.models.push_back(std::move(m));
+  if (progress.done) progress.done(result.models.back());
+}
 
-  if (!req.suite.empty()) {
-    auto cases = list_suite_cases(req.suite);
-    SuiteTotals totals;
-    std::map<std::string, int> fail_signatures;
-    int n = 0;
-    for (const auto& c : cases) {
-      std::string name = fs::path(c).filename().string();
-      if (!req.filter.empty() && name.find(req.filter) == std::string::npos) continue;
-      if (req.limit && n >= req.limit) break;
-      ++n;
-      if (req.progress)
-        std::cerr << "\r[" << n << "/" << cases.size() << "] " << terminal_safe(name) << "\x1b[K"
-                  << std::flush;
-      ModelVerdict v = reproduce_test_case(runner, c, req.options);
-      std::string outcome = suite_outcome(v);
-      totals.add(outcome);
-      if (outcome != "pass")
-        ++fail_signatures[outcome + " [" + v.step + "] " +
-                          (v.reason.empty() ? v.signature : v.reason)];
-      json j = v.to_json();
-      j["case"] = name;
-      j["outcome"] = outcome;
-      // A suite has many cases: the first line of each failure's message only.
-      output.result(
-          output.is_text() ? terminal_safe(outcome) + "  " + text_line(name, v) : std::string(),
-          std::move(j),
-          output.is_text() && outcome != "pass" ? message_lines(v.error, "", 1)
-                                                : std::vector<std::string>());
-    }
-    if (req.progress) std::cerr << "\r\x1b[K";
-    output.finish(json{{"total", totals.total},
-                       {"pass", totals.pass},
-                       {"fail", totals.fail},
-                       {kNotRunnable, totals.not_runnable},
-                       {"runner_starts", runner.process_starts()},
-                       {"checker_starts", runner.checker_starts()}});
-    if (output.is_text()) {
-      out << "\ntotal " << totals.total << ": pass " << totals.pass << ", fail " << totals.fail
-          << ", not_runnable " << totals.not_runnable << "\n";
-      for (const auto& [sig, count] : fail_signatures)
-        out << "  " << count << " x " << terminal_safe(sig) << "\n";
-    }
-    return;
+void reproduce_suite(const ReproduceRequest& req, exec::OrtRunner& runner,
+                     const ReproduceProgress& progress, ReproduceResult& result) {
+  result.suite = true;
+  auto cases = list_suite_cases(req.suite);
+  int n = 0;
+  for (const auto& c : cases) {
+    std::string name = fs::path(c).filename().string();
+    if (!req.filter.empty() && name.find(req.filter) == std::string::npos) continue;
+    if (req.limit && n >= req.limit) break;
+    ++n;
+    if (progress.starting) progress.starting(n, cases.size(), name);
+    ReproducedModel m{name, "", "", reproduce_test_case(runner, c, req.options)};
+    m.suite_outcome = suite_outcome(m.verdict);
+    result.suite_totals.add(m.suite_outcome);
+    if (m.suite_outcome != "pass")
+      ++result.fail_signatures[m.suite_outcome + " [" + m.verdict.step + "] " +
+                               (m.verdict.reason.empty() ? m.verdict.signature : m.verdict.reason)];
+    add_model(result, std::move(m), progress);
   }
+  result.runner_starts = runner.process_starts();
+  result.checker_starts = runner.checker_starts();
+}
 
-  if (!db) throw UserError("no database");
-  if (!req.model.empty()) {
-    req.options.inputs_dir = req.inputs_dir;
-    ModelVerdict v = reproduce_model(runner, req.model, req.options);
-    Transaction tx(*db);
-    store_verdict(*db, v, std::nullopt, std::nullopt);
-    tx.commit();
-    emit(req.model, v, std::nullopt, "");
-    output.finish(verdict_totals());
-    return;
-  }
-
-  // Issue mode and --all.
+// The issues of an issue or --all request, with their references.
+std::vector<std::pair<std::int64_t, std::string>> issues_to_reproduce(Db& db,
+                                                                      const ReproduceRequest& req) {
   std::vector<std::pair<std::int64_t, std::string>> issues;
   if (req.all) {
-    auto st = db->prepare(
+    auto st = db.prepare(
         "SELECT DISTINCT i.id, r.full_name || '#' || i.number FROM artifacts a JOIN issues i ON"
         " i.id = a.issue_id JOIN repositories r ON r.id = i.repo_id WHERE a.fetch_status = 'ok'"
         " AND a.kind IN ('model', 'archive') ORDER BY i.id");
     while (st.step()) issues.emplace_back(st.int64(0), st.text(1));
   } else {
     IssueRef ref = parse_issue_ref(req.issue);
-    issues.emplace_back(require_issue(*db, ref), to_string(ref));
+    issues.emplace_back(require_issue(db, ref), to_string(ref));
   }
+  return issues;
+}
+
+// One model of an issue: run (or not runnable with the target's reason) and stored.
+RunVerdict reproduce_target(exec::OrtRunner& runner, Db& db, const ModelTarget& t,
+                            std::int64_t issue_id, ReproOptions options) {
+  RunVerdict v;
+  if (t.model.empty()) {
+    v = model_run_verdict("");
+    v.verdict = kNotRunnable;
+    v.reason = t.reason;
+    v.onnx_version = onnx_library_version();
+  } else {
+    options.inputs_dir = t.inputs_dir;
+    v = reproduce_model(runner, t.model, options);
+  }
+  Transaction tx(db);
+  store_run(db, v, RunOrigin{issue_id, t.artifact_id, std::nullopt});
+  tx.commit();
+  return v;
+}
+
+void reproduce_issues(const ReproduceRequest& req, Db& db, exec::OrtRunner& runner,
+                      const ReproduceProgress& progress, ReproduceResult& result) {
   int n = 0;
-  for (const auto& [issue_id, ref] : issues) {
+  for (const auto& [issue_id, ref] : issues_to_reproduce(db, req)) {
     if (req.limit && n >= req.limit) break;
-    auto targets = issue_model_targets(*db, issue_id);
+    auto targets = issue_model_targets(db, issue_id);
     if (targets.empty())
       targets.push_back(
           {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
     for (const auto& t : targets) {
       if (req.limit && n >= req.limit) break;
       ++n;
-      if (req.progress)
-        std::cerr << "\r[" << n << "] " << terminal_safe(ref) << "\x1b[K" << std::flush;
-      ModelVerdict v;
-      if (t.model.empty()) {
-        v.verdict = kNotRunnable;
-        v.reason = t.reason;
-        v.onnx_version = onnx_library_version();
-      } else {
-        ReproOptions o = req.options;
-        o.inputs_dir = t.inputs_dir;
-        v = reproduce_model(runner, t.model, o);
-      }
-      Transaction tx(*db);
-      store_verdict(*db, v, issue_id, t.artifact_id);
-      tx.commit();
-      emit(
-          ref + "  " + (t.model.empty() ? std::string("-") : fs::path(t.model).filename().string()),
-          v, issue_id, ref);
+      if (progress.starting) progress.starting(n, 0, ref);
+      std::string name = t.model.empty() ? "-" : fs::path(t.model).filename().string();
+      add_model(result, {name, ref, "", reproduce_target(runner, db, t, issue_id, req.options)},
+                progress);
     }
   }
-  if (req.progress) std::cerr << "\r\x1b[K";
-  output.finish(verdict_totals());
+}
+
+}  // namespace
+
+ReproduceResult run_reproduce(ReproduceRequest req, Db* db, const ReproduceProgress& progress) {
+  exec::OrtRunner runner(checked_runner_options(req));
+  ReproduceResult result;
+  if (!req.suite.empty()) {
+    reproduce_suite(req, runner, progress, result);
+    return result;
+  }
+  if (!db) throw UserError("no database");
+  if (!req.model.empty()) {
+    req.options.inputs_dir = req.inputs_dir;
+    RunVerdict v = reproduce_model(runner, req.model, req.options);
+    Transaction tx(*db);
+    store_run(*db, v, RunOrigin{});
+    tx.commit();
+    add_model(result, {req.model, "", "", std::move(v)}, progress);
+    return result;
+  }
+  reproduce_issues(req, *db, runner, progress, result);
+  return result;
 }
 
 }  // namespace convfail::repro

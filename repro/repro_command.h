@@ -1,13 +1,17 @@
-// `convfail reproduce`: the four modes (issue, --all, --model, --suite), output and storage.
+// `convfail reproduce`: the four modes (issue, --all, --model, --suite) and storage. Returns what
+// ran; the command line prints it (src/cli/repro_output.h).
 #pragma once
 
-#include <ostream>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/db.h"
 #include "repro/reproduce.h"
-#include "repro/result_output.h"
+#include "repro/suite.h"
 
 namespace convfail::repro {
 
@@ -23,8 +27,32 @@ struct ReproduceRequest {
   ReproOptions options;
   std::uint64_t memory_mb = 4096;
   int limit = 0;
-  OutputFormat format = OutputFormat::kText;
-  bool progress = false;
+};
+
+// One model `reproduce` ran (or could not run: a not_runnable verdict with the reason).
+struct ReproducedModel {
+  std::string name;       // the model path (--model), the model's file name ("-": none), the case
+  std::string issue_ref;  // issue and --all: OWNER/REPO#N; else empty
+  std::string suite_outcome;  // --suite: pass | fail | not_runnable (suite_outcome); else empty
+  RunVerdict verdict;
+};
+
+struct ReproduceResult {
+  bool suite = false;                   // --suite: suite_totals and the runner's starts are set
+  std::vector<ReproducedModel> models;  // in the order run
+  std::map<std::string, int> verdicts;  // verdict -> models (issue, --all, --model)
+  SuiteTotals suite_totals;
+  // --suite: "OUTCOME [STEP] REASON-OR-SIGNATURE" -> failed cases.
+  std::map<std::string, int> fail_signatures;
+  int runner_starts = 0, checker_starts = 0;
+};
+
+// Called as `reproduce` goes: before each model (its number from 1, the number of suite cases
+// or 0, and the issue or case), and after it with what it gave (a long run's results are
+// printed as they come).
+struct ReproduceProgress {
+  std::function<void(int n, std::size_t cases, const std::string& name)> starting;
+  std::function<void(const ReproducedModel&)> done;
 };
 
 // The version of the pinned onnxruntime-node (the runner's own node_modules), "" when missing.
@@ -37,7 +65,8 @@ exec::RunnerOptions runner_options_for(const std::string& ort_version);
 
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
 // Throws UserError / UsageError on bad input.
-void run_reproduce(ReproduceRequest request, Db* db, std::ostream& out);
+ReproduceResult run_reproduce(ReproduceRequest request, Db* db,
+                              const ReproduceProgress& progress = {});
 
 // "NAME=V" list -> map. Throws UsageError.
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims);
@@ -51,9 +80,5 @@ struct ModelTarget {
   std::optional<std::int64_t> artifact_id;
 };
 std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id);
-
-// Stores one verdict in repro_runs; returns its id.
-std::int64_t store_verdict(Db& db, const ModelVerdict& v, std::optional<std::int64_t> issue_id,
-                           std::optional<std::int64_t> artifact_id);
 
 }  // namespace convfail::repro

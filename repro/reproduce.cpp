@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "exec/sandbox.h"
 #include "exec/signature.h"
+#include "repro/boundary_casts.h"
 #include "repro/kernel_types.h"
 
 namespace convfail::repro {
@@ -28,37 +29,6 @@ using nlohmann::json;
 
 std::string onnx_library_version() {
   return onnx::LAST_RELEASE_VERSION;
-}
-
-json ModelVerdict::to_json() const {
-  json j = {{"model", model_path},
-            {"verdict", verdict},
-            {"step", step.empty() ? json() : json(step)},
-            {"max_abs_error", max_abs_error},
-            {"max_rel_error", max_rel_error},
-            {"ort_version", ort_version},
-            {"onnx_version", onnx_version},
-            {"duration_ms", duration_ms}};
-  if (!signature.empty()) j["signature"] = signature;
-  if (!reason.empty()) j["reason"] = reason;
-  if (!output_name.empty()) j["output"] = output_name;
-  if (!error.empty()) j["error"] = error;
-  // The keys every reproduce result has (script runs add a traceback).
-  j["message"] = error.empty() ? json() : json(error);
-  j["traceback"] = json();
-  json checks_json = json::array();
-  for (const auto& c : checks) {
-    json cj = {{"output", c.output},
-               {"against", c.against},
-               {"level", c.level},
-               {"match", c.result.match},
-               {"max_abs_error", c.result.max_abs_error},
-               {"max_rel_error", c.result.max_rel_error}};
-    if (!c.result.problem.empty()) cj["problem"] = c.result.problem;
-    checks_json.push_back(cj);
-  }
-  if (!checks_json.empty()) j["outputs"] = checks_json;
-  return j;
 }
 
 namespace {
@@ -95,16 +65,6 @@ std::string value_kind(const onnx::TypeProto& t) {
     default:
       return "unknown type";
   }
-}
-
-// Graph inputs that are fed (not initializers).
-std::vector<const onnx::ValueInfoProto*> fed_inputs(const onnx::GraphProto& g) {
-  std::set<std::string> inits;
-  for (const auto& i : g.initializer()) inits.insert(i.name());
-  std::vector<const onnx::ValueInfoProto*> out;
-  for (const auto& in : g.input())
-    if (!inits.count(in.name())) out.push_back(&in);
-  return out;
 }
 
 std::optional<Fail> check_structure(exec::OrtRunner& runner, onnx::ModelProto& model,
@@ -280,15 +240,48 @@ std::optional<std::string> missing_kernel_signature_of(exec::OrtRunner& runner,
   return first_lines(exec::missing_kernel_signature(*kernel), exec::kMaxSignatureBytes);
 }
 
-void apply(ModelVerdict& v, const Fail& f) {
+void apply(RunVerdict& v, const Fail& f) {
   v.verdict = f.verdict;
   v.step = f.step;
   v.reason = first_lines(f.reason, 300);
-  v.error = first_lines(f.error);
+  v.message = first_lines(f.error);
   if (!f.error.empty()) v.signature = exec::error_signature(f.error);
 }
 
-void compare_outputs(ModelVerdict& v, const exec::RunnerReply& reply) {
+// Where the release's binding cannot hold a type at the model's boundary (float16, bfloat16),
+// the request runs a copy wrapped with Casts (boundary_casts.h) and v.harness_note says so. A
+// Fail when the copy cannot be made: a model with external data (the copy, in the scratch
+// folder, would not find its data files).
+std::optional<Fail> wrap_unheld_types(const exec::OrtRunner& runner, onnx::ModelProto& model,
+                                      const std::string& model_path, exec::RunnerRequest& request,
+                                      RunVerdict& v) {
+  BoundaryCasts casts = plan_boundary_casts(model, runner.unheld_types());
+  if (casts.empty()) return std::nullopt;
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(model_path), ec).parent_path();
+  auto data = external_data_locations(model, dir.string());
+  if (!data || !data->empty())
+    return Fail{kNotRunnable, "inputs",
+                "ONNX Runtime " + v.ort_version + "'s Node binding holds no " + casts.types() +
+                    " (the model's inputs or outputs), and a model with external data cannot "
+                    "run wrapped with Casts",
+                ""};
+  wrap_boundary(model, casts);
+  if (!model.SerializeToString(&request.model_bytes))
+    return Fail{kNotRunnable, "inputs", "cannot serialize the model wrapped with Casts", ""};
+  for (const auto& c : casts.inputs)
+    for (auto& in : request.inputs)
+      if (in.name == c.name) {
+        in.name = c.wrapped;
+        in.widen = true;
+      }
+  request.narrow.assign(static_cast<std::size_t>(model.graph().output_size()), {});
+  for (const auto& c : casts.outputs) request.narrow[c.index] = {c.name, c.elem_type};
+  v.harness_note = first_lines(casts.note(v.ort_version), 400);
+  return std::nullopt;
+}
+
+void compare_outputs(RunVerdict& v, const exec::RunnerReply& reply) {
   v.checks = reply.checks;
   for (auto& c : v.checks) {
     c.output = first_lines(c.output, 200);
@@ -300,8 +293,8 @@ void compare_outputs(ModelVerdict& v, const exec::RunnerReply& reply) {
     return r.mismatches == 0 ? INFINITY : r.max_abs_error;
   };
   for (const auto& c : v.checks) {
-    v.max_abs_error = std::max(v.max_abs_error, finite(c.result.max_abs_error));
-    v.max_rel_error = std::max(v.max_rel_error, finite(c.result.max_rel_error));
+    v.max_abs_error = std::max(v.max_abs_error.value_or(0), finite(c.result.max_abs_error));
+    v.max_rel_error = std::max(v.max_rel_error.value_or(0), finite(c.result.max_rel_error));
     if (!c.result.match && (!worst_check || rank(c.result) > rank(worst_check->result)))
       worst_check = &c;
   }
@@ -332,13 +325,12 @@ std::string runtime_lacks_support(const std::string& error) {
   return "";
 }
 
-ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
-                             const ReproOptions& options) {
+RunVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
+                           const ReproOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
-  ModelVerdict v;
-  v.model_path = model_path;
+  RunVerdict v = model_run_verdict(model_path);
   v.onnx_version = onnx_library_version();
-  auto done = [&]() -> ModelVerdict {
+  auto done = [&]() -> RunVerdict {
     v.duration_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return v;
@@ -371,6 +363,10 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
     return done();
   }
   v.ort_version = *version;
+  if (auto f = wrap_unheld_types(runner, model, model_path, request, v)) {
+    apply(v, *f);
+    return done();
+  }
   exec::RunnerReply reply = runner.run(request);
   if (!reply.ok) {
     if (reply.process && reply.level == "harness") {
@@ -391,7 +387,7 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
         v.signature = "signal " + exec::signal_name(p.signal);
       else
         v.signature = "runner " + p.describe();
-      v.error = first_lines(
+      v.message = first_lines(
           reply.error + "\n" +
           p.stderr_text.substr(p.stderr_text.size() > 400 ? p.stderr_text.size() - 400 : 0));
       v.signature = first_lines(v.signature, exec::kMaxSignatureBytes);
@@ -402,6 +398,13 @@ ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_p
       apply(v, Fail{kNotRunnable, reply.step, "ONNX Runtime " + v.ort_version + " " + lacks,
                     reply.error});
       v.signature.clear();
+    } else if ((reply.step == "session" || reply.step == "run") &&
+               reply.error.find(kBoundaryCastPrefix) != std::string::npos) {
+      // One of the Casts the harness added failed (no kernel for it on this release).
+      apply(v, Fail{kNotRunnable, reply.step,
+                    "ONNX Runtime " + v.ort_version +
+                        " cannot run the boundary Casts: " + first_lines(reply.error, 300),
+                    ""});
     } else if (reply.step == "session" || reply.step == "run") {
       apply(v, Fail{kCrashReproduced, reply.step, "", reply.error});
       if (auto kernel = missing_kernel_signature_of(runner, model_path, reply.error))

@@ -14,6 +14,7 @@
 
 #include "exec/compare.h"
 #include "exec/ort_runner.h"
+#include "repro/run_verdict.h"
 #include "repro/verdicts.h"
 
 namespace convfail::repro {
@@ -32,27 +33,7 @@ struct ReproOptions {
   std::map<std::string, std::int64_t> dims;         // symbolic dimension values (default 1)
   std::string inputs_dir;     // input_N.pb (and output_N.pb: reference outputs); empty = generate
   std::uint64_t seed = 1;     // generated inputs
-  bool save_outputs = false;  // keep ONNX Runtime's outputs in ModelVerdict::outputs
-};
-
-struct ModelVerdict {
-  std::string model_path;
-  std::string verdict;
-  std::string step;       // parse | checker | shape_inference | inputs | session | run | compare
-  std::string signature;  // normalised error text (crash) or "output X: N of M elements differ"
-  std::string error;      // raw error text (first lines): the message people read
-  std::string reason;     // not_runnable: why
-  std::string output_name;
-  double max_abs_error = 0;
-  double max_rel_error = 0;
-  std::vector<exec::OutputCheck> checks;
-  double duration_ms = 0;
-  std::string ort_version;
-  std::string onnx_version;
-  // With ReproOptions::save_outputs and a run: each level's outputs ("disabled", "all").
-  std::map<std::string, std::vector<exec::Tensor>> outputs;
-
-  nlohmann::json to_json() const;
+  bool save_outputs = false;  // keep ONNX Runtime's outputs in RunVerdict::outputs
 };
 
 // The ONNX version convfail's checker implements.
@@ -66,8 +47,8 @@ std::string runtime_lacks_support(const std::string& error);
 // Parses the model, checks it (opsets, external data, libonnx checker and strict shape inference
 // in a sandboxed child: `convfail __check-model`), then runs it in `runner`. Texts from the model
 // or the runtime are cut and made printable before they are stored (reason, error, signature).
-ModelVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
-                             const ReproOptions& options);
+RunVerdict reproduce_model(exec::OrtRunner& runner, const std::string& model_path,
+                           const ReproOptions& options);
 
 // Whether every tensor with external data (initializers, Constant attributes, subgraphs,
 // functions) names a relative `location` that, with symlinks resolved, lies inside `model_dir`.

@@ -18,8 +18,8 @@ std::vector<std::string> list_suite_cases(const std::string& dir) {
   return cases;
 }
 
-ModelVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& case_dir,
-                                 ReproOptions options) {
+RunVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& case_dir,
+                               ReproOptions options) {
   std::vector<std::string> sets;
   for (const auto& e : fs::directory_iterator(case_dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -27,7 +27,7 @@ ModelVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& cas
   std::sort(sets.begin(), sets.end());
   std::string model = (fs::path(case_dir) / "model.onnx").string();
   if (sets.empty()) return reproduce_model(runner, model, options);
-  ModelVerdict v;
+  RunVerdict v;
   for (const auto& set : sets) {
     options.inputs_dir = set;
     v = reproduce_model(runner, model, options);
@@ -36,7 +36,7 @@ ModelVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& cas
   return v;
 }
 
-std::string suite_outcome(const ModelVerdict& v) {
+std::string suite_outcome(const RunVerdict& v) {
   if (v.verdict == kNotReproduced) return "pass";
   if (v.verdict == kNotRunnable) return kNotRunnable;
   return "fail";

@@ -15,11 +15,11 @@ std::vector<std::string> list_suite_cases(const std::string& dir);
 
 // Runs model.onnx of `case_dir` on every test_data_set_*; the first set that does not come out
 // not_reproduced decides the verdict (without data sets: generated inputs).
-ModelVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& case_dir,
-                                 ReproOptions options);
+RunVerdict reproduce_test_case(exec::OrtRunner& runner, const std::string& case_dir,
+                               ReproOptions options);
 
 // pass (not_reproduced) | fail (crash/wrong output) | not_runnable.
-std::string suite_outcome(const ModelVerdict& v);
+std::string suite_outcome(const RunVerdict& v);
 
 struct SuiteTotals {
   int total = 0, pass = 0, fail = 0, not_runnable = 0;

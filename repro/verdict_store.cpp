@@ -3,12 +3,37 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/json_util.h"
 #include "core/text.h"
+#include "exec/sandbox.h"
 
 namespace convfail::repro {
 
-std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
-  if (r.verdict.empty()) throw UserError("a repro run without a verdict cannot be stored");
+namespace {
+
+void bind_number(Stmt& st, int index, const std::optional<double>& value) {
+  if (value && !std::isnan(*value))
+    st.bind(index, *value);
+  else
+    st.bind_null(index);
+}
+
+// What details_json holds: a model run's JSON and the sandbox it had, a script run's details.
+nlohmann::json stored_details(const RunVerdict& v, const std::optional<ScriptInfo>& script) {
+  if (script) {
+    nlohmann::json d = v.details;
+    d["blocks"] = script->blocks;
+    return d;
+  }
+  nlohmann::json d = model_run_json(v);
+  d["isolation"] = exec::current_isolation();  // which sandbox the run had
+  return d;
+}
+
+}  // namespace
+
+std::int64_t store_run(Db& db, const RunVerdict& v, const RunOrigin& origin) {
+  if (v.verdict.empty()) throw UserError("a repro run without a verdict cannot be stored");
   auto text = [](const std::string& s) {
     return s.empty() ? std::nullopt : std::optional<std::string>(s);
   };
@@ -21,25 +46,24 @@ std::int64_t store_repro_run(Db& db, const ReproRunRow& r) {
     while (!cut.empty() && (cut.back() == '\n' || cut.back() == ' ')) cut.pop_back();
     return text(cut);
   };
+  const std::optional<ScriptInfo>& script = origin.script;
   auto st = db.prepare(
       "INSERT INTO repro_runs (issue_id, artifact_id, model_path, verdict, step, signature, "
       "reason, output_name, max_abs_error, max_rel_error, ort_version, onnx_version, "
       "torch_version, duration_ms, details_json, script_source, script_sha256, message, "
       "traceback) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  st.bind(1, r.issue_id).bind(2, r.artifact_id).bind(3, text(r.model_path)).bind(4, r.verdict);
-  st.bind(5, text(r.step)).bind(6, text(r.signature)).bind(7, text(r.reason));
-  st.bind(8, text(r.output_name));
-  for (auto [index, value] : {std::pair{9, r.max_abs_error}, std::pair{10, r.max_rel_error}}) {
-    if (std::isnan(value))
-      st.bind_null(index);
-    else
-      st.bind(index, value);
-  }
-  st.bind(11, text(r.ort_version)).bind(12, text(r.onnx_version)).bind(13, text(r.torch_version));
-  st.bind(14, r.duration_ms).bind(15, text(r.details_json));
-  st.bind(16, text(r.script_source)).bind(17, text(r.script_sha256));
-  st.bind(18, people_text(r.message, kMaxMessageBytes));
-  st.bind(19, people_text(r.traceback, kMaxTracebackBytes));
+  st.bind(1, origin.issue_id).bind(2, origin.artifact_id).bind(3, text(v.model_path));
+  st.bind(4, v.verdict).bind(5, text(v.step)).bind(6, text(v.signature)).bind(7, text(v.reason));
+  st.bind(8, text(v.output_name));
+  bind_number(st, 9, v.max_abs_error);
+  bind_number(st, 10, v.max_rel_error);
+  st.bind(11, text(v.ort_version)).bind(12, text(v.onnx_version));
+  st.bind(13, text(script ? script->torch_version : ""));
+  st.bind(14, v.duration_ms).bind(15, json_text(stored_details(v, script)));
+  st.bind(16, script ? text(script->source.empty() ? "none" : script->source) : std::nullopt);
+  st.bind(17, text(script ? script->sha256 : ""));
+  st.bind(18, people_text(v.message, kMaxMessageBytes));
+  st.bind(19, people_text(v.traceback, kMaxTracebackBytes));
   st.run();
   return db.last_insert_id();
 }

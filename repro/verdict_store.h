@@ -1,18 +1,18 @@
 // The one writer of repro_runs: a re-run of an attached model (`reproduce`) and a re-run of a
-// repro script (`reproduce --scripts`) both become one row through store_repro_run; and the
+// repro script (`reproduce --scripts`) both become one row through store_run; and the
 // reader of an issue's latest verdicts for other modules (classify's execution evidence), which
 // get them as plain data.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/db.h"
+#include "repro/run_verdict.h"
 
 namespace convfail::repro {
 
@@ -20,33 +20,29 @@ namespace convfail::repro {
 inline constexpr std::size_t kMaxMessageBytes = 2000;
 inline constexpr std::size_t kMaxTracebackBytes = 4000;
 
-// One repro_runs row (schema/0005_artifacts_repro.sql, 0006_script_runs.sql,
-// 0013_repro_messages.sql). Empty strings and NaN errors are stored as NULL; started_at is set
-// by the database.
-struct ReproRunRow {
-  std::optional<std::int64_t> issue_id;     // none for `reproduce --model`
-  std::optional<std::int64_t> artifact_id;  // the model, archive or script artifact
-  std::string model_path;                   // model runs only
-  std::string
-      verdict;  // crash_reproduced | wrong_output_reproduced | not_reproduced | not_runnable
-  std::string step, signature, reason, output_name;
-  double max_abs_error = std::numeric_limits<double>::quiet_NaN();
-  double max_rel_error = std::numeric_limits<double>::quiet_NaN();
-  std::string ort_version, onnx_version, torch_version;
-  double duration_ms = 0;
-  std::string details_json;
-  std::string script_source;  // script runs only: body | comments | none
-  std::string script_sha256;  // script runs only
-  // What people read (the signature is for grouping): the error as the failing part said it
-  // (checker, runtime, the script's exception "Type: message"), and for script runs the first
-  // lines of the traceback. Multi-line; stored cut (kMaxMessageBytes, kMaxTracebackBytes) and
-  // with control characters escaped whatever the caller passed.
-  std::string message, traceback;
+// A script run's program: the columns of its repro_runs row beside the verdict.
+struct ScriptInfo {
+  std::string source;         // body | comments | file; empty: no code block found ("none")
+  std::string sha256;         // of the program that ran
+  std::string torch_version;  // as the harness reported it; empty when the script never ran
+  int blocks = 0;             // the code blocks it was built from (stored in details_json)
 };
 
-// Appends the row and returns its id. The caller owns the transaction. Throws UserError on an
-// empty verdict (the column is NOT NULL).
-std::int64_t store_repro_run(Db& db, const ReproRunRow& row);
+// Where a run came from: the rest of its repro_runs row.
+struct RunOrigin {
+  std::optional<std::int64_t> issue_id;     // none for `reproduce --model`
+  std::optional<std::int64_t> artifact_id;  // the model, archive or script artifact
+  std::optional<ScriptInfo> script;         // a script run's program; none: a model run
+};
+
+// Appends one run as a repro_runs row (schema/0005_artifacts_repro.sql, 0006_script_runs.sql,
+// 0013_repro_messages.sql) and returns its id: the one conversion of a verdict to a row. Empty
+// strings and unset numbers are stored as NULL; started_at is set by the database. details_json
+// is a model run's model_run_json with the sandbox it had ("isolation"), a script run's details
+// with its "blocks". The message and traceback are stored cut (kMaxMessageBytes,
+// kMaxTracebackBytes) and with control characters escaped whatever the caller passed. The
+// caller owns the transaction. Throws UserError on an empty verdict (the column is NOT NULL).
+std::int64_t store_run(Db& db, const RunVerdict& verdict, const RunOrigin& origin);
 
 // A stored run as `show` prints it; NULL columns are nullopt.
 struct StoredReproRun {

@@ -14,6 +14,12 @@ using reports::share;
 using reports::Table;
 using Tidy = std::vector<reports::TableValue>;
 
+// Whether the study's Table 11 has the outcome class (invalid export, invalid and not run are this
+// tool's own: the study's rows leave them blank; its ORT failures hold our invalid exports).
+bool study_has(const std::string& outcome) {
+  return outcome != kInvalidExport && outcome != kInvalid && outcome != kNotRun;
+}
+
 Table outcome_rows(const std::string& id, const std::string& title, const std::string& first,
                    const std::vector<BreakdownRow>& rows, Tidy& tidy) {
   Table t;
@@ -26,8 +32,8 @@ Table outcome_rows(const std::string& id, const std::string& title, const std::s
     std::vector<std::string> row{r.label};
     for (const auto& o : outcome_classes()) {
       long n = r.counts.at(o);
-      row.push_back(r.reference && o == kInvalid ? "-" : count_with_percent(n, r.models));
-      if (r.reference && o == kInvalid) continue;
+      row.push_back(r.reference && !study_has(o) ? "-" : count_with_percent(n, r.models));
+      if (r.reference && !study_has(o)) continue;
       tidy.push_back({r.label, outcome_title(o), std::to_string(n)});
       tidy.push_back({r.label, std::string(outcome_title(o)) + " share", share(n, r.models)});
     }
@@ -219,6 +225,8 @@ json breakdown_json(const CampaignAnalysis& a) {
          {"known", g.known},
          {"passes_from", g.passes_from && *g.passes_from < 1e308 ? json(*g.passes_from) : json()},
          {"passes", g.passes_from && *g.passes_from < 1e308}});
+  json not_run = json::array();
+  for (const auto& [reason, n] : b.not_run) not_run.push_back({{"reason", reason}, {"models", n}});
   json kernels = json::array();
   for (const auto& k : b.kernels)
     kernels.push_back({{"op", k.op}, {"types", k.types}, {"models", k.models}});
@@ -229,7 +237,20 @@ json breakdown_json(const CampaignAnalysis& a) {
            {{"rows", kernels}, {"ort_failures", b.ort_failures}, {"other", b.ort_other}}},
           {"tolerance_curve",
            {{"rows", curve}, {"compared", b.compared}, {"unknown", b.tolerance_unknown}}},
-          {"mismatch_tolerance", groups}};
+          {"mismatch_tolerance", groups},
+          {"not_run", not_run}};
+}
+
+Table not_run_table(const CampaignAnalysis& a, Tidy& tidy) {
+  Table t;
+  t.id = "not_run";
+  t.title = "Models not run, by reason (the harness's limits: no verdict on the converter)";
+  t.header = {"Reason", "Models"};
+  for (const auto& [reason, n] : a.breakdown.not_run) {
+    t.rows.push_back({reason, std::to_string(n)});
+    tidy.push_back({reason, "Models", std::to_string(n)});
+  }
+  return t;
 }
 
 }  // namespace convfail::testing

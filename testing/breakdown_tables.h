@@ -31,8 +31,11 @@ reports::BarChart tolerance_chart(const CampaignAnalysis& a);
 reports::Table group_tolerance_table(const CampaignAnalysis& a,
                                      std::vector<reports::TableValue>& tidy);
 
+// The not_run models by reason (id not_run).
+reports::Table not_run_table(const CampaignAnalysis& a, std::vector<reports::TableValue>& tidy);
+
 // All of it as the report's JSON: {"outcomes_by_family", "outcomes_by_dtype", "ort_kernels",
-// "tolerance_curve", "mismatch_tolerance"}.
+// "tolerance_curve", "mismatch_tolerance", "not_run"}.
 nlohmann::json breakdown_json(const CampaignAnalysis& a);
 
 }  // namespace convfail::testing

@@ -48,7 +48,7 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
   rop.inputs_dir = set0;
   rop.max_elements = std::max<std::int64_t>(o.max_elements, 1 << 20);
   rop.save_outputs = true;
-  repro::ModelVerdict v =
+  repro::RunVerdict v =
       repro::reproduce_model(runner, (fs::path(dir) / "model.onnx").string(), rop);
   for (const auto& [level, tensors] : v.outputs) {
     std::string folder = level == "all" ? "onnxruntime_optimised" : "onnxruntime_unoptimised";
@@ -64,10 +64,13 @@ json run_onnxruntime(const std::string& dir, const std::string& set0, const json
       files.push_back(rel);
     }
   }
-  return {
-      {"version", v.ort_version},        {"verdict", v.verdict}, {"step", v.step},
-      {"signature", v.signature},        {"error", v.error},     {"max_abs_error", v.max_abs_error},
-      {"max_rel_error", v.max_rel_error}};
+  return {{"version", v.ort_version},
+          {"verdict", v.verdict},
+          {"step", v.step},
+          {"signature", v.signature},
+          {"error", v.message},
+          {"max_abs_error", repro::number_or_null(v.max_abs_error)},
+          {"max_rel_error", repro::number_or_null(v.max_rel_error)}};
 }
 
 }  // namespace

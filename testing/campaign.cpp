@@ -75,6 +75,7 @@ StoredModel model_row(const ModelTask& task, const ModelResult& r, const std::st
   m.seed = task.seed;
   m.outcome = r.outcome;
   m.mismatch_mode = r.mismatch_mode;
+  m.harness_note = r.harness_note;
   m.signature = r.signature;
   m.message = r.message;
   if (r.nodes > 0) m.nodes = r.nodes;

@@ -219,6 +219,12 @@ CampaignBreakdown breakdown_campaign(const std::vector<StoredModel>& models,
   group_tolerances(models, mismatch_groups, b);
   kernel_table(models, b);
   family_and_dtype_tables(models, b);
+  std::map<std::string, long> reasons;
+  for (const auto& m : models)
+    if (m.outcome == kNotRun) ++reasons[m.message.substr(0, m.message.find('\n'))];
+  b.not_run.assign(reasons.begin(), reasons.end());
+  std::stable_sort(b.not_run.begin(), b.not_run.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
   return b;
 }
 

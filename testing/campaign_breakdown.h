@@ -64,6 +64,9 @@ struct CampaignBreakdown {
   std::vector<KernelRow> kernels;               // missing kernels, most models first
   std::vector<std::string> kernel_types;        // the table's columns, all_dtypes() order first
   long ort_failures = 0, ort_other = 0;         // ort_failure models; of them not a missing kernel
+  // The not_run models' reasons (their messages' first lines) and how many models each, most
+  // models first: what the harness could not run, apart from every verdict.
+  std::vector<std::pair<std::string, long>> not_run;
 };
 
 // The study's family of a real model (the rows of the per-family table): vision classification,

@@ -375,6 +375,7 @@ reports::PrintedReport printed_campaign_report(const CampaignAnalysis& a) {
   r.charts.push_back(outcomes_chart(a));
   r.tables.push_back(dtype_table(a, r.tidy["outcomes_by_dtype"]));
   r.tables.push_back(family_table(a, r.tidy["outcomes_by_family"]));
+  if (!a.breakdown.not_run.empty()) r.tables.push_back(not_run_table(a, r.tidy["not_run"]));
   r.tables.push_back(kernel_table(a, r.tidy["ort_kernels"]));
   r.tables.push_back(tolerance_table(a, r.tidy["tolerance_curve"]));
   r.charts.push_back(tolerance_chart(a));

@@ -82,8 +82,8 @@ std::vector<StoredCampaign> read_campaigns(Db& db, std::optional<std::int64_t> i
 constexpr const char* kModelColumns =
     "seq, source, name, family, outcome, mismatch_mode, signature, message, nodes, seed, "
     "group_id, model_sha256, max_abs_diff, max_rel_diff, min_tolerance, difference_kind, "
-    "durations_json, dtypes_json";
-constexpr int kGraphColumn = 18;  // operators_json, graph_json follow when a query wants graphs
+    "durations_json, dtypes_json, harness_note";
+constexpr int kGraphColumn = 19;  // operators_json, graph_json follow when a query wants graphs
 
 StoredModel model_from(const Stmt& st, bool graphs) {
   StoredModel m;
@@ -106,6 +106,7 @@ StoredModel model_from(const Stmt& st, bool graphs) {
   m.durations = parsed_column(st, 16, Shape::kObject, "durations_json", m.malformed);
   json dtypes = parsed_column(st, 17, Shape::kStringList, "dtypes_json", m.malformed);
   if (dtypes.is_array()) m.dtypes = dtypes.get<std::vector<std::string>>();
+  m.harness_note = st.text(18);
   if (graphs) {
     m.operators = parsed_column(st, kGraphColumn, Shape::kList, "operators_json", m.malformed);
     m.graph = parsed_column(st, kGraphColumn + 1, Shape::kObject, "graph_json", m.malformed);
@@ -247,8 +248,8 @@ int store_models(Db& db, std::int64_t campaign, const std::vector<StoredModel>& 
       std::string(mode == RowWrite::kReplace ? "INSERT OR REPLACE" : "INSERT OR IGNORE") +
       " INTO campaign_models (campaign_id, seq, source, name, family, outcome, mismatch_mode, "
       "signature, message, nodes, seed, model_sha256, max_abs_diff, max_rel_diff, "
-      "min_tolerance, difference_kind, durations_json, dtypes_json, operators_json, graph_json) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "min_tolerance, difference_kind, durations_json, dtypes_json, operators_json, graph_json, "
+      "harness_note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int written = 0;
   for (const StoredModel& m : rows) {
     st.bind(1, campaign).bind(2, m.seq).bind(3, m.source).bind(4, m.name);
@@ -262,6 +263,7 @@ int store_models(Db& db, std::int64_t campaign, const std::vector<StoredModel>& 
     st.bind(16, text_or_null(m.difference_kind)).bind(17, json_or_null(m.durations));
     st.bind(18, m.dtypes.empty() ? std::optional<std::string>() : json(m.dtypes).dump());
     st.bind(19, json_or_null(m.operators)).bind(20, json_or_null(m.graph));
+    st.bind(21, text_or_null(m.harness_note));
     st.run();
     written += db.changes();
   }
@@ -414,7 +416,7 @@ void set_group_minimised(Db& db, std::int64_t group_id, std::int64_t nodes,
 StatusCounts campaign_status(Db& db, std::int64_t id) {
   StatusCounts s;
   s.campaign = load_campaign(db, id);
-  std::map<std::string, std::int64_t> outcomes, modes;
+  std::map<std::string, std::int64_t> outcomes, modes, not_run;
   ModelQuery q;
   q.graphs = false;
   read_models(
@@ -422,8 +424,14 @@ StatusCounts campaign_status(Db& db, std::int64_t id) {
       [&](StoredModel&& m) {
         ++outcomes[m.outcome];
         if (m.outcome == kMismatch) ++modes[m.mismatch_mode];
+        if (m.outcome == kNotRun) ++not_run[m.message];
+        if (!m.harness_note.empty()) ++s.harness_notes;
       },
       q);
+  s.not_run_reasons.assign(not_run.begin(), not_run.end());
+  std::stable_sort(s.not_run_reasons.begin(), s.not_run_reasons.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  if (s.not_run_reasons.size() > 20) s.not_run_reasons.resize(20);
   for (const auto& o : outcome_classes()) {
     s.outcomes.emplace_back(o, outcomes[o]);
     s.planned += outcomes[o];
@@ -437,6 +445,9 @@ json StatusCounts::to_json() const {
   json out = json::object(), modes = json::object();
   for (const auto& [k, v] : outcomes) out[k] = v;
   for (const auto& [k, v] : mismatch_modes) modes[k] = v;
+  json not_run_json = json::array();
+  for (const auto& [reason, n] : not_run_reasons)
+    not_run_json.push_back({{"reason", reason}, {"models", n}});
   return {{"id", campaign.id},
           {"campaign", campaign.id},
           {"created_at", campaign.created_at},
@@ -446,8 +457,20 @@ json StatusCounts::to_json() const {
           {"outcomes", out},
           {"mismatch_modes", modes},
           {"groups", groups},
+          {"harness_notes", harness_notes},
+          {"not_run_reasons", not_run_json},
           {"config", campaign.config},
           {"versions", campaign.versions}};
+}
+
+// ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
+
+void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note) {
+  auto st =
+      db.prepare("UPDATE campaign_models SET harness_note = ? WHERE campaign_id = ? AND seq = ?");
+  st.bind(1, note.empty() ? std::optional<std::string>() : std::optional<std::string>(note));
+  st.bind(2, campaign).bind(3, seq);
+  st.run();
 }
 
 }  // namespace convfail::testing

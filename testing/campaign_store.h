@@ -62,6 +62,8 @@ struct StoredModel {
   // and above: none does) and the kind of difference that needs it (schema 0022).
   std::optional<double> min_tolerance;
   std::string difference_kind;
+  // How the harness ran it when not as exported (float16 fed through boundary Casts; schema 0026).
+  std::string harness_note;
   nlohmann::json operators;            // ["Conv", ...] in node order
   nlohmann::json graph;                // {"ops": [...], "edges": [[from, to], ...]}
   nlohmann::json durations;            // {"step": seconds, ...}
@@ -163,11 +165,19 @@ struct StatusCounts {
   std::vector<std::pair<std::string, std::int64_t>> outcomes;  // outcome_classes() order
   std::vector<std::pair<std::string, std::int64_t>> mismatch_modes;
   std::int64_t groups = 0;
+  std::int64_t harness_notes = 0;  // models the harness ran other than as exported (schema 0026)
+  // The not_run models' reasons (their messages as stored), most frequent first.
+  std::vector<std::pair<std::string, std::int64_t>> not_run_reasons;
   // As `test status --json` and the web's /api/campaigns list it: "id" (also as "campaign"),
   // "created_at", "finished_at", "finished", "models", "outcomes", "mismatch_modes", "groups",
-  // "config", "versions".
+  // "harness_notes", "not_run_reasons" ([{"reason", "models"}]), "config", "versions".
   nlohmann::json to_json() const;
 };
 StatusCounts campaign_status(Db& db, std::int64_t id);  // UserError when unknown
+
+// ---- #48: how the harness ran a model, and what it could not run (schema 0026) ----
+
+// Writes a model row's harness_note (NULL when empty; store_model calls it in its transaction).
+void store_harness_note(Db& db, std::int64_t campaign, int seq, const std::string& note);
 
 }  // namespace convfail::testing

@@ -52,6 +52,9 @@ struct ModelResult {
   std::string signature;      // repro/signature; the grouping key
   std::string message;        // the error as said (cut, escaped)
   std::string stage;          // build | eager | export | checker | session | run | compare
+  // How the harness ran the model when not as exported (repro's RunVerdict::harness_note:
+  // float16 fed through boundary Casts on a release whose binding holds none); "" otherwise.
+  std::string harness_note;
   double max_abs_diff = 0, max_rel_diff = 0;
   // Compared models (success, mismatch): the smallest t at which every comparison passes with
   // atol = rtol = t (exec::CompareResult::min_tolerance, the largest over outputs, input sets and

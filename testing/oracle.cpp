@@ -268,12 +268,12 @@ ModelResult Oracle::run(const ModelTask& task) {
   if (task.source == "script") m.stop_worker();
   if (!line) {
     // The worker died: that is this model's outcome (in export: the converter's). A timeout
-    // decides nothing (a loaded machine, a large model): invalid, said as such.
+    // decides nothing (a loaded machine, a large model): our limit, not_run, said as such.
     std::string death = describe_death(failure);
     r.stage = stage;
-    bool converter =
-        (stage == "export" || stage == "inputs") && failure.kind != exec::ExitKind::kTimeout;
-    r.outcome = converter ? kConversionFailure : kInvalid;
+    bool timeout = failure.kind == exec::ExitKind::kTimeout;
+    bool converter = (stage == "export" || stage == "inputs") && !timeout;
+    r.outcome = converter ? kConversionFailure : timeout ? kNotRun : kInvalid;
     // torch.onnx.export writes into the folder as it goes (external data files, then model.onnx):
     // what a worker that died left is no exported model.
     r.has_model = false;
@@ -301,8 +301,8 @@ ModelResult Oracle::run(const ModelTask& task) {
     r.stage = reply->stage;
     std::string err = reply->raw_error;
     if (reply->error_type == "out_of_memory") {
-      // Our limit, not the converter's defect: said with the limit that ran out.
-      r.outcome = kInvalid;
+      // Our limit, not the converter's defect: not_run, said with the limit that ran out.
+      r.outcome = kNotRun;
       err = "out of memory under --memory-mb " + std::to_string(m.options.memory_mb) + " in " +
             r.stage + ": " + err;
     }
@@ -355,25 +355,27 @@ void Oracle::Impl::ort_stage(ModelResult& r) {
     // --max-elements bounds what the generator builds; a real architecture's output (a
     // segmentation map of 21x520x520) is bounded only by this runner-side cap.
     ro.max_elements = std::max<std::int64_t>(options.max_elements, kMaxOutputElements);
-    repro::ModelVerdict v = repro::reproduce_model(*ort, (out / "model.onnx").string(), ro);
-    r.max_abs_diff = std::max(r.max_abs_diff, v.max_abs_error);
-    r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error);
+    repro::RunVerdict v = repro::reproduce_model(*ort, (out / "model.onnx").string(), ro);
+    if (r.harness_note.empty()) r.harness_note = truncate_utf8(v.harness_note, kMaxMessage);
+    r.max_abs_diff = std::max(r.max_abs_diff, v.max_abs_error.value_or(0));
+    r.max_rel_diff = std::max(r.max_rel_diff, v.max_rel_error.value_or(0));
     if (v.verdict == repro::kCrashReproduced) {
       bool structure = v.step == "parse" || v.step == "checker" || v.step == "shape_inference";
       // An exported model the ONNX checker refuses is the converter's failure: it wrote a model
       // ONNX forbids (not an export that raised).
       r.outcome = structure ? kInvalidExport : kOrtFailure;
       r.stage = v.step;
-      r.message = truncate_utf8(v.error.empty() ? v.signature : v.error, kMaxMessage);
-      r.signature = v.signature.empty() ? exec::error_signature(v.error) : v.signature;
+      r.message = truncate_utf8(v.message.empty() ? v.signature : v.message, kMaxMessage);
+      r.signature = v.signature.empty() ? exec::error_signature(v.message) : v.signature;
       r.durations["ort"] = seconds_since(t0);
       return;
     }
     if (v.verdict == repro::kNotRunnable) {
-      r.outcome = kInvalid;
+      // The harness (or the release) cannot run it: no verdict on the model or the converter.
+      r.outcome = kNotRun;
       r.stage = v.step;
-      r.message = truncate_utf8("not runnable: " + v.reason, kMaxMessage);
-      r.signature = exec::error_signature("not runnable: " + v.reason);
+      r.message = truncate_utf8("not run: " + v.reason, kMaxMessage);
+      r.signature = exec::error_signature("not run: " + v.reason);
       r.durations["ort"] = seconds_since(t0);
       return;
     }

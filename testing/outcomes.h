@@ -8,6 +8,7 @@
 //   success             ran, outputs agree
 //   invalid             the model itself is unusable (eager torch failed, a worker's broken
 //                       reply): neither the converter's nor the runtime's failure
+//   not_run             the harness could not run it (kNotRun below)
 // The study's columns: its conversion failures are our conversion_failure; its ORT failures hold
 // our invalid_export too (the study ran ONNX Runtime on such models, whose loader refuses them)
 // and our ort_failure; mismatch and success are the same.
@@ -24,11 +25,15 @@ inline constexpr const char* kOrtFailure = "ort_failure";
 inline constexpr const char* kMismatch = "mismatch";
 inline constexpr const char* kSuccess = "success";
 inline constexpr const char* kInvalid = "invalid";
+// What the harness could not run (a limit of ours or of the ONNX Runtime release: a type its
+// binding cannot feed and no wrap could, an opset it predates, --timeout, --memory-mb), with
+// the reason in the message: no verdict on the model nor on the converter, never a failure group.
+inline constexpr const char* kNotRun = "not_run";
 
-// The five, in the order tables show them.
+// The seven, in the order tables show them.
 inline const std::vector<std::string>& outcome_classes() {
-  static const std::vector<std::string> k = {kConversionFailure, kInvalidExport, kOrtFailure,
-                                             kMismatch,          kSuccess,       kInvalid};
+  static const std::vector<std::string> k = {
+      kConversionFailure, kInvalidExport, kOrtFailure, kMismatch, kSuccess, kInvalid, kNotRun};
   return k;
 }
 
@@ -39,6 +44,7 @@ inline const char* outcome_title(const std::string& o) {
   if (o == kOrtFailure) return "ORT failure";
   if (o == kMismatch) return "Mismatch";
   if (o == kSuccess) return "Success";
+  if (o == kNotRun) return "Not run";
   return "Invalid";
 }
 
@@ -47,8 +53,8 @@ inline constexpr const char* kStudyColumns =
     "Against the study's columns: its conversion failures are our conversion failures (the export "
     "raised); its ORT failures are our invalid exports plus ORT failures (it ran ONNX Runtime on "
     "every exported model, and ONNX Runtime's loader refuses a model the ONNX checker refuses); "
-    "mismatch and success are the same; invalid is this tool's own class (not the converter's "
-    "failure, e.g. eager torch failed).";
+    "mismatch and success are the same; invalid and not run are this tool's own classes (not the "
+    "converter's failure: eager torch failed, or the harness could not run the model).";
 
 // The failures of the converter or the runtime: what is grouped, minimised and compared.
 inline bool is_failure(const std::string& o) {
@@ -56,9 +62,10 @@ inline bool is_failure(const std::string& o) {
 }
 
 // A model the harness ran to a verdict on the converter or the runtime: every outcome but invalid
-// (our harness's or the model's own problem). Comparisons and gates look only at these.
+// (the model's own problem) and not_run (our harness's limit). Comparisons and gates look only at
+// these.
 inline bool is_comparable(const std::string& o) {
-  return o != kInvalid;
+  return o != kInvalid && o != kNotRun;
 }
 
 inline bool is_outcome(const std::string& s) {

@@ -5,7 +5,8 @@
 # in SQL (FROM, JOIN, INTO, UPDATE, DELETE FROM in a string literal) must be owned by the file's
 # module or, for a read, be read by it in ARCHITECTURE.md's "also read by" column; the owner table
 # is read from ARCHITECTURE.md itself (one source of truth), and every table of schema/*.sql must
-# be in it. Prints FILE:LINE of each offence.
+# be in it. And library entry points return results: no module header (src/cli, tests and bench
+# aside) declares a run_* function with a std::ostream& parameter. Prints FILE:LINE of each offence.
 # Usage: bash tests/architecture.sh [SOURCE_DIR]   (tracked files in a git checkout, else find)
 set -euo pipefail
 root=${1:-$(dirname "$0")/..}
@@ -192,6 +193,29 @@ for entry in "${layer_forbidden[@]}"; do
     offence "$f:$line: includes \"$inc\" (a lower layer may not include a higher one)"
   done < <(grep -nF "#include \"$inc\"" "$f")
 done
+# Library entry points return results and the command line prints them (ARCHITECTURE.md, src/cli):
+# no module header declares a run_* function with a std::ostream& parameter ("FILE:LINE:NAME").
+ostream_entry_points() {
+  perl - "$@" <<'PERL'
+use strict; use warnings;
+for my $f (@ARGV) {
+  open my $fh, '<', $f or die "$f: $!"; local $/; my $src = <$fh>; close $fh;
+  $src =~ s{//[^\n]*|/\*.*?\*/}{ (my $c = $&) =~ s/[^\n]/ /g; $c }gse;  # comments out, lines kept
+  while ($src =~ /\b(run_\w*)\s*\(([^;{]*?)\)\s*(?:const\s*)?(?:noexcept\s*)?[;{]/gs) {
+    my ($name, $params, $at) = ($1, $2, $-[1]);
+    next unless $params =~ /\bostream\s*&/;
+    print "$f:", 1 + (substr($src, 0, $at) =~ tr/\n//), ":$name\n";
+  }
+}
+PERL
+}
+headers=()
+for f in "${files[@]}"; do
+  case $(module_of "$f") in "" | cli | tests | bench) ;; *) if [[ $f == *.h ]]; then headers+=("$f"); fi ;; esac
+done
+while IFS=: read -r f line name; do
+  offence "$f:$line: $name takes a std::ostream&: return a result, print it in src/cli"
+done < <([ ${#headers[@]} -eq 0 ] || ostream_entry_points "${headers[@]}")
 
 # The web takes a path's parameters from its route table ("{name}" segments, web/routes.h), never
 # by counting characters off the path; the table's matcher (web/routes.cpp) is the one splitter.

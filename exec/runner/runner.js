@@ -7,11 +7,20 @@
 // little-endian bytes, or a JSON array for string tensors).
 //
 // {"op":"hello"}
-//   -> {"ok":true,"ort_version":"1.20.1"}
+//   -> {"ok":true,"ort_version":"1.20.1","unheld_types":["bfloat16"]}
+//   unheld_types: the 16-bit float types this release's binding cannot feed or return, measured
+//   once per process by running a one-node Identity model on each (older releases lack float16,
+//   every release so far bfloat16). convfail wraps a model whose boundary has one with Cast nodes
+//   (repro/boundary_casts) and asks for the widening and narrowing below.
 // {"op":"run","model":"m.onnx","levels":["disabled","all"],"threads":1,"max_elements":N,
 //  "inputs":[{"name","type","dims","file"} | {"name","type","dims","seed":"7"}],
 //  "refs":[{"type","onnx_type","dims","file"}] (optional, by graph output order),
+//  "narrow":[null | {"name","type"}] (optional, by graph output order),
 //  "atol":1e-5,"rtol":1e-3}
+//   An input with "widen":"float32" holds (or is generated as) `type` (float16, bfloat16) and is
+//   fed as the float32 of the same values (exact); an output with a "narrow" entry comes out as
+//   float32 and is narrowed back to `type` (exact: a Cast to float32 made it) and named `name`,
+//   before any comparison or saving, so the comparison is the one of the original type.
 //   -> {"ok":true,"levels":{"disabled":{"ms":1.2},...},
 //       "checks":[{"output","against":"reference"|"optimized","level","match","problem",
 //                  "max_abs_error","max_rel_error","mismatches","min_tolerance"}]}
@@ -43,12 +52,13 @@ const ARRAYS = {
   float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array,
   int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
   int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
+  bfloat16: Uint16Array,
 };
 // ONNX's names of the runner's types, for messages (compare.h's problem texts).
 const ONNX_NAMES = {
   float32: 'FLOAT', float64: 'DOUBLE', int8: 'INT8', uint8: 'UINT8', int16: 'INT16',
   uint16: 'UINT16', int32: 'INT32', uint32: 'UINT32', int64: 'INT64', uint64: 'UINT64',
-  bool: 'BOOL', float16: 'FLOAT16', string: 'STRING',
+  bool: 'BOOL', float16: 'FLOAT16', bfloat16: 'BFLOAT16', string: 'STRING',
 };
 const MAX_TEXT = 2000;  // characters of any text from the model or ORT in a reply
 
@@ -72,9 +82,11 @@ function elementCount(dims, max) {
   return n;
 }
 
-function readTensor(spec) {
+// A tensor file as {type, data, dims}: no ort.Tensor, so a type the binding cannot hold
+// (float16 on old releases, bfloat16) is still read, compared and widened.
+function readRaw(spec) {
   if (spec.type === 'string') {
-    return new ort.Tensor('string', JSON.parse(fs.readFileSync(spec.file, 'utf8')), spec.dims);
+    return { type: 'string', data: JSON.parse(fs.readFileSync(spec.file, 'utf8')), dims: spec.dims };
   }
   const Ctor = ARRAYS[spec.type];
   if (!Ctor) throw new Error('unsupported tensor type ' + spec.type);
@@ -83,7 +95,21 @@ function readTensor(spec) {
   // Copy into an aligned buffer: a Buffer's byteOffset may not be a multiple of the element size.
   const ab = new ArrayBuffer(buf.length);
   new Uint8Array(ab).set(buf);
-  return new ort.Tensor(spec.type, new Ctor(ab), spec.dims);
+  return { type: spec.type, data: new Ctor(ab), dims: spec.dims };
+}
+
+// What the session is fed for an input spec: its data as an ort.Tensor, or with "widen" the
+// float32 tensor of the same values.
+function feedTensor(raw, spec) {
+  if (spec.widen === 'float32') {
+    if (raw.type !== 'float16' && raw.type !== 'bfloat16')
+      throw new Error('cannot widen ' + cut(raw.type, 20) + ' to float32');
+    const wide = new Float32Array(raw.data.length);
+    for (let i = 0; i < wide.length; ++i) wide[i] = valueAt(raw, i);
+    return new ort.Tensor('float32', wide, raw.dims);
+  }
+  if (spec.widen !== undefined) throw new Error('cannot widen to ' + cut(spec.widen, 20));
+  return new ort.Tensor(raw.type, raw.data, raw.dims);
 }
 
 // Deterministic data (the same seed gives the same values): floats in [-1, 1), integers in
@@ -113,7 +139,7 @@ function lcg(seed) {
   };
 }
 
-function generateTensor(spec, max) {
+function generateRaw(spec, max) {
   const n = elementCount(spec.dims, max);
   const next = lcg(spec.seed);
   const type = spec.type;
@@ -123,7 +149,7 @@ function generateTensor(spec, max) {
       next();
       data[i] = 's' + (next() % 4);
     }
-    return new ort.Tensor('string', data, spec.dims);
+    return { type, data, dims: spec.dims };
   }
   const Ctor = ARRAYS[type];
   if (!Ctor) throw new Error('cannot generate data of type ' + type);
@@ -139,6 +165,9 @@ function generateTensor(spec, max) {
       const bits = u32[0], exp = (bits >>> 23) & 0xff;
       data[i] = ((bits >>> 16) & 0x8000) | (exp < 113 ? 0 : ((exp - 112) << 10)) |
                 ((bits >>> 13) & 0x3ff);
+    } else if (type === 'bfloat16') {  // the value in [-1, 1) with its mantissa cut to 7 bits
+      f32[0] = unit;
+      data[i] = u32[0] >>> 16;
     } else if (type === 'bool') {
       data[i] = i % 2;
     } else if (type === 'int64' || type === 'uint64') {
@@ -147,7 +176,7 @@ function generateTensor(spec, max) {
       data[i] = small;
     }
   }
-  return new ort.Tensor(type, data, spec.dims);
+  return { type, data, dims: spec.dims };
 }
 
 function halfToFloat(h) {
@@ -157,9 +186,57 @@ function halfToFloat(h) {
   return sign * (1 + mant / 1024) * Math.pow(2, exp - 15);
 }
 
+const F32 = new Float32Array(1), U32 = new Uint32Array(F32.buffer);
+
+function bfloatToFloat(b) {
+  U32[0] = b << 16;
+  return F32[0];
+}
+
+// The float16 bits of a float32 value, rounded to nearest even (exact for a value a Cast to
+// float32 made from a float16); NaN stays NaN, overflow is infinity.
+function floatToHalf(f) {
+  F32[0] = f;
+  const x = U32[0], sign = (x >>> 16) & 0x8000, exp = (x >>> 23) & 0xff, mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  const e = exp - 127 + 15;
+  if (e >= 31) return sign | 0x7c00;
+  if (e <= 0) {  // a float16 subnormal (or zero)
+    if (e < -10) return sign;
+    const m = mant | 0x800000, shift = 14 - e;
+    let h = m >>> shift;
+    const rest = m & ((1 << shift) - 1), half = 1 << (shift - 1);
+    if (rest > half || (rest === half && (h & 1))) ++h;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (h & 1))) ++h;  // a carry into the exponent is right
+  return sign | h;
+}
+
+// The bfloat16 bits of a float32 value, rounded to nearest even; NaN stays NaN.
+function floatToBfloat(f) {
+  F32[0] = f;
+  const x = U32[0];
+  if ((x & 0x7fffffff) > 0x7f800000) return ((x >>> 16) | 0x40) & 0xffff;
+  return ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+// A float32 output narrowed back to the type the model declared (see "narrow" above).
+function narrowTensor(t, type) {
+  if (t.type !== 'float32') throw new Error('narrowing a ' + cut(t.type, 20) + ' output');
+  const to = type === 'float16' ? floatToHalf : type === 'bfloat16' ? floatToBfloat : null;
+  if (!to) throw new Error('cannot narrow to ' + cut(type, 20));
+  const data = new Uint16Array(t.data.length);
+  for (let i = 0; i < data.length; ++i) data[i] = to(t.data[i]);
+  return { type, data, dims: t.dims };
+}
+
 function valueAt(t, i) {
   const v = t.data[i];
   if (t.type === 'float16') return halfToFloat(v);
+  if (t.type === 'bfloat16') return bfloatToFloat(v);
   return typeof v === 'bigint' ? Number(v) : Number(v);
 }
 
@@ -249,9 +326,12 @@ async function runLevel(req, level, feeds) {
     const t0 = process.hrtime.bigint();
     const results = await session.run(feeds);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    const outputs = session.outputNames.map((name) => {
+    const narrow = Array.isArray(req.narrow) ? req.narrow : [];
+    const outputs = session.outputNames.map((name, i) => {
       const t = results[name];
-      return { name, tensor: t === undefined || t === null ? null : t };
+      const to = narrow[i];
+      if (t === undefined || t === null) return { name: to ? String(to.name) : name, tensor: null };
+      return to ? { name: String(to.name), tensor: narrowTensor(t, to.type) } : { name, tensor: t };
     });
     if (session.release) await session.release();
     return { ok: true, ms, outputs };
@@ -265,8 +345,8 @@ function compareAll(req, levels) {
   let refs = null;
   if (Array.isArray(req.refs)) {
     refs = req.refs.map((spec) => {
-      // A type the runner cannot hold (bfloat16, ...) still has a name and a shape to compare.
-      const t = spec.type ? readTensor(spec) : { type: '', data: [] };
+      // A type the runner cannot hold (complex, ...) still has a name and a shape to compare.
+      const t = spec.type ? readRaw(spec) : { type: '', data: [] };
       return { type: spec.type, onnx_type: spec.onnx_type, dims: spec.dims, data: t.data };
     });
   }
@@ -314,7 +394,7 @@ async function handle(req) {
     } catch (e) {
       version = ort.env && ort.env.versions ? ort.env.versions.node : '';
     }
-    return { ok: true, ort_version: version };
+    return { ok: true, ort_version: version, unheld_types: await unheldTypes() };
   }
   if (req.op === 'crash') process.kill(process.pid, 'SIGSEGV');  // protocol test hook
   if (req.op !== 'run') return { ok: false, step: 'protocol', error: 'unknown op ' + cut(req.op, 100) };
@@ -323,10 +403,10 @@ async function handle(req) {
   try {
     for (const spec of req.inputs || []) {
       if (spec.file) {
-        feeds[spec.name] = readTensor(spec);
+        feeds[spec.name] = feedTensor(readRaw(spec), spec);
       } else {
         harnessStep('inputs');
-        feeds[spec.name] = generateTensor(spec, max);
+        feeds[spec.name] = feedTensor(generateRaw(spec, max), spec);
       }
     }
   } catch (e) {
@@ -377,6 +457,52 @@ function saveOutputs(dir, levels) {
     });
   }
   return saved;
+}
+
+// Protobuf, just enough to write the probe model: a varint, a length-delimited field, an integer
+// field.
+function varint(n) {
+  const out = [];
+  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+  out.push(n);
+  return out;
+}
+const bytesField = (num, bytes) => [...varint(num * 8 + 2), ...varint(bytes.length), ...bytes];
+const textField = (num, s) => bytesField(num, Array.from(Buffer.from(s)));
+const intField = (num, n) => [...varint(num * 8), ...varint(n)];
+
+// An ONNX model (IR 7, opset 13) y = Identity(x) over one element of ONNX element type `elem`.
+function identityModel(elem) {
+  // ValueInfoProto {name, type: TypeProto {tensor_type {elem_type, shape {dim {dim_value 1}}}}}
+  const value = (name) => [...textField(1, name),
+    ...bytesField(2, bytesField(1, [...intField(1, elem), ...bytesField(2, bytesField(1, intField(1, 1)))]))];
+  const node = [...textField(1, 'x'), ...textField(2, 'y'), ...textField(4, 'Identity')];
+  const graph = [...bytesField(1, node), ...textField(2, 'probe'), ...bytesField(11, value('x')),
+    ...bytesField(12, value('y'))];
+  return Uint8Array.from([...intField(1, 7), ...bytesField(7, graph), ...bytesField(8, intField(2, 13))]);
+}
+
+// Whether this binding feeds and returns `type` (ONNX element type `elem`): the value 1.0 (`one`,
+// its bits) goes through an Identity model and comes back as the same bits in a Uint16Array.
+async function bindingHolds(type, elem, one) {
+  try {
+    const session = await ort.InferenceSession.create(identityModel(elem),
+      { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled' });
+    const out = (await session.run({ x: new ort.Tensor(type, Uint16Array.from([one]), [1]) })).y;
+    if (session.release) await session.release();
+    return !!out && out.type === type && out.data instanceof Uint16Array && out.data[0] === one;
+  } catch (e) {
+    return false;
+  }
+}
+
+let unheld = null;
+async function unheldTypes() {
+  if (unheld) return unheld;
+  unheld = [];
+  if (!(await bindingHolds('float16', 10, 0x3c00))) unheld.push('float16');
+  if (!(await bindingHolds('bfloat16', 16, 0x3f80))) unheld.push('bfloat16');
+  return unheld;
 }
 
 // A step of the harness itself (not of ONNX Runtime), for convfail when the runner dies in it.

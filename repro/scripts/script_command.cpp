@@ -1,142 +1,118 @@
 #include "repro/scripts/script_command.h"
 
-#include <cmath>
 #include <fstream>
-#include <iostream>
-#include <map>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/issue_ref.h"
 #include "core/issue_store.h"
 #include "repro/scripts/script_ort.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 namespace {
 
-nlohmann::json num_or_null(double v) {
-  return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
+struct Target {
+  std::int64_t id;
+  std::string ref;
+};
+
+// Records one program in `result` and tells the caller.
+void add_program(ScriptsCommandResult& result, ScriptedProgram p, const ScriptsProgress& progress) {
+  ++result.verdicts[p.result.verdict.verdict];
+  result.programs.push_back(std::move(p));
+  if (progress.done) progress.done(result.programs.back());
 }
 
-void print_result(const std::string& what, const ScriptReproResult& r, ResultOutput& output) {
-  const ScriptVerdict& v = r.verdict;
-  nlohmann::json j = {
-      {"issue", what},
-      {"verdict", v.verdict},
-      {"step", v.step},
-      {"signature", v.signature},
-      {"reason", v.reason},
-      {"output_name", v.output_name},
-      {"max_abs_error", num_or_null(v.max_abs_error)},
-      {"max_rel_error", num_or_null(v.max_rel_error)},
-      {"torch_version", r.torch_version},
-      {"ort_version", v.ort_version},
-      {"script_source", r.script_source},
-      {"blocks", r.blocks},
-      {"duration_ms", r.duration_ms},
-      {"message", v.message.empty() ? nlohmann::json() : nlohmann::json(v.message)},
-      {"traceback", v.traceback.empty() ? nlohmann::json() : nlohmann::json(v.traceback)}};
-  if (v.details.contains("shims")) j["shims"] = v.details["shims"];
-  if (v.details.contains("blocked")) j["blocked"] = v.details["blocked"];
-  std::ostringstream line;
-  if (output.is_text()) {
-    line << what << "  " << v.verdict;
-    if (!v.step.empty()) line << "  [" << v.step << "]";
-    if (!v.signature.empty()) line << "  " << v.signature;
-    if (!v.reason.empty()) line << "  " << v.reason;
-    if (!std::isnan(v.max_abs_error)) line << "  max_abs_error=" << v.max_abs_error;
+ScriptReproResult run_script_file(const ScriptsCommandArgs& args, const ModelEvaluator& evaluate) {
+  std::ifstream in(args.script_file, std::ios::binary);
+  if (!in) throw UserError("cannot read " + args.script_file);
+  std::stringstream code;
+  code << in.rdbuf();
+  ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
+  r.script.source = "file";
+  return r;
+}
+
+// --all: the issues whose program uses torch (script_issue_ids), with their references.
+std::vector<Target> torch_issues(Db& db, const ScriptsProgress& progress) {
+  auto name = db.prepare(
+      "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
+      "WHERE i.id = ?");
+  bool scanned = false;
+  auto ids = script_issue_ids(db, &scanned);
+  if (!scanned && progress.unscanned) progress.unscanned();
+  std::vector<Target> targets;
+  for (std::int64_t id : ids) {
+    name.bind(1, id);
+    if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
+    name.reset();
   }
-  output.result(
-      line.str(), std::move(j),
-      output.is_text() ? message_lines(v.message, v.traceback) : std::vector<std::string>());
+  if (targets.empty()) throw UserError("no issue has a script that uses torch");
+  return targets;
 }
 
-}  // namespace
-
-int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
-                        std::ostream& err) {
-  exec::RunnerOptions ro;
-  ro.limits.memory_bytes = args.runner_memory_mb << 20;
-  ro.limits.wall_seconds = args.repro.timeout_seconds;
-  exec::OrtRunner runner(ro);  // started on the first exported model, warm afterwards
-  return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), out, err);
-}
-
-int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
-                        std::ostream& out, std::ostream& err) {
-  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
-  if (modes != 1) throw UsageError("reproduce --scripts needs one of ISSUE, --all, --script-file");
-  if (!args.script_file.empty()) {
-    std::ifstream in(args.script_file, std::ios::binary);
-    if (!in) throw UserError("cannot read " + args.script_file);
-    std::stringstream code;
-    code << in.rdbuf();
-    ScriptReproResult r = reproduce_script(code.str(), args.run, evaluate);
-    r.script_source = "file";
-    ResultOutput output(args.format, out);
-    print_result(args.script_file, r, output);
-    output.finish({{"total", 1}, {r.verdict.verdict, 1}});
-    return 1;
-  }
-  if (!dbp) throw UserError("reproduce --scripts needs a database");
-  Db& db = *dbp;
-  struct Target {
-    std::int64_t id;
-    std::string ref;
-  };
+std::vector<Target> selected_issues(Db& db, const ScriptsCommandArgs& args,
+                                    const ScriptsProgress& progress) {
   std::vector<Target> targets;
   if (args.all) {
-    auto name = db.prepare(
-        "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
-        "WHERE i.id = ?");
-    bool scanned = false;
-    auto ids = script_issue_ids(db, &scanned);
-    if (!scanned)
-      err << "convfail: no script artifacts stored (see `convfail artifacts scan`); taking the "
-             "issues whose code blocks use torch\n";
-    for (std::int64_t id : ids) {
-      name.bind(1, id);
-      if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
-      name.reset();
-    }
-    if (targets.empty()) throw UserError("no issue has a script that uses torch");
+    targets = torch_issues(db, progress);
   } else {
     for (const auto& text : args.issues) {
       IssueRef ref = parse_issue_ref(text);
       targets.push_back({require_issue(db, ref), to_string(ref)});
     }
   }
-
   if (args.limit < 0) throw UsageError("--limit must not be negative");
   if (args.limit > 0 && targets.size() > static_cast<std::size_t>(args.limit))
     targets.resize(static_cast<std::size_t>(args.limit));
+  return targets;
+}
 
-  ResultOutput output(args.format, out);
-  std::map<std::string, int> counts;
-  int done = 0;
+// An issue's program: extracted, run and (unless args.store is off) stored.
+ScriptReproResult run_issue_script(Db& db, const Target& t, const ScriptsCommandArgs& args,
+                                   const ModelEvaluator& evaluate) {
+  ExtractedScript script = extract_script(load_issue_text(db, t.id));
+  ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
+  r.script.source = script.source;
+  r.script.blocks = script.blocks;
+  if (args.store) {
+    Transaction tx(db);
+    store_run(db, r.verdict, {t.id, script_artifact_id(db, t.id, script.code), r.script});
+    tx.commit();
+  }
+  return r;
+}
+
+}  // namespace
+
+ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
+                                         const ScriptsProgress& progress) {
+  exec::RunnerOptions ro;
+  ro.limits.memory_bytes = args.runner_memory_mb << 20;
+  ro.limits.wall_seconds = args.repro.timeout_seconds;
+  exec::OrtRunner runner(ro);  // started on the first exported model, warm afterwards
+  return run_scripts_command(db, args, make_ort_evaluator(runner, args.repro), progress);
+}
+
+ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
+                                         const ModelEvaluator& evaluate,
+                                         const ScriptsProgress& progress) {
+  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
+  if (modes != 1) throw UsageError("reproduce --scripts needs one of ISSUE, --all, --script-file");
+  ScriptsCommandResult result;
+  if (!args.script_file.empty()) {
+    add_program(result, {args.script_file, run_script_file(args, evaluate)}, progress);
+    return result;
+  }
+  if (!db) throw UserError("reproduce --scripts needs a database");
+  std::vector<Target> targets = selected_issues(*db, args, progress);
+  int n = 0;
   for (const auto& t : targets) {
-    if (args.progress)
-      err << "[" << done + 1 << "/" << targets.size() << "] " << t.ref << "\n" << std::flush;
-    IssueText text = load_issue_text(db, t.id);
-    ExtractedScript script = extract_script(text);
-    ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
-    r.script_source = script.source;
-    r.blocks = script.blocks;
-    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id, script.code), r);
-    const ScriptVerdict& v = r.verdict;
-    ++counts[v.verdict];
-    ++done;
-    print_result(t.ref, r, output);
+    if (progress.starting) progress.starting(++n, targets.size(), t.ref);
+    add_program(result, {t.ref, run_issue_script(*db, t, args, evaluate)}, progress);
   }
-  nlohmann::json totals = {{"total", done}};
-  for (const auto& [k, n] : counts) totals[k] = n;
-  output.finish(totals);
-  if (output.is_text()) {
-    out << done << " script(s):";
-    for (const auto& [k, n] : counts) out << " " << k << " " << n;
-    out << "\n";
-  }
-  return done;
+  return result;
 }
 
 }  // namespace convfail::repro

@@ -1,41 +1,60 @@
-// `convfail reproduce --scripts [ISSUE ... | --all]`: selection, runs, storage, printing.
-// The CLI only parses arguments and calls run_scripts_command().
+// `convfail reproduce --scripts [ISSUE ... | --all]`: selection, runs, storage. Returns what ran;
+// the command line parses the arguments and prints (src/cli/repro_output.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <iosfwd>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/db.h"
 #include "repro/reproduce.h"
-#include "repro/result_output.h"
 #include "repro/scripts/script_repro.h"
 
 namespace convfail::repro {
 
 struct ScriptsCommandArgs {
-  std::vector<std::string> issues;            // OWNER/REPO#N or issue URLs (core/issue_ref.h)
-  bool all = false;                           // every issue with a torch script artifact
-  std::string script_file;                    // or one local script (not stored)
-  OutputFormat format = OutputFormat::kText;  // results and totals (repro/result_output.h)
-  bool progress = false;                      // progress lines on stderr
-  bool store = true;                          // append repro_runs rows
-  int limit = 0;                              // run at most this many scripts (0 = all)
+  std::vector<std::string> issues;  // OWNER/REPO#N or issue URLs (core/issue_ref.h)
+  bool all = false;                 // every issue with a torch script artifact
+  std::string script_file;          // or one local script (not stored)
+  bool store = true;                // append repro_runs rows
+  int limit = 0;                    // run at most this many scripts (0 = all)
   ScriptRunOptions run;
   ReproOptions repro;  // tolerances and per-model timeout for the exported models
   std::uint64_t runner_memory_mb = 4096;
 };
 
-// Runs the selected issues' scripts and prints one result per issue and the totals.
-// Returns the number of issues processed. Throws UserError for an unknown issue or an empty
-// selection.
+// One program run: an issue's (`name` its OWNER/REPO#N) or the script file (its path).
+struct ScriptedProgram {
+  std::string name;
+  ScriptReproResult result;
+};
+
+struct ScriptsCommandResult {
+  std::vector<ScriptedProgram> programs;  // in the order run
+  std::map<std::string, int> verdicts;    // verdict -> programs
+};
+
+// Called as the command goes: `unscanned` once when --all finds no stored script artifact (every
+// issue whose code uses torch is taken instead), `starting` before each issue's program (its
+// number from 1, the number selected, its reference), `done` after each program.
+struct ScriptsProgress {
+  std::function<void()> unscanned;
+  std::function<void(int n, std::size_t selected, const std::string& ref)> starting;
+  std::function<void(const ScriptedProgram&)> done;
+};
+
+// Runs the selected issues' scripts (or the script file) and stores their verdicts. Throws
+// UserError for an unknown issue or an empty selection, UsageError for no or several modes.
 // `db` may be null with script_file.
-int run_scripts_command(Db* db, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
-                        std::ostream& out, std::ostream& err);
+ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
+                                         const ModelEvaluator& evaluate,
+                                         const ScriptsProgress& progress = {});
 
 // The same with the exported models re-executed by ONNX Runtime (a warm sandboxed runner).
-int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
-                        std::ostream& err);
+ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
+                                         const ScriptsProgress& progress = {});
 
 }  // namespace convfail::repro

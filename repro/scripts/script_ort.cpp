@@ -12,19 +12,8 @@ ModelEvaluator make_ort_evaluator(exec::OrtRunner& runner, const ReproOptions& o
     o.inputs_dir = x.inputs_match_graph && !x.inputs.empty()
                        ? std::filesystem::path(x.model_path).parent_path().string()
                        : std::string();
-    ModelVerdict mv = reproduce_model(runner, x.model_path, o);
-    ModelOutcome m;
-    m.verdict = mv.verdict;
-    m.step = mv.step;
-    m.signature = mv.signature;
-    m.message = mv.error;
-    m.reason = mv.reason;
-    m.output_name = mv.output_name;
-    m.max_abs_error = mv.max_abs_error;
-    m.max_rel_error = mv.max_rel_error;
-    m.ort_version = mv.ort_version;
-    m.onnx_version = mv.onnx_version;
-    m.details = mv.to_json();
+    RunVerdict m = reproduce_model(runner, x.model_path, o);
+    m.details = model_run_json(m);
     m.details["reference"] = x.comparable() ? "eager" : "none";
     return m;
   };

@@ -14,7 +14,7 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
                                    const ModelEvaluator& evaluate, const MissingModules& missing) {
   auto start = std::chrono::steady_clock::now();
   ScriptReproResult r;
-  r.script_sha256 = sha256_hex(code);
+  r.script.sha256 = sha256_hex(code);
   MissingModules find = missing ? missing : [&options](const std::vector<std::string>& mods) {
     return missing_modules(mods, options.python);
   };
@@ -32,9 +32,9 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
     r.ran = true;
     ScriptRun run = run_script(code, options);
     r.verdict = decide_script_verdict(run, evaluate);
-    r.torch_version = run.torch_version;
+    r.script.torch_version = run.torch_version;
   }  // the run's scratch directory (script, working dir, exported files) is gone here
-  r.duration_ms =
+  r.verdict.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -81,36 +81,6 @@ std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id,
     if (!code.empty() && script_code.find(code) != std::string::npos) return q.int64(0);
   }
   return std::nullopt;
-}
-
-std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
-                              const ScriptReproResult& result) {
-  const ScriptVerdict& v = result.verdict;
-  ReproRunRow row;
-  row.issue_id = issue_id;
-  row.artifact_id = artifact;
-  row.verdict = v.verdict;
-  row.step = v.step;
-  row.signature = v.signature;
-  row.reason = v.reason;
-  row.output_name = v.output_name;
-  row.max_abs_error = v.max_abs_error;
-  row.max_rel_error = v.max_rel_error;
-  row.ort_version = v.ort_version;
-  row.onnx_version = v.onnx_version;
-  row.torch_version = result.torch_version;
-  row.duration_ms = result.duration_ms;
-  nlohmann::json details = v.details;
-  details["blocks"] = result.blocks;
-  row.details_json = details.dump();
-  row.script_source = result.script_source.empty() ? "none" : result.script_source;
-  row.script_sha256 = result.script_sha256;
-  row.message = v.message;
-  row.traceback = v.traceback;
-  Transaction tx(db);
-  std::int64_t id = store_repro_run(db, row);
-  tx.commit();
-  return id;
 }
 
 }  // namespace convfail::repro

@@ -11,17 +11,16 @@
 #include "core/db.h"
 #include "repro/scripts/script_extract.h"
 #include "repro/scripts/script_verdict.h"
+#include "repro/verdict_store.h"
 
 namespace convfail::repro {
 
+// A program's run: its verdict (duration_ms: the whole run, static checks included) and the
+// program (source and blocks are the caller's to fill: it extracted the program).
 struct ScriptReproResult {
-  ScriptVerdict verdict;
-  std::string torch_version;  // as the harness reported it; empty when the script never ran
-  std::string script_source;  // body | comments
-  std::string script_sha256;
-  int blocks = 0;
+  RunVerdict verdict;
+  ScriptInfo script;
   bool ran = false;  // the harness was started (static checks passed)
-  double duration_ms = 0;
 };
 
 using MissingModules = std::function<std::vector<std::string>(const std::vector<std::string>&)>;
@@ -43,9 +42,5 @@ std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned = nullptr);
 // script_code); none when the program came from blocks the scan did not record.
 std::optional<std::int64_t> script_artifact_id(Db& db, std::int64_t issue_id,
                                                const std::string& script_code);
-
-// Appends a repro_runs row (in its own transaction) and returns its id.
-std::int64_t store_script_run(Db& db, std::int64_t issue_id, std::optional<std::int64_t> artifact,
-                              const ScriptReproResult& result);
 
 }  // namespace convfail::repro

@@ -2,15 +2,41 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/bisect_output.h"
 #include "cli/commands.h"
 #include "cli/repro_options.h"
 #include "core/error.h"
+#include "core/json_util.h"
 #include "repro/bisect_command.h"
 #include "testing/campaign_store.h"
 
 namespace convfail::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+struct BisectFlags {
+  std::string target;
+  std::int64_t group = 0;
+  bool unsafe_no_sandbox = false;
+  bool json = false;
+};
+
+// Runs the bisect; text is printed model by model as each is done, JSON once at the end.
+void run_bisect_command(Context& ctx, const repro::BisectRequest& request, bool json) {
+  bool progress = Context::stderr_is_tty();
+  repro::BisectProgress on;
+  on.event = [progress](const repro::BisectEvent& e) {
+    print_bisect_event(std::cerr, e, progress);
+  };
+  if (!json) on.done = [](const repro::BisectedModel& m) { print_bisect_text(std::cout, m); };
+  repro::RuntimeCache cache;
+  std::vector<repro::BisectedModel> models = repro::run_bisect(request, ctx.db(), cache, on);
+  if (json) std::cout << json_text(bisects_json(models, request)) << "\n";
+}
+
+}  // namespace
 
 void add_bisect_command(CLI::App* cmd, Context& ctx) {
   cmd->footer(
@@ -32,12 +58,7 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
       "it exports is bisected with the inputs the script fed it and torch's eager outputs\n"
       "(kept in convfail-data/script-exports/ beside the database).");
   auto req = std::make_shared<repro::BisectRequest>();
-  struct Flags {
-    std::string target;
-    std::int64_t group = 0;
-    bool unsafe_no_sandbox = false;
-  };
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<BisectFlags>();
   cmd->add_option("MODEL|ISSUE", flags->target,
                   "an ONNX model file, or OWNER/REPO#N (its fetched models, else the models its\n"
                   "repro script exports)");
@@ -53,7 +74,7 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
                                   "only the installed releases (no registry lookup)");
   cmd->add_flag("--linear", req->linear,
                 "run every release once (the baseline the search is measured against)");
-  cmd->add_flag("--json", req->json, "print one JSON document {\"bisects\": [...]}");
+  cmd->add_flag("--json", flags->json, "print one JSON document {\"bisects\": [...]}");
   cmd->add_option("--dim", req->dims, "NAME=V: value of a symbolic input dimension (default 1)");
   cmd->add_option("--memory-mb", req->memory_mb, "address-space limit of the runner (MiB)")
       ->capture_default_str()
@@ -88,9 +109,7 @@ void add_bisect_command(CLI::App* cmd, Context& ctx) {
           (fs::path(testing::model_store_for(ctx.db_path)).parent_path() / "script-exports")
               .string();
     }
-    r.progress = Context::stderr_is_tty();
-    repro::RuntimeCache cache;
-    repro::run_bisect(r, ctx.db(), cache, std::cout, std::cerr);
+    run_bisect_command(ctx, r, flags->json);
   });
 }
 

@@ -5,7 +5,9 @@
 
 #include "cli/commands.h"
 #include "cli/repro_options.h"
+#include "cli/repro_output.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "repro/repro_command.h"
 #include "repro/scripts/script_command.h"
 
@@ -36,36 +38,62 @@ const char* const kReproduceHelp =
     "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
     "result per line and a last line {\"totals\": {...}}.";
 
+// Progress on a terminal: "[N/CASES] NAME" (or "[N] ISSUE") rewritten in place, cleared at the end.
+void show_progress(int n, std::size_t cases, const std::string& name) {
+  std::cerr << "\r[" << n;
+  if (cases) std::cerr << "/" << cases;
+  std::cerr << "] " << terminal_safe(name) << "\x1b[K" << std::flush;
+}
+
+// `reproduce --scripts`: the results printed as they come, then the totals.
+void run_scripts(Context& ctx, const repro::ReproduceRequest& request, const ReproduceFlags& flags,
+                 OutputFormat format) {
+  repro::ScriptsCommandArgs s = flags.script_args;
+  s.run.memory_bytes = flags.script_memory_mb << 20;
+  s.all = request.all;
+  if (!request.issue.empty()) s.issues = {request.issue};
+  s.repro = request.options;
+  s.runner_memory_mb = request.memory_mb;
+  s.limit = request.limit;
+  bool progress = Context::stderr_is_tty();
+  ResultOutput output(format, std::cout);
+  repro::ScriptsProgress on;
+  on.unscanned = [] {
+    std::cerr << "convfail: no script artifacts stored (see `convfail artifacts scan`); taking "
+                 "the issues whose code blocks use torch\n";
+  };
+  if (progress)
+    on.starting = [](int n, std::size_t selected, const std::string& ref) {
+      std::cerr << "[" << n << "/" << selected << "] " << ref << "\n" << std::flush;
+    };
+  on.done = [&output](const repro::ScriptedProgram& p) { print_script_result(output, p); };
+  repro::ScriptsCommandResult r =
+      repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, on);
+  finish_scripts(output, r, !s.script_file.empty(), std::cout);
+}
+
 // `reproduce`: PyTorch scripts (--scripts), or models of issues, one file or a backend suite.
 void run_reproduce_command(Context& ctx, repro::ReproduceRequest& request,
                            const ReproduceFlags& flags) {
-  repro::OutputFormat format = flags.json    ? repro::OutputFormat::kJson
-                               : flags.jsonl ? repro::OutputFormat::kJsonl
-                                             : repro::OutputFormat::kText;
+  OutputFormat format = flags.json    ? OutputFormat::kJson
+                        : flags.jsonl ? OutputFormat::kJsonl
+                                      : OutputFormat::kText;
   apply_sandbox_choice(flags.unsafe_no_sandbox);
-  if (flags.scripts) {
-    repro::ScriptsCommandArgs s = flags.script_args;
-    s.run.memory_bytes = flags.script_memory_mb << 20;
-    s.all = request.all;
-    if (!request.issue.empty()) s.issues = {request.issue};
-    s.format = format;
-    s.progress = Context::stderr_is_tty();
-    s.repro = request.options;
-    s.runner_memory_mb = request.memory_mb;
-    s.limit = request.limit;
-    repro::run_scripts_command(s.script_file.empty() ? &ctx.db() : nullptr, s, std::cout,
-                               std::cerr);
-    return;
-  }
+  if (flags.scripts) return run_scripts(ctx, request, flags, format);
   int modes =
       !request.issue.empty() + request.all + !request.model.empty() + !request.suite.empty();
   if (modes != 1) throw UsageError("reproduce needs one of ISSUE, --all, --model, --suite");
-  request.format = format;
-  request.progress = Context::stderr_is_tty();
+  bool progress = Context::stderr_is_tty();
   // --model stores the file's verdicts (bisect reuses them): like import, it may start a
   // database; ISSUE and --all need the issues, so their database must exist.
   Db* db = !request.suite.empty() ? nullptr : !request.model.empty() ? &ctx.create_db() : &ctx.db();
-  repro::run_reproduce(request, db, std::cout);
+  ResultOutput output(format, std::cout);
+  repro::ReproduceProgress on;
+  if (progress) on.starting = show_progress;
+  on.done = [&output](const repro::ReproducedModel& m) { print_reproduced(output, m); };
+  repro::ReproduceResult result = repro::run_reproduce(request, db, on);
+  if (progress && (!request.suite.empty() || request.model.empty())) std::cerr << "\r\x1b[K";
+  finish_reproduce(output, result, std::cout);
 }
 
 }  // namespace

@@ -2,12 +2,12 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/result_output.h"
 #include "core/error.h"
 #include "core/issue_format.h"
 #include "core/issue_queries.h"
 #include "core/taxonomy.h"
 #include "core/text.h"
-#include "repro/result_output.h"
 #include "repro/verdict_store.h"
 #include "views/dossier.h"
 
@@ -54,8 +54,7 @@ void add_show_command(CLI::App* cmd, Context& ctx) {
       for (const auto* part : {&r.reason, &r.signature})
         if (*part) line += "  " + **part;
       std::cout << "  " << terminal_safe(line) << "\n";
-      for (const std::string& m :
-           repro::message_lines(r.message.value_or(""), r.traceback.value_or("")))
+      for (const std::string& m : message_lines(r.message.value_or(""), r.traceback.value_or("")))
         std::cout << "      " << m << "\n";
     }
   });

@@ -49,12 +49,14 @@ void add_oracle_options(CLI::App* cmd, testing::OracleOptions& o) {
                   "detection resizes to it instead of 800; video 112, optical flow 128); 64\n"
                   "cuts worker time about 2.5x, large models stay bound by their weights")
       ->check(CLI::Range(32, 1024));
-  cmd->add_option("--timeout", o.timeout_seconds, "seconds per model and step (wall clock)")
+  cmd->add_option("--timeout", o.timeout_seconds,
+                  "seconds per model and step (wall clock); a model that takes longer is\n"
+                  "not_run")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 3600.0));
   cmd->add_option("--memory-mb", o.memory_mb,
                   "address space of each torch worker (and at least of each ONNX Runtime\n"
-                  "runner), MB; out of memory in the worker marks the model invalid")
+                  "runner), MB; out of memory in the worker marks the model not_run")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{512}, std::uint64_t{1} << 20));
   cmd->add_option("--ort", o.ort_version,
@@ -76,6 +78,12 @@ void print_status(const testing::StatusCounts& s) {
                 s.planned ? 100.0 * static_cast<double>(v) / static_cast<double>(s.planned) : 0);
   for (const auto& [k, v] : s.mismatch_modes)
     std::printf("    mismatch %-12s %lld\n", terminal_safe(k).c_str(), static_cast<long long>(v));
+  for (const auto& [reason, n] : s.not_run_reasons)
+    std::printf("    %lld: %s\n", static_cast<long long>(n),
+                terminal_safe(truncate_utf8(reason, 200)).c_str());
+  if (s.harness_notes)
+    std::printf("  %lld model(s) run other than as exported (campaign_models.harness_note)\n",
+                static_cast<long long>(s.harness_notes));
   std::printf("  groups %lld\n", static_cast<long long>(s.groups));
 }
 
@@ -379,8 +387,9 @@ void add_test_command(CLI::App* cmd, Context& ctx) {
       "2 GiB with external data), the ONNX checker and ONNX Runtime (all optimisations and\n"
       "none), each in warm sandboxed workers. Outcomes: conversion_failure (the export raised),\n"
       "invalid_export (it wrote a model the ONNX checker refuses), ort_failure, mismatch,\n"
-      "success, invalid. Failures are grouped by (outcome, signature), minimised by\n"
-      "delta debugging and matched against the stored issues. See docs/testing.md.");
+      "success, invalid, not_run (the harness could not run it: the reason is its message).\n"
+      "Failures are grouped by (outcome, signature), minimised by delta debugging and matched\n"
+      "against the stored issues. See docs/testing.md.");
   add_run(*cmd, ctx);
   add_status(*cmd, ctx);
   add_groups(*cmd, ctx);

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/issue_record.h"
 #include "core/issue_schema.h"
 #include "core/issue_store.h"
 #include "core/json_util.h"
@@ -64,12 +66,10 @@ std::optional<std::string_view> raw_text_of(const Json& obj, std::string_view te
   return text;
 }
 
-// One issue object, from either shape, into the store.
-void import_object(IssueStore& store, const Json& obj, std::string_view text,
-                   const ImportOptions& options, ImportCounts& counts) {
-  std::string repo = repo_of(obj, options);
+// One checked record into the store: the issue, then its embedded thread unless it is stale.
+void write_record(IssueStore& store, const IssueRecord& r, ImportCounts& counts) {
   std::int64_t id = 0;
-  switch (store.upsert_issue(repo, obj, &id, raw_text_of(obj, text))) {
+  switch (store.write_issue(r, &id)) {
     case UpsertResult::kInserted:
       ++counts.inserted;
       break;
@@ -83,12 +83,9 @@ void import_object(IssueStore& store, const Json& obj, std::string_view text,
       ++counts.stale;
       return;  // keep the newer stored thread
   }
-  if (is_pull_request(obj)) ++counts.pull_requests;
-  auto c = obj.find("comments");
-  auto t = obj.find("timeline");
-  if (c != obj.end() && c->is_array() && store.store_comments(id, *c))
-    ++counts.comment_sets_changed;
-  if (t != obj.end() && !t->is_null() && store.store_timeline(id, repo, *t))
+  if (r.is_pull_request) ++counts.pull_requests;
+  if (r.comments && store.write_comments(id, *r.comments)) ++counts.comment_sets_changed;
+  if (r.timeline && store.write_timeline(id, *r.timeline, r.has_fix_link))
     ++counts.timelines_changed;
 }
 
@@ -126,12 +123,13 @@ std::string where_of(const std::string& path, std::int64_t line) {
 }
 
 // Parses one element, refusing deep nesting and over-long strings before the parser runs.
-Json parse_element(const std::string& where, std::string_view element,
+Json parse_element(const std::string& path, std::int64_t line, std::string_view element,
                    const ImportOptions& options) {
+  auto where = [&] { return where_of(path, line); };  // only for an error
   // JSON text holds no NUL byte (in a string it is \u0000), and nlohmann's parser would take one
   // for the end of the text: what follows it would pass unparsed into raw_json.
   if (std::size_t nul = element.find('\0'); nul != std::string_view::npos)
-    throw UserError(where + "malformed JSON: a NUL byte at offset " + std::to_string(nul));
+    throw UserError(where() + "malformed JSON: a NUL byte at offset " + std::to_string(nul));
   try {
     check_json_depth(element);  // nlohmann's dump() recurses: refuse deep nesting first
     check_string_lengths(element, options.limits);  // before the parser copies it
@@ -141,55 +139,87 @@ Json parse_element(const std::string& where, std::string_view element,
     std::string what = e.what();
     std::size_t pos = what.find("] ");
     if (pos != std::string::npos) what.erase(0, pos + 2);
-    throw UserError(where + "malformed JSON: " + terminal_safe(truncate_utf8(what, 200)));
+    throw UserError(where() + "malformed JSON: " + terminal_safe(truncate_utf8(what, 200)));
   } catch (const UserError& e) {
-    throw UserError(where + e.what());
+    throw UserError(where() + e.what());
   }
 }
 
-// The first pass: every object of every file parsed and checked as the store will check it;
-// nothing is written.
-void check_files(IssueStore& store, const std::vector<std::string>& paths,
-                 const ImportOptions& options) {
-  for (const std::string& path : paths) {
-    std::string text = read_file(path);
-    for (auto& [line, element] : elements_of(path, text)) {
-      std::string where = where_of(path, line);
-      Json obj = parse_element(where, element, options);
-      try {
-        store.check(obj, raw_text_of(obj, element));  // the whole object first, then its repo
-        repo_of(obj, options);
-      } catch (const UserError& e) {
-        throw UserError(where + e.what());
+// Parses, checks and converts one element: what the store will write of it.
+IssueRecord record_of(const std::string& path, std::int64_t line, std::string_view element,
+                      const ImportOptions& options) {
+  Json obj = parse_element(path, line, element, options);
+  try {
+    // The whole object first, then its repository.
+    return issue_record(obj, raw_text_of(obj, element), options.limits,
+                        [&](const Json& o) { return repo_of(o, options); });
+  } catch (const UserError& e) {
+    throw UserError(where_of(path, line) + e.what());
+  }
+}
+
+// A checked object waiting for its slice: the record, and where it came from (for errors and
+// progress).
+struct Checked {
+  IssueRecord record;
+  std::size_t file = 0;  // index in the paths
+  std::int64_t line = 0;
+};
+
+// Where the objects the first pass did not keep begin: file index, element index in the file.
+struct Resume {
+  std::size_t file = 0, element = 0;
+};
+
+// The first pass: every object of every file parsed, checked and converted as the store will
+// write it; nothing is written. The records are kept while they fit in `kept_bytes`; *resume
+// is then where the objects not kept begin ({paths.size(), 0} when all are kept).
+std::deque<Checked> check_files(const std::vector<std::string>& paths, const ImportOptions& options,
+                                std::size_t kept_bytes, Resume* resume) {
+  std::deque<Checked> kept;
+  std::size_t bytes = 0;
+  *resume = {paths.size(), 0};
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    std::string text = read_file(paths[f]);
+    auto elements = elements_of(paths[f], text);
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      auto [line, element] = elements[i];
+      IssueRecord record = record_of(paths[f], line, element, options);
+      if (resume->file < paths.size()) continue;  // past the bound: checked only
+      bytes += record.bytes();
+      if (bytes > kept_bytes) {
+        *resume = {f, i};
+        continue;
       }
+      kept.push_back({std::move(record), f, line});
     }
   }
+  return kept;
 }
 
-// The second pass: objects parsed outside any transaction, then written a slice at a time.
+// The second pass: the records written a slice at a time, each slice one transaction.
 class SliceWriter {
  public:
-  SliceWriter(Db& db, IssueStore& store, const ImportOptions& options, ImportCounts& counts)
-      : db_(db), store_(store), options_(options), counts_(counts) {}
+  SliceWriter(Db& db, IssueStore& store, const std::vector<std::string>& paths,
+              const ImportOptions& options, ImportCounts& counts)
+      : db_(db), store_(store), paths_(paths), options_(options), counts_(counts) {}
 
-  void add(const std::string& path, std::int64_t line, std::string_view element) {
-    std::string where = where_of(path, line);
-    pending_.push_back({parse_element(where, element, options_), element, where, path});
-    if (pending_.size() >= slice_ || std::chrono::steady_clock::now() - started_ >= kImportSlice)
-      write();
+  void add(Checked&& checked) {
+    pending_.push_back(std::move(checked));
+    if (pending_.size() >= slice_) write();
   }
 
   void write() {
     if (pending_.empty()) return;
     auto begun = std::chrono::steady_clock::now();
     Transaction tx(db_);
-    for (const Parsed& p : pending_) {
+    for (const Checked& c : pending_) {
       try {
-        import_object(store_, p.obj, p.text, options_, counts_);
+        write_record(store_, c.record, counts_);
       } catch (const UserError& e) {
-        throw UserError(p.where + e.what());
+        throw UserError(where_of(paths_[c.file], c.line) + e.what());
       }
-      if (options_.progress) options_.progress(p.path, ++in_file_[p.path]);
+      if (options_.progress) options_.progress(paths_[c.file], ++in_file_[c.file]);
     }
     store_.flush();
     tx.commit();
@@ -197,10 +227,9 @@ class SliceWriter {
     counts_.largest_transaction =
         std::max(counts_.largest_transaction, static_cast<std::int64_t>(pending_.size()));
     pending_.clear();
-    started_ = std::chrono::steady_clock::now();
     // The next slice holds as many objects as kImportSlice of writing took (issues with long
     // threads cost more), within [kImportSliceMinIssues, kImportSliceMaxIssues].
-    double took = std::chrono::duration<double>(started_ - begun).count();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
     double target = std::chrono::duration<double>(kImportSlice).count();
     double next = took > 0 ? static_cast<double>(slice_) * target / took : kImportSliceMaxIssues;
     slice_ =
@@ -208,19 +237,14 @@ class SliceWriter {
   }
 
  private:
-  struct Parsed {
-    Json obj;
-    std::string_view text;
-    std::string where, path;
-  };
   Db& db_;
   IssueStore& store_;
+  const std::vector<std::string>& paths_;
   const ImportOptions& options_;
   ImportCounts& counts_;
-  std::vector<Parsed> pending_;
+  std::vector<Checked> pending_;
   std::size_t slice_ = kImportSliceMinIssues;  // objects of the next slice
-  std::map<std::string, std::int64_t> in_file_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::map<std::size_t, std::int64_t> in_file_;
 };
 
 }  // namespace
@@ -304,16 +328,25 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
                    nullptr, nullptr);
     }
   } restore{db, cache};
+  // A malformed file: nothing is written.
+  Resume resume;
+  std::deque<Checked> kept = check_files(
+      paths, options, options.kept_bytes ? options.kept_bytes : kImportKeptBytes, &resume);
   IssueStore store(db);
   store.set_limits(options.limits);
-  check_files(store, paths, options);  // a malformed file: nothing is written
   store.begin_bulk();
-  SliceWriter writer(db, store, options, counts);
-  for (const std::string& path : paths) {
-    std::string text = read_file(path);
-    for (auto& [line, element] : elements_of(path, text)) writer.add(path, line, element);
-    writer.write();  // the elements point into `text`
+  SliceWriter writer(db, store, paths, options, counts);
+  for (; !kept.empty(); kept.pop_front()) writer.add(std::move(kept.front()));
+  // The objects the first pass did not keep: parsed again.
+  for (std::size_t f = resume.file; f < paths.size(); ++f) {
+    std::string text = read_file(paths[f]);
+    auto elements = elements_of(paths[f], text);
+    for (std::size_t i = f == resume.file ? resume.element : 0; i < elements.size(); ++i) {
+      auto [line, element] = elements[i];
+      writer.add({record_of(paths[f], line, element, options), f, line});
+    }
   }
+  writer.write();
   return counts;
 }
 

@@ -6,39 +6,19 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/db.h"
+#include "core/issue_record.h"
 #include "core/issue_schema.h"
 #include "core/json_util.h"
 
 namespace convfail {
 
 enum class UpsertResult { kInserted, kUpdated, kUnchanged, kStale };
-
-// Whether a timeline links the issue to a fix (the study's data-availability filter): closed with
-// a commit_id, referenced with a commit_id, cross-referenced from a closed issue or pull request
-// of the same repository, or connected.
-bool timeline_has_fix_link(const std::string& repo, const Json& events);
-
-// Whether a REST issue object is a pull request: a "pull_request" member that is not null and,
-// when an object, has a non-null value. Dumps in the pre-2014 API format give every plain issue
-// {"html_url": null, "diff_url": null, "patch_url": null}: not a pull request.
-bool is_pull_request(const Json& issue);
-
-// Who did a timeline event and when: actor.login and created_at, or for the events without
-// them the real fields: "committed" (author/committer name, email or login; author.date or
-// committer.date), "reviewed" (user.login, submitted_at), "line-commented" (its first nested
-// comment's user.login and created_at).
-std::pair<std::optional<std::string>, std::optional<std::string>> timeline_actor_and_date(
-    const Json& event);
-
-// Label names of an issue: ["name", ...] (flattened) or [{"name": ...}, ...] (REST).
-std::vector<std::string> issue_label_names(const Json& issue);
 
 class IssueStore {
  public:
@@ -59,11 +39,6 @@ class IssueStore {
   std::int64_t rename_repository(const std::string& old_name, const std::string& new_name,
                                  std::optional<std::int64_t> github_id);
 
-  // Every check upsert_issue, store_comments and store_timeline make of an object with its
-  // embedded comments and timeline, writing nothing (import checks every file before it
-  // writes). Throws UserError("FIELD: what is wrong").
-  void check(const Json& issue, std::optional<std::string_view> raw_text = std::nullopt) const;
-
   // Upserts one issue object (REST or flattened shape) of repository `repo`. A newer updated_at
   // replaces the stored copy, an older one is ignored (kStale), an identical one changes nothing.
   // Throws UserError when the object breaks the schema (issue_schema.h). Embedded
@@ -81,6 +56,14 @@ class IssueStore {
   // Replaces an issue's timeline with `events` unless unchanged, and recomputes has_fix_link.
   bool store_timeline(std::int64_t issue_id, const std::string& repo, const Json& events);
 
+  // The same three writes from records already checked and converted (issue_record.h), which is
+  // what the JSON calls above do after converting: import converts while it checks its files.
+  // write_issue writes the issue and its labels, not its embedded thread.
+  UpsertResult write_issue(const IssueRecord& issue, std::int64_t* issue_id);
+  bool write_comments(std::int64_t issue_id, const std::vector<CommentRecord>& comments);
+  bool write_timeline(std::int64_t issue_id, const std::vector<EventRecord>& events,
+                      bool has_fix_link);
+
   // The issue id of repo#number, if stored.
   std::optional<std::int64_t> find_issue(const std::string& repo, std::int64_t number);
 
@@ -88,13 +71,13 @@ class IssueStore {
   // labels, comments and events are staged in TEMP tables and moved into the store by flush()
   // with one INSERT ... SELECT per table, every `batch` issues. Row-by-row inserts would make
   // FTS5 flush its index at every statement (it syncs on each statement savepoint), which cost
-  // ~80% of import time. The caller MUST call flush() before each commit.
+  // ~80% of import time. The caller MUST call flush() before each commit. The statements of
+  // both are prepared once and reused by every batch.
   void begin_bulk(std::size_t batch = 20000);
   void flush();
 
  private:
   struct Staging;
-  void check_raw_size(const std::string& raw) const;
 
   Db& db_;
   FieldLimits limits_;
@@ -113,8 +96,5 @@ class IssueStore {
   Stmt insert_event_;
   Stmt set_fix_link_;
 };
-
-// "owner/name" from a REST issue's repository_url or html_url; nullopt when neither parses.
-std::optional<std::string> repo_from_issue_urls(const Json& issue);
 
 }  // namespace convfail

@@ -93,6 +93,7 @@ mkdir -p "$real"
 expect_exit 0 bash "$check" "$real"
 expect_grep "(0 allowed exceptions)" "$T/out"
 cp -r "$real" "$T/real2"  # for the campaign store's and the sandbox's plants below
+cp -r "$real" "$T/real3"  # for the entry point's plant below
 echo 'static const char* planted = "SELECT id FROM classifier_runs";' >>"$real/reports/report_data.cpp"
 line=$(wc -l <"$real/reports/report_data.cpp")
 expect_exit 1 bash "$check" "$real"
@@ -130,4 +131,15 @@ expect_grep "testing/campaign_store.cpp:$read_line: another reader of campaign_m
 expect_grep "testing/campaign_store.h:$oracle_line: includes \"testing/oracle.h\"" "$T/err"
 expect_grep "web/server.cpp:$substr_line: a path parameter cut by hand" "$T/err"
 expect_grep "architecture: 5 offence(s), 1 of them cross-module SQL" "$T/err"
+# Library entry points return results and the command line prints them: a module header that
+# declares a run_* function taking a std::ostream& fails (the declaration spread over lines, the
+# offence at its name); the command line, tests and comments may say it.
+printf '%s\n' '#pragma once' '#include <ostream>' '// run_in_comment(std::ostream& out);' \
+  'namespace convfail::repro {' 'int run_planted(int limit,' '                std::ostream& out);' \
+  'void run_quiet(int limit);' '}' >"$T/real3/repro/planted.h"
+printf '%s\n' '#include <ostream>' 'void run_printed(std::ostream& out);' >"$T/real3/src/cli/planted.h"
+printf '%s\n' '#include <ostream>' 'void run_printed(std::ostream& out);' >"$T/real3/tests/planted.h"
+expect_exit 1 bash "$check" "$T/real3"
+expect_grep "repro/planted.h:5: run_planted takes a std::ostream&: return a result, print it in src/cli" "$T/err"
+expect_grep "architecture: 1 offence(s), 0 of them cross-module SQL" "$T/err"
 echo ok

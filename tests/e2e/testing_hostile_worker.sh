@@ -85,9 +85,9 @@ one_mode() {
   case $(q "SELECT signature FROM campaign_models WHERE seq = 7") in *fft*) ;;
     *) bad "$mode: fft.py signature: $(q "SELECT signature FROM campaign_models WHERE seq = 7")" ;;
   esac
-  # Every outcome is one of the five; status counts every row.
+  # Every outcome is one of the six; status counts every row.
   [ "$(q "SELECT count(*) FROM campaign_models WHERE outcome NOT IN ('conversion_failure',
-    'ort_failure', 'mismatch', 'success', 'invalid')")" = 0 ] || bad "$mode: an outcome outside the five"
+    'ort_failure', 'mismatch', 'success', 'invalid', 'not_run')")" = 0 ] || bad "$mode: an outcome outside the six"
   "${run[@]}" report --campaign 1 --format md >"$dir/report.md" 2>"$dir/report.err" ||
     bad "$mode: report: $(cat "$dir/report.err")"
   # Bundles of every group: no host byte in them, nor anywhere in the store.

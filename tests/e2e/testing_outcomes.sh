@@ -39,18 +39,20 @@ case $(sqlite3 "$DB" "SELECT signature FROM campaign_models WHERE campaign_id = 
   *) fail "mismatch kind: $(sqlite3 "$DB" "SELECT signature FROM campaign_models WHERE campaign_id = $c")" ;;
 esac
 
-# A hang in export: after --timeout, invalid (a timeout is no verdict on the converter).
+# A hang in export: after --timeout, not_run (our limit: no verdict on the model or converter).
 cf test run --source "script:$D/hang.py" --timeout 3 --jobs 1 --inputs 1 --json >"$T/hang.json" 2>/dev/null
-jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/hang.json" >/dev/null ||
+jq -e '.outcomes.not_run == 1 and .outcomes.invalid == 0 and .outcomes.conversion_failure == 0 and
+  .groups == 0 and (.not_run_reasons[0].reason | startswith("torch worker timeout in "))' "$T/hang.json" >/dev/null ||
   fail "hang: $(cat "$T/hang.json")"
 
 # Dict outputs in insertion order (torch.onnx's output order): float and int64 values compare.
 cf test run --source "script:$D/dict_out.py" --jobs 1 --inputs 1 --json >"$T/dict.json" 2>/dev/null
 jq -e '.outcomes.success == 1' "$T/dict.json" >/dev/null || fail "dict outputs: $(cat "$T/dict.json")"
 
-# Out of memory in export under --memory-mb: invalid, and the message names the limit.
+# Out of memory in export under --memory-mb: not_run (our limit), the message names the limit.
 cf test run --source "script:$D/oom.py" --memory-mb 2048 --jobs 1 --inputs 1 --json >"$T/oom.json" 2>/dev/null
-jq -e '.outcomes.invalid == 1 and .outcomes.conversion_failure == 0' "$T/oom.json" >/dev/null ||
+jq -e '.outcomes.not_run == 1 and .outcomes.invalid == 0 and .outcomes.conversion_failure == 0' \
+  "$T/oom.json" >/dev/null ||
   fail "oom: $(cat "$T/oom.json")"
 c=$(jq .campaign "$T/oom.json")
 case $(sqlite3 "$DB" "SELECT message FROM campaign_models WHERE campaign_id = $c") in

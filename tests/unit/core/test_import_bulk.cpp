@@ -98,3 +98,53 @@ TEST_CASE("import: a failed bulk import leaves nothing staged or stored") {
   CHECK(c.inserted == 1);
   CHECK(db->scalar("SELECT count(*) FROM issues_fts WHERE issues_fts MATCH 'gather'") == 1);
 }
+
+TEST_CASE("import: the records checked are the records written, parsed once") {
+  // The second file changes after the check (here: while the first file's issues are written).
+  // The write pass writes what the check pass read: it used to read and parse every file again,
+  // so it stopped half-way on the changed file, after writing the first.
+  test::TempDir dir;
+  auto db = open_database(dir.file("once.db"));
+  std::string a = dir.write("a.jsonl", R"({"repo":"a/b","number":1,"title":"first"})"
+                                       "\n");
+  std::string b = dir.write("b.jsonl", R"({"repo":"a/b","number":2,"title":"checked"})"
+                                       "\n");
+  ImportOptions options;
+  options.progress = [&](const std::string& path, std::int64_t) {
+    if (path == a) dir.write("b.jsonl", "{\"repo\":\"a/b\",\"number\":2,\"title\":\"changed\"\n");
+  };
+  ImportCounts c = import_files(*db, {a, b}, options);
+  CHECK(c.inserted == 2);
+  CHECK(db->scalar("SELECT count(*) FROM issues WHERE title='checked'") == 1);
+}
+
+TEST_CASE("import: objects past the kept bytes are parsed again and written the same") {
+  // A JSON array with several objects on one line (the write pass resumes at an element, not a
+  // line), comments and a timeline: every bound, from nothing kept to everything, stores the same.
+  std::string text = "[";
+  for (int i = 1; i <= 12; ++i) {
+    if (i > 1) text += i % 3 == 0 ? ",\n" : ", ";
+    text += R"({"repo":"a/b","number":)" + std::to_string(i) + R"(,"title":"gather )" +
+            std::to_string(i) + R"(","labels":["bug"],)" +
+            R"("comments":[{"author":"u","body":"gather"}],"timeline":[{"event":"connected"}]})";
+  }
+  text += "]";
+  test::TempDir dir;
+  std::string f = dir.write("many.json", text);
+  auto all = open_database(dir.file("all.db"));
+  ImportCounts expected = import_files(*all, {f});
+  CHECK(expected.inserted == 12);
+  for (std::size_t kept :
+       {std::size_t{1}, std::size_t{3000}, std::size_t{9000}, std::size_t{20000}}) {
+    CAPTURE(kept);
+    auto db = open_database(dir.file("kept" + std::to_string(kept) + ".db"));
+    ImportOptions options;
+    options.kept_bytes = kept;
+    ImportCounts c = import_files(*db, {f}, options);
+    CHECK(c.inserted == 12);
+    CHECK(c.unchanged == 0);
+    CHECK(c.comment_sets_changed == expected.comment_sets_changed);
+    CHECK(c.timelines_changed == expected.timelines_changed);
+    CHECK(contents(*db) == contents(*all));
+  }
+}

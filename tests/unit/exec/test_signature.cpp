@@ -14,14 +14,14 @@ using namespace convfail;
 namespace {
 
 // A script whose torch.onnx.export raised `type: message`, as the harness reports it.
-ScriptVerdict script_export_crash(const std::string& type, const std::string& message) {
+RunVerdict script_export_crash(const std::string& type, const std::string& message) {
   ScriptRun run;
   run.sandbox.kind = exec::ExitKind::kExited;
   run.have_result = true;
   run.phase = "done";
   run.export_calls = 1;
   run.exception = HarnessException{type, message, "export", "", "", 0, "", ""};
-  return decide_script_verdict(run, [](const HarnessExport&) { return ModelOutcome{}; });
+  return decide_script_verdict(run, [](const HarnessExport&) { return RunVerdict{}; });
 }
 
 }  // namespace
@@ -35,7 +35,7 @@ TEST_CASE("signature: the same error text gives the same signature on the model 
   // The model path signs the runner's error text; the script path the exception's type and
   // message, which the traceback prints as "Type: message".
   std::string model_path = exec::error_signature(type + ": " + message);
-  ScriptVerdict v = script_export_crash(type, message);
+  RunVerdict v = script_export_crash(type, message);
   REQUIRE(v.verdict == "crash_reproduced");
   CHECK(v.signature == model_path);
   CHECK(model_path ==

@@ -129,9 +129,9 @@ HarnessExport comparable_export() {
   return x;
 }
 
-ModelEvaluator fixed(const std::string& verdict, double err = NAN) {
+ModelEvaluator fixed(const std::string& verdict, std::optional<double> err = std::nullopt) {
   return [verdict, err](const HarnessExport&) {
-    ModelOutcome m;
+    RunVerdict m;
     m.verdict = verdict;
     m.step = verdict == "crash_reproduced" ? "session" : "compare";
     m.max_abs_error = err;
@@ -157,7 +157,7 @@ TEST_CASE("scripts: an export exception is a reproduced crash with a normalised 
   int calls = 0;
   auto v = decide_script_verdict(run, [&](const HarnessExport&) {
     ++calls;
-    return ModelOutcome{};
+    return RunVerdict{};
   });
   CHECK(v.verdict == "crash_reproduced");
   CHECK(v.step == "export");
@@ -186,7 +186,7 @@ TEST_CASE("scripts: exported models decide: wrong output, crash, agreement") {
 
   auto wrong = decide_script_verdict(run, fixed("wrong_output_reproduced", 3.5));
   CHECK(wrong.verdict == "wrong_output_reproduced");
-  CHECK(wrong.max_abs_error == doctest::Approx(3.5));
+  CHECK(*wrong.max_abs_error == doctest::Approx(3.5));
   CHECK(wrong.ort_version == "9.9.9");
   CHECK(wrong.details["models"].size() == 2);
 
@@ -361,7 +361,7 @@ TEST_CASE("scripts: the exception's own words and traceback reach the verdict, c
   exported.export_calls = 1;
   exported.exports = {comparable_export()};
   auto crash = decide_script_verdict(exported, [](const HarnessExport&) {
-    ModelOutcome m;
+    RunVerdict m;
     m.verdict = "crash_reproduced";
     m.step = "session";
     m.signature = "[onnxruntimeerror] : n : fail : dimension n";

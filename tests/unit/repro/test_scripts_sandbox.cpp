@@ -59,15 +59,15 @@ TEST_CASE("scripts sandbox: a clean export reaches the evaluator with inputs and
     CHECK(fs::exists(x.eager_outputs[0]));
     CHECK(x.opset == 13);
     scratch_seen = fs::path(x.model_path).parent_path().parent_path().parent_path().string();
-    ModelOutcome m;
+    RunVerdict m;
     m.verdict = "not_reproduced";
     return m;
   });
   CHECK(calls == 1);
   CHECK(result.ran);
   CHECK(result.verdict.verdict == "not_reproduced");
-  CHECK(result.torch_version.rfind("1.", 0) == 0);
-  CHECK(result.script_sha256.size() == 64);
+  CHECK(result.script.torch_version.rfind("1.", 0) == 0);
+  CHECK(result.script.sha256.size() == 64);
   // The scratch directory (script, working directory, exported files) is deleted afterwards.
   REQUIRE_FALSE(scratch_seen.empty());
   CHECK_FALSE(fs::exists(scratch_seen));
@@ -126,7 +126,7 @@ TEST_CASE("scripts sandbox: a hung script is killed at the timeout and is not ru
   ScriptRunOptions options;
   options.timeout_seconds = 20;
   auto result = reproduce_script(test_script("loops_forever.py"), options,
-                                 [](const HarnessExport&) { return ModelOutcome{}; });
+                                 [](const HarnessExport&) { return RunVerdict{}; });
   CHECK(result.verdict.verdict == "not_runnable");
   CHECK(result.verdict.reason == "timeout in script");
   CHECK(result.verdict.details["wall_ms"].get<double>() < 40000);

@@ -1,17 +1,17 @@
-// repro_runs has one writer, store_repro_run; `reproduce` (store_verdict) and `reproduce
-// --scripts` (store_script_run) both go through it.
+// repro_runs has one writer, store_run: a model run (`reproduce`) and a script run (`reproduce
+// --scripts`) are the same RunVerdict with another RunOrigin.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/result_output.h"
 #include "core/db.h"
 #include "core/error.h"
 #include "core/migrations.h"
 #include "core/taxonomy.h"
 #include "repro/repro_command.h"
-#include "repro/result_output.h"
 #include "repro/scripts/script_repro.h"
 #include "repro/verdict_store.h"
 #include "test_helpers.h"
@@ -47,77 +47,80 @@ struct StoreFixture {
 
 }  // namespace
 
-TEST_CASE("verdict store: every column lands; empty text and NaN errors are NULL") {
+TEST_CASE("verdict store: every column lands; empty text and unset numbers are NULL") {
   StoreFixture f;
-  ReproRunRow row;
-  row.issue_id = f.issue;
-  row.artifact_id = f.artifact;
-  row.model_path = "/store/abc";
-  row.verdict = "wrong_output_reproduced";
-  row.step = "compare";
-  row.signature = "output y vs eager: 1 of 2 elements differ";
-  row.output_name = "y";
-  row.max_abs_error = 0.5;
-  row.ort_version = "1.17.0";
-  row.onnx_version = "1.15.0";
-  row.torch_version = "2.1.0";
-  row.duration_ms = 12.5;
-  row.details_json = R"({"k":1})";
-  std::int64_t id = store_repro_run(f.db, row);
+  RunVerdict v;
+  v.model_path = "/store/abc";
+  v.verdict = "wrong_output_reproduced";
+  v.step = "compare";
+  v.signature = "output y vs eager: 1 of 2 elements differ";
+  v.output_name = "y";
+  v.max_abs_error = 0.5;  // max_rel_error unset: nothing measured
+  v.ort_version = "1.17.0";
+  v.onnx_version = "1.15.0";
+  v.duration_ms = 12.5;
+  std::int64_t id = store_run(f.db, v, {f.issue, f.artifact, std::nullopt});
   CHECK(id > 0);
   CHECK(f.column(id, "issue_id") == std::to_string(f.issue));
   CHECK(f.column(id, "artifact_id") == std::to_string(f.artifact));
   CHECK(f.column(id, "model_path") == "/store/abc");
   CHECK(f.column(id, "verdict") == "wrong_output_reproduced");
   CHECK(f.column(id, "step") == "compare");
-  CHECK(f.column(id, "signature") == row.signature);
+  CHECK(f.column(id, "signature") == v.signature);
   CHECK(f.column(id, "reason") == std::nullopt);  // empty
   CHECK(f.column(id, "output_name") == "y");
   CHECK(f.db.scalar("SELECT max_abs_error * 10 FROM repro_runs WHERE id = " + std::to_string(id)) ==
         5);
-  CHECK(f.column(id, "max_rel_error") == std::nullopt);  // NaN
+  CHECK(f.column(id, "max_rel_error") == std::nullopt);  // unset
   CHECK(f.column(id, "ort_version") == "1.17.0");
   CHECK(f.column(id, "onnx_version") == "1.15.0");
-  CHECK(f.column(id, "torch_version") == "2.1.0");
-  CHECK(f.column(id, "details_json") == R"({"k":1})");
+  CHECK(f.column(id, "torch_version") == std::nullopt);  // a model run
+  CHECK(f.db.scalar("SELECT duration_ms * 2 FROM repro_runs WHERE id = " + std::to_string(id)) ==
+        25);
+  auto details = nlohmann::json::parse(*f.column(id, "details_json"));
+  CHECK(details == [&] {
+    nlohmann::json d = model_run_json(v);
+    d["isolation"] = current_isolation();
+    return d;
+  }());
+  CHECK(details["max_rel_error"].is_null());
   CHECK(f.column(id, "script_source") == std::nullopt);
   CHECK(f.column(id, "script_sha256") == std::nullopt);
   CHECK(f.column(id, "started_at").has_value());
 
-  ReproRunRow bare;  // `reproduce --model`: no issue, no artifact
+  RunVerdict bare;  // `reproduce --model`: no issue, no artifact
   bare.verdict = "not_runnable";
-  std::int64_t second = store_repro_run(f.db, bare);
+  bare.max_abs_error = std::nan("");  // NaN is no value either
+  std::int64_t second = store_run(f.db, bare, {});
   CHECK(second == id + 1);
   CHECK(f.column(second, "issue_id") == std::nullopt);
   CHECK(f.column(second, "artifact_id") == std::nullopt);
   CHECK(f.column(second, "max_abs_error") == std::nullopt);
 
-  ReproRunRow none;
-  CHECK_THROWS_AS(store_repro_run(f.db, none), UserError);
+  CHECK_THROWS_AS(store_run(f.db, RunVerdict{}, {}), UserError);
   CHECK(f.db.scalar("SELECT count(*) FROM repro_runs") == 2);
 }
 
 TEST_CASE("verdict store: model runs and script runs are rows of the same shape") {
   StoreFixture f;
-  ModelVerdict mv;
-  mv.model_path = "/store/m.onnx";
+  RunVerdict mv = model_run_verdict("/store/m.onnx");
   mv.verdict = "crash_reproduced";
   mv.step = "session";
   mv.signature = "[onnxruntimeerror] : n : fail : boom";
   mv.duration_ms = 3;
   mv.ort_version = "1.17.0";
-  std::int64_t model_id = store_verdict(f.db, mv, f.issue, f.artifact);
+  std::int64_t model_id = store_run(f.db, mv, {f.issue, f.artifact, std::nullopt});
 
   ScriptReproResult sr;
   sr.verdict.verdict = "crash_reproduced";
   sr.verdict.step = "export";
   sr.verdict.signature = mv.signature;
   sr.verdict.details = {{"phase", "done"}};
-  sr.torch_version = "2.1.0";
-  sr.script_sha256 = "ab12";
-  sr.blocks = 2;
-  sr.duration_ms = 40;
-  std::int64_t script_id = store_script_run(f.db, f.issue, std::nullopt, sr);
+  sr.verdict.duration_ms = 40;
+  sr.script.torch_version = "2.1.0";
+  sr.script.sha256 = "ab12";
+  sr.script.blocks = 2;
+  std::int64_t script_id = store_run(f.db, sr.verdict, {f.issue, std::nullopt, sr.script});
 
   CHECK(f.column(model_id, "model_path") == "/store/m.onnx");
   CHECK(f.column(model_id, "script_source") == std::nullopt);
@@ -128,7 +131,7 @@ TEST_CASE("verdict store: model runs and script runs are rows of the same shape"
   CHECK(f.column(script_id, "script_source") == "none");  // no code blocks found
   CHECK(f.column(script_id, "script_sha256") == "ab12");
   CHECK(f.column(script_id, "torch_version") == "2.1.0");
-  CHECK(f.column(script_id, "max_abs_error") == std::nullopt);  // NaN: not compared
+  CHECK(f.column(script_id, "max_abs_error") == std::nullopt);  // unset: not compared
   auto details = nlohmann::json::parse(*f.column(script_id, "details_json"));
   CHECK(details["blocks"] == 2);
   CHECK(details["phase"] == "done");
@@ -140,13 +143,12 @@ TEST_CASE("verdict store: model runs and script runs are rows of the same shape"
 
 TEST_CASE("verdict store: message and traceback are stored cut and escaped, and read back") {
   StoreFixture f;
-  ReproRunRow row;
-  row.issue_id = f.issue;
+  RunVerdict row;
   row.verdict = "crash_reproduced";
   row.signature = "field '<name>' of '<name>' is required but missing.";
   row.message = "Field 'shape' of 'type' is required but missing.\n\x1b]0;pwned\x07 \xff end";
   row.traceback = "Traceback (most recent call last):\n" + std::string(10000, 't');
-  std::int64_t id = store_repro_run(f.db, row);
+  std::int64_t id = store_run(f.db, row, {f.issue, std::nullopt, std::nullopt});
   // Newlines kept (multi-line texts), every control character and invalid byte escaped.
   CHECK(f.column(id, "message") ==
         "Field 'shape' of 'type' is required but missing.\n\\x1b]0;pwned\\x07 \\xff end");
@@ -155,14 +157,14 @@ TEST_CASE("verdict store: message and traceback are stored cut and escaped, and 
   CHECK(tb.substr(tb.size() - 3) == "...");
   CHECK(tb.rfind("Traceback (most recent call last):\n", 0) == 0);
   // Escaping is idempotent: text a producer made safe is stored as it is.
-  ReproRunRow again = row;
+  RunVerdict again = row;
   again.message = *f.column(id, "message");
-  CHECK(f.column(store_repro_run(f.db, again), "message") == f.column(id, "message"));
+  CHECK(f.column(store_run(f.db, again, {f.issue, std::nullopt, std::nullopt}), "message") ==
+        f.column(id, "message"));
 
-  ReproRunRow quiet;  // nothing to say: NULL, as on runs stored before migration 0013
-  quiet.issue_id = f.issue;
+  RunVerdict quiet;  // nothing to say: NULL, as on runs stored before migration 0013
   quiet.verdict = "not_reproduced";
-  std::int64_t q = store_repro_run(f.db, quiet);
+  std::int64_t q = store_run(f.db, quiet, {f.issue, std::nullopt, std::nullopt});
   CHECK(f.column(q, "message") == std::nullopt);
   CHECK(f.column(q, "traceback") == std::nullopt);
 
@@ -175,8 +177,8 @@ TEST_CASE("verdict store: message and traceback are stored cut and escaped, and 
   CHECK_FALSE(runs[2].script);
 
   // What people see under the verdict line: each stored line printable on its own.
-  auto lines =
-      message_lines(*runs[0].message, "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
+  auto lines = cli::message_lines(*runs[0].message,
+                                  "Traceback (most recent call last):\n  a\n  b\n  c", 12, 2);
   REQUIRE(lines.size() == 5);
   CHECK(lines[0] == "message: Field 'shape' of 'type' is required but missing.");
   CHECK(lines[1] == "         \\x1b]0;pwned\\x07 \\xff end");
@@ -187,16 +189,17 @@ TEST_CASE("verdict store: message and traceback are stored cut and escaped, and 
 
 TEST_CASE("verdict store: model verdicts store the checker's own words as the message") {
   StoreFixture f;
-  ModelVerdict mv;
+  RunVerdict mv = model_run_verdict("");
   mv.verdict = "crash_reproduced";
   mv.step = "checker";
-  mv.error = "Field 'shape' of 'type' is required but missing.";
+  mv.message = "Field 'shape' of 'type' is required but missing.";
   mv.signature = "field '<name>' of '<name>' is required but missing.";
-  std::int64_t id = store_verdict(f.db, mv, f.issue, std::nullopt);
-  CHECK(f.column(id, "message") == mv.error);
+  std::int64_t id = store_run(f.db, mv, {f.issue, std::nullopt, std::nullopt});
+  CHECK(f.column(id, "message") == mv.message);
   CHECK(f.column(id, "signature") == mv.signature);
-  auto j = mv.to_json();
-  CHECK(j["message"] == mv.error);
+  auto j = model_run_json(mv);
+  CHECK(j["message"] == mv.message);
+  CHECK(j["error"] == mv.message);  // the key model results had first
   CHECK(j["traceback"].is_null());
 
   ScriptReproResult sr;
@@ -205,24 +208,22 @@ TEST_CASE("verdict store: model verdicts store the checker's own words as the me
   sr.verdict.reason = "script failed before export: NameError";
   sr.verdict.message = "NameError: name 'foo' is not defined";
   sr.verdict.traceback = "Traceback (most recent call last):\n  File \"repro_script.py\", line 3";
-  std::int64_t s = store_script_run(f.db, f.issue, std::nullopt, sr);
+  std::int64_t s = store_run(f.db, sr.verdict, {f.issue, std::nullopt, sr.script});
   CHECK(f.column(s, "message") == sr.verdict.message);
   CHECK(f.column(s, "traceback") == sr.verdict.traceback);
 }
 
 TEST_CASE("verdict store: the web's issue JSON carries each run's message and traceback") {
   StoreFixture f;
-  ReproRunRow row;
-  row.issue_id = f.issue;
+  RunVerdict row;
   row.verdict = "not_runnable";
   row.reason = "script failed before export: NameError";
   row.message = "NameError: name 'foo' is not defined";
   row.traceback = "Traceback (most recent call last):\n  File \"repro_script.py\", line 3";
-  store_repro_run(f.db, row);
-  ReproRunRow quiet;
-  quiet.issue_id = f.issue;
+  store_run(f.db, row, {f.issue, std::nullopt, std::nullopt});
+  RunVerdict quiet;
   quiet.verdict = "not_reproduced";
-  store_repro_run(f.db, quiet);
+  store_run(f.db, quiet, {f.issue, std::nullopt, std::nullopt});
   Taxonomy tax = Taxonomy::load(std::string(CONVFAIL_SOURCE_DIR) + "/data");
   nlohmann::json j = web::issue_json(f.db, tax, "o/r", "7", "", true);
   REQUIRE(j["repro"].size() == 2);
@@ -241,15 +242,14 @@ TEST_CASE("verdict store: an issue's latest verdicts, one per program") {
   std::int64_t other_issue = f.db.last_insert_id();
   auto run = [&](std::optional<std::int64_t> issue, std::optional<std::int64_t> artifact,
                  const std::string& path, const std::string& verdict, const std::string& source) {
-    ReproRunRow row;
-    row.issue_id = issue;
-    row.artifact_id = artifact;
+    RunVerdict row;
     row.model_path = path;
     row.verdict = verdict;
     row.step = verdict == "crash_reproduced" ? "export" : "";
     row.signature = verdict == "crash_reproduced" ? "boom" : "";
-    row.script_source = source;
-    return store_repro_run(f.db, row);
+    std::optional<ScriptInfo> script;
+    if (!source.empty()) script = ScriptInfo{source, "", "", 0};
+    return store_run(f.db, row, {issue, artifact, script});
   };
   run(f.issue, std::nullopt, "", "not_runnable", "body");  // script, superseded
   std::int64_t script = run(f.issue, std::nullopt, "", "crash_reproduced", "body");

@@ -108,16 +108,16 @@ TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
   };
   auto close = run({1, 2}, {1, 2.001f});  // within atol + rtol * |e|
   CHECK(close.verdict == kNotReproduced);
-  CHECK(close.max_abs_error == doctest::Approx(0.001).epsilon(0.01));
+  CHECK(*close.max_abs_error == doctest::Approx(0.001).epsilon(0.01));
   auto off = run({1, 2}, {1, 2.1f});
   CHECK(off.verdict == kWrongOutputReproduced);
   CHECK(off.signature == "output y vs reference: 1 of 2 elements differ");
-  CHECK(off.max_abs_error == doctest::Approx(0.1).epsilon(0.01));
-  CHECK(off.max_rel_error == doctest::Approx(0.1 / 2.1).epsilon(0.01));
+  CHECK(*off.max_abs_error == doctest::Approx(0.1).epsilon(0.01));
+  CHECK(*off.max_rel_error == doctest::Approx(0.1 / 2.1).epsilon(0.01));
   CHECK(run({NAN, 1}, {NAN, 1}).verdict == kNotReproduced);
   auto nan = run({NAN, 1}, {0, 1});
   CHECK(nan.verdict == kWrongOutputReproduced);
-  CHECK(nan.max_abs_error == 1e308);  // infinite, stored finite
+  CHECK(*nan.max_abs_error == 1e308);  // infinite, stored finite
   CHECK(run({INFINITY}, {INFINITY}).verdict == kNotReproduced);
   CHECK(run({-INFINITY}, {INFINITY}).verdict == kWrongOutputReproduced);
   // A reference of another shape: the problem names both shapes.
@@ -201,13 +201,13 @@ TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, 
   o.inputs_dir = (dir.path() / "data").string();
   auto ok = reproduce_model(runner, model, o);
   CHECK(ok.verdict == kNotReproduced);
-  CHECK(ok.max_abs_error == 0);
+  CHECK(*ok.max_abs_error == 0);
 
   save(dir, "data/output_0.pb", proto("y", {3, 5}));  // reference disagrees with ORT
   auto wrong = reproduce_model(runner, model, o);
   CHECK(wrong.verdict == kWrongOutputReproduced);
   CHECK(wrong.output_name == "y");
-  CHECK(wrong.max_abs_error == doctest::Approx(1));
+  CHECK(*wrong.max_abs_error == doctest::Approx(1));
   CHECK(wrong.signature == "output y vs reference: 1 of 2 elements differ");
 
   std::filesystem::remove(dir.path() / "data/input_1.pb");
@@ -223,7 +223,7 @@ TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, 
   CHECK(custom.step == "session");
   CHECK_FALSE(custom.signature.empty());
 
-  auto j = wrong.to_json();
+  auto j = model_run_json(wrong);
   CHECK(j["verdict"] == "wrong_output_reproduced");
   CHECK(j["step"] == "compare");
   CHECK(j.contains("max_rel_error"));
@@ -288,7 +288,7 @@ TEST_CASE("reproduce: a model that floods memory is a crash verdict; the runner 
   auto v = reproduce_model(runner, save(dir, "flood.onnx", m), o);
   CHECK(v.verdict == kCrashReproduced);
   CHECK(v.step == "run");
-  CHECK(v.error.find("Failed to allocate") != std::string::npos);
+  CHECK(v.message.find("Failed to allocate") != std::string::npos);
   ReproOptions plain;
   auto after = reproduce_model(runner, save(dir, "sub.onnx", binary_model("Sub")), plain);
   CHECK(after.verdict == kNotReproduced);

@@ -242,3 +242,61 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   CHECK(odd->malformed == std::vector<std::string>{"dtypes_json"});
   CHECK(analyse_campaign(*db, 1).breakdown.synthetic_without_dtypes == 1);
 }
+
+TEST_CASE("breakdown: not_run models apart with their reasons, in no group; harness notes kept") {
+  test::TempDir dir;
+  auto db = open_database(dir.file("c.db"));
+  db->exec(
+      "INSERT INTO campaigns(id, config_json, versions_json) VALUES (1, '{}', '{}'), "
+      "(2, '{}', '{}')");
+  auto store = [&](int seq, const std::string& outcome, const std::string& message,
+                   const std::string& note = "") {
+    ModelTask t;
+    t.seq = seq;
+    t.source = "synthetic";
+    t.name = "synthetic-n5-s" + std::to_string(seq);
+    ModelResult r;
+    r.outcome = outcome;
+    r.message = message;
+    r.signature = message;
+    r.harness_note = note;
+    r.dtypes = {"float32", "float16"};
+    store_models(*db, 1, {model_row(t, r, "")}, RowWrite::kReplace);
+  };
+  const std::string fed = "float16 inputs x fed and read as float32 through Cast nodes";
+  const std::string old = "not run: ONNX Runtime 1.14.0 predates the model's opset 21";
+  store(0, "success", "", fed);
+  store(1, "not_run", old);
+  store(2, "not_run", "torch worker timeout in export");
+  store(3, "not_run", old);
+  store(4, "invalid", "reference output holds NaN or Inf");
+  store(5, "ort_failure", "Could not find an implementation for Add(14) node with name '/Add'");
+
+  StatusCounts s = campaign_status(*db, 1);
+  CHECK(s.outcomes.back() == std::pair<std::string, std::int64_t>{"not_run", 3});
+  CHECK(s.planned == 6);
+  CHECK(s.harness_notes == 1);
+  REQUIRE(s.not_run_reasons.size() == 2);
+  CHECK(s.not_run_reasons[0] == std::pair<std::string, std::int64_t>{old, 2});
+  regroup(*db, 1);
+  CHECK(load_groups(*db, 1).size() == 1);  // the ORT failure only: not_run is no failure group
+
+  CampaignAnalysis a = analyse_campaign(*db, 1);
+  REQUIRE(a.breakdown.not_run.size() == 2);
+  CHECK(a.breakdown.not_run[0] == std::pair<std::string, long>{old, 2});
+  CHECK(a.breakdown.dtypes[0].counts.at("not_run") == 3);
+  std::string md = campaign_report(*db, 1, reports::ReportFormat::kMarkdown);
+  CHECK(md.find("| Invalid | Not run |") != std::string::npos);
+  CHECK(md.find("| " + old + " | 2 |") != std::string::npos);
+  // The study's rows leave this tool's own classes blank.
+  CHECK(md.find("| 881 (51%) | - | - | 1724 |") != std::string::npos);
+  auto j = nlohmann::json::parse(campaign_report(*db, 1, reports::ReportFormat::kJson));
+  CHECK(j["not_run"][1]["reason"] == "torch worker timeout in export");
+  CHECK(j["outcomes"][0]["counts"]["not_run"] == 3);
+  std::string csv = campaign_report(*db, 1, reports::ReportFormat::kCsv);
+  CHECK(csv.find("not_run,torch worker timeout in export,Models,1") != std::string::npos);
+
+  // test merge copies the note with the row.
+  CHECK(store_models(*db, 2, load_models(*db, 1), RowWrite::kKeep) == 6);
+  CHECK(campaign_status(*db, 2).harness_notes == 1);
+}

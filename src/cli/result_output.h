@@ -1,6 +1,6 @@
-// How `reproduce` prints its results: text lines, one JSON document
-// {"results": [...], "totals": {...}} (--json), or JSON Lines, one result per line and a last
-// line {"totals": {...}} (--jsonl, for streaming long runs).
+// How `reproduce` prints its results (repro_output.h fills it from what the library returns):
+// text lines, one JSON document {"results": [...], "totals": {...}} (--json), or JSON Lines, one
+// result per line and a last line {"totals": {...}} (--jsonl, for streaming long runs).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,7 @@
 
 #include "core/text.h"
 
-namespace convfail::repro {
+namespace convfail::cli {
 
 enum class OutputFormat { kText, kJson, kJsonl };
 
@@ -86,4 +86,4 @@ class ResultOutput {
   nlohmann::json results_ = nlohmann::json::array();
 };
 
-}  // namespace convfail::repro
+}  // namespace convfail::cli

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "repro/result_output.h"
+#include "cli/result_output.h"
 
-using convfail::repro::OutputFormat;
-using convfail::repro::ResultOutput;
+using convfail::cli::OutputFormat;
+using convfail::cli::ResultOutput;
 using nlohmann::json;
 
 namespace {
