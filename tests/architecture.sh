@@ -217,6 +217,15 @@ while IFS=: read -r f line name; do
   offence "$f:$line: $name takes a std::ostream&: return a result, print it in src/cli"
 done < <([ ${#headers[@]} -eq 0 ] || ostream_entry_points "${headers[@]}")
 
+# The web takes a path's parameters from its route table ("{name}" segments, web/routes.h), never
+# by counting characters off the path; the table's matcher (web/routes.cpp) is the one splitter.
+for f in "${files[@]}"; do
+  [[ $f == web/* && $f != web/routes.cpp ]] || continue
+  while IFS=: read -r line _; do
+    offence "$f:$line: a path parameter cut by hand; name it in the route table (web/routes.h)"
+  done < <(grep -nE '\bpath\.substr\(' "$f")
+done
+
 if [ $bad -gt 0 ]; then
   echo "architecture: $bad offence(s), $sql_bad of them cross-module SQL" >&2
   exit 1

@@ -73,10 +73,6 @@ ReportText campaign_compare_text(Db& db, const std::string& a, const std::string
 }
 
 ReportText campaign_report_text(Db& db, const std::string& id, const Params& params) {
-  // /api/campaigns/A/compare/B
-  auto compare = id.find("/compare/");
-  if (compare != std::string::npos)
-    return campaign_compare_text(db, id.substr(0, compare), id.substr(compare + 9), params);
   long long n = stored_campaign_id(db, id);
   reports::ReportFormat rf;
   std::string format = format_param(params, &rf);

@@ -15,8 +15,7 @@ namespace convfail::web {
 nlohmann::json campaigns_json(Db& db);
 
 // GET /api/campaigns/{id}?format=html|json|md|csv|latex (default html): the campaign's report.
-// 400 for a malformed id or format, 404 for an unknown campaign. An id of the form "A/compare/B"
-// answers campaign_compare_text.
+// 400 for a malformed id or format, 404 for an unknown campaign.
 ReportText campaign_report_text(Db& db, const std::string& id, const Params& params);
 
 // GET /api/campaigns/{A}/compare/{B}?format=html|json|md|csv|latex (default html): the two

@@ -20,7 +20,9 @@ struct HttpRequest {
   std::string method;                              // "GET", "POST", ...
   std::string path;                                // percent-decoded, without the query
   std::multimap<std::string, std::string> params;  // query parameters, decoded
-  std::map<std::string, std::string> headers;      // names in lower case
+  // The route's "{name}" segments of the path (web/routes.h), set by the server's route table.
+  std::map<std::string, std::string> path_params;
+  std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
   // The header's value, "" when absent (name in any case).
   std::string header(const std::string& name) const;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace convfail::web {
 
 struct Route {
   const char* method;  // "GET" (also answers HEAD) or "POST"
-  const char* path;    // the path, or with `prefix` what it starts with ("/api/issues/")
-  bool prefix;
+  // The path, segment by segment; a segment "{name}" matches any one non-empty segment and is
+  // handed to the handler as req.path_params["name"] ("/api/issues/{owner}/{repo}/{number}").
+  const char* path;
   std::function<void(const HttpRequest&, HttpReply&)> handler;
 };
 
@@ -25,6 +27,8 @@ struct RouteMatch {
   int status = 200;
   // With 405: the methods the path has, for the Allow header ("GET, HEAD").
   std::string allow;
+  // The path's "{name}" segments of the route.
+  std::map<std::string, std::string> params;
 };
 
 // The first route of `routes` whose path matches `path` and whose method is `method` (HEAD

@@ -36,6 +36,32 @@ namespace convfail::web {
 
 namespace {
 
+// The one map from a failure to an HTTP status and its message: every handler (guard) and every
+// label post of a batch answer through it.
+struct Failure {
+  int status;
+  std::string message;
+};
+Failure failure_of(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const HttpError& x) {
+    return {x.status(), x.what()};
+  } catch (const DbBusy& x) {  // locked by another process past lock_wait: nothing written
+    return {503, std::string("the database is busy, try again: ") + x.what()};
+  } catch (const UsageError& x) {
+    return {400, x.what()};
+  } catch (const UserError& x) {
+    return {400, x.what()};
+  } catch (const nlohmann::json::exception& x) {
+    return {400, std::string("bad JSON value: ") + x.what()};
+  } catch (const std::exception& x) {
+    return {500, std::string("internal error: ") + x.what()};
+  } catch (...) {
+    return {500, "internal error"};
+  }
+}
+
 // Pages may load only their own scripts, styles and data; nothing is framed but the report.
 const char* const kCsp =
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -198,35 +224,20 @@ struct Server::Impl {
           p->result = append_label(db, taxonomy, *p->annotator, *p->body);
           db.exec("RELEASE post");
           continue;
-        } catch (const HttpError& e) {
-          p->status = e.status();
-          p->error = e.what();
-        } catch (const UserError& e) {
-          p->status = 400;
-          p->error = e.what();
-        } catch (const UsageError& e) {
-          p->status = 400;
-          p->error = e.what();
-        } catch (const Json::exception& e) {
-          p->status = 400;
-          p->error = std::string("bad JSON value: ") + e.what();
-        } catch (const std::exception& e) {
-          p->status = 500;
-          p->error = std::string("internal error: ") + e.what();
+        } catch (...) {
+          Failure f = failure_of(std::current_exception());
+          p->status = f.status;
+          p->error = f.message;
         }
         db.exec("ROLLBACK TO post");
         db.exec("RELEASE post");
       }
       tx.commit();
-    } catch (const DbBusy& e) {  // locked by another process past lock_wait: nothing written
+    } catch (...) {  // the batch failed as a whole (busy past lock_wait, ...): nothing written
+      Failure f = failure_of(std::current_exception());
       for (Pending* p : batch) {
-        p->status = 503;
-        p->error = std::string("the database is busy, try again: ") + e.what();
-      }
-    } catch (const std::exception& e) {  // the batch failed as a whole: nothing was written
-      for (Pending* p : batch) {
-        p->status = 500;
-        p->error = std::string("could not store the labels: ") + e.what();
+        p->status = f.status >= 500 ? f.status : 500;
+        p->error = "could not store the labels: " + f.message;
       }
     }
   }
@@ -345,20 +356,9 @@ struct Server::Impl {
   void guard(HttpReply& res, const std::function<void()>& f) {
     try {
       f();
-    } catch (const HttpError& e) {
-      send_error(res, e.status(), e.what());
-    } catch (const DbBusy& e) {
-      send_error(res, 503, std::string("the database is busy, try again: ") + e.what());
-    } catch (const UsageError& e) {
-      send_error(res, 400, e.what());
-    } catch (const UserError& e) {
-      send_error(res, 400, e.what());
-    } catch (const Json::exception& e) {
-      send_error(res, 400, std::string("bad JSON value: ") + e.what());
-    } catch (const std::exception& e) {
-      send_error(res, 500, std::string("internal error: ") + e.what());
     } catch (...) {
-      send_error(res, 500, "internal error");
+      Failure failure = failure_of(std::current_exception());
+      send_error(res, failure.status, failure.message);
     }
   }
 
@@ -432,7 +432,9 @@ struct Server::Impl {
   // The handlers of the route table, one per route.
   void page(const HttpRequest&, HttpReply& res) { serve_asset("index.html", res); }
 
-  void asset(const HttpRequest& req, HttpReply& res) { serve_asset(req.path.substr(8), res); }
+  void asset(const HttpRequest& req, HttpReply& res) {
+    serve_asset(req.path_params.at("name"), res);
+  }
 
   void session(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
@@ -483,17 +485,8 @@ struct Server::Impl {
     });
   }
 
-  // /api/issues/OWNER/REPO/NUMBER
   void issue(const HttpRequest& req, HttpReply& res) {
-    std::vector<std::string> parts;
-    std::string rest = req.path.substr(12);
-    for (std::size_t at = 0, slash; parts.size() < 4; at = slash + 1) {
-      slash = rest.find('/', at);
-      parts.push_back(rest.substr(at, slash == std::string::npos ? slash : slash - at));
-      if (slash == std::string::npos) break;
-    }
-    if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty())
-      return send_error(res, 400, "expected /api/issues/OWNER/REPO/NUMBER");
+    const auto& at = req.path_params;
     guard(res, [&] {
       Viewer v = viewer(req);
       auto blind = req.params.find("blind");
@@ -503,8 +496,8 @@ struct Server::Impl {
       if (!blind_view) require_adjudicator(v, "blind=0 (every rater's labels)");
       ReadSlot slot(*this);
       Db& db = open_db();
-      Json issue =
-          issue_json(db, taxonomy, parts[0] + "/" + parts[1], parts[2], v.name, blind_view);
+      Json issue = issue_json(db, taxonomy, at.at("owner") + "/" + at.at("repo"), at.at("number"),
+                              v.name, blind_view);
       add_issue_page_fields(db, issue);
       send_json(res, issue);
     });
@@ -591,8 +584,21 @@ struct Server::Impl {
       // The report and the comparison depend on the path and the format only: made once per
       // state of the database, however many ask at once.
       std::string key = req.path + "\n" + req.param("format");
-      ReportText page = pages.get(
-          key, [&] { return campaign_report_text(open_db(), req.path.substr(15), req.params); });
+      ReportText page = pages.get(key, [&] {
+        return campaign_report_text(open_db(), req.path_params.at("id"), req.params);
+      });
+      send_report(req, res, page, "convfail-campaign");
+    });
+  }
+
+  void campaign_compare(const HttpRequest& req, HttpReply& res) {
+    guard(res, [&] {
+      ReadSlot slot(*this);
+      std::string key = req.path + "\n" + req.param("format");
+      ReportText page = pages.get(key, [&] {
+        return campaign_compare_text(open_db(), req.path_params.at("a"), req.path_params.at("b"),
+                                     req.params);
+      });
       send_report(req, res, page, "convfail-campaign");
     });
   }
@@ -613,22 +619,23 @@ struct Server::Impl {
       return [this, h](const HttpRequest& req, HttpReply& res) { (this->*h)(req, res); };
     };
     return {
-        {"GET", "/", false, to(&Impl::page)},
-        {"GET", "/assets/", true, to(&Impl::asset)},
-        {"GET", "/api/session", false, to(&Impl::session)},
-        {"POST", "/api/login", false, to(&Impl::login)},
-        {"POST", "/api/logout", false, to(&Impl::logout)},
-        {"GET", "/api/issues", false, to(&Impl::issues)},
-        {"GET", "/api/issues/", true, to(&Impl::issue)},
-        {"GET", "/api/labels", false, to(&Impl::label_history)},
-        {"POST", "/api/labels", false, to(&Impl::post_labels)},
-        {"GET", "/api/queue", false, to(&Impl::queue_items)},
-        {"GET", "/api/agreement", false, to(&Impl::agreement)},
-        {"GET", "/api/report", false, to(&Impl::report)},
-        {"GET", "/api/team", false, to(&Impl::team)},
-        {"GET", "/api/campaigns", false, to(&Impl::campaigns)},
-        {"GET", "/api/campaigns/", true, to(&Impl::campaign)},
-        {"GET", "/api/support", false, to(&Impl::support)},
+        {"GET", "/", to(&Impl::page)},
+        {"GET", "/assets/{name}", to(&Impl::asset)},
+        {"GET", "/api/session", to(&Impl::session)},
+        {"POST", "/api/login", to(&Impl::login)},
+        {"POST", "/api/logout", to(&Impl::logout)},
+        {"GET", "/api/issues", to(&Impl::issues)},
+        {"GET", "/api/issues/{owner}/{repo}/{number}", to(&Impl::issue)},
+        {"GET", "/api/labels", to(&Impl::label_history)},
+        {"POST", "/api/labels", to(&Impl::post_labels)},
+        {"GET", "/api/queue", to(&Impl::queue_items)},
+        {"GET", "/api/agreement", to(&Impl::agreement)},
+        {"GET", "/api/report", to(&Impl::report)},
+        {"GET", "/api/team", to(&Impl::team)},
+        {"GET", "/api/campaigns", to(&Impl::campaigns)},
+        {"GET", "/api/campaigns/{id}", to(&Impl::campaign)},
+        {"GET", "/api/campaigns/{a}/compare/{b}", to(&Impl::campaign_compare)},
+        {"GET", "/api/support", to(&Impl::support)},
     };
   }
   std::vector<Route> routes = route_table();
@@ -642,7 +649,11 @@ struct Server::Impl {
     res.set_header("X-Frame-Options", "SAMEORIGIN");
     if (!admitted(req, res)) return;
     RouteMatch m = match_route(routes, req.method, req.path);
-    if (m.route) return m.route->handler(req, res);
+    if (m.route) {
+      HttpRequest routed = req;
+      routed.path_params = std::move(m.params);
+      return m.route->handler(routed, res);
+    }
     if (m.status == 405) {
       // HEAD is answered as GET (the transport drops the body).
       const std::string method = req.method == "HEAD" ? "GET" : req.method;

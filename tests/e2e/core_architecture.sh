@@ -120,13 +120,17 @@ echo 'static const char* planted_read = "SELECT seq FROM campaign_models";' \
   >>"$T/real2/testing/campaign_store.cpp"
 read_line=$(wc -l <"$T/real2/testing/campaign_store.cpp")
 echo '#include "testing/oracle.h"' >>"$T/real2/testing/campaign_store.h"
+echo 'static auto planted_id = [](const HttpRequest& r) { return r.path.substr(15); };' \
+  >>"$T/real2/web/server.cpp"
+substr_line=$(wc -l <"$T/real2/web/server.cpp")
 oracle_line=$(wc -l <"$T/real2/testing/campaign_store.h")
 expect_exit 1 bash "$check" "$T/real2"
 expect_grep "testing/groups.cpp:$line: testing writes campaign_groups, owned by testing/campaign_store" "$T/err"
 expect_grep "web/server.cpp:$inc: web may not include \"exec/...\"" "$T/err"
 expect_grep "testing/campaign_store.cpp:$read_line: another reader of campaign_models" "$T/err"
 expect_grep "testing/campaign_store.h:$oracle_line: includes \"testing/oracle.h\"" "$T/err"
-expect_grep "architecture: 4 offence(s), 1 of them cross-module SQL" "$T/err"
+expect_grep "web/server.cpp:$substr_line: a path parameter cut by hand" "$T/err"
+expect_grep "architecture: 5 offence(s), 1 of them cross-module SQL" "$T/err"
 # Library entry points return results and the command line prints them: a module header that
 # declares a run_* function taking a std::ostream& fails (the declaration spread over lines, the
 # offence at its name); the command line, tests and comments may say it.

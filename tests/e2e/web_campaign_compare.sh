@@ -52,7 +52,7 @@ expect_grep "/compare/" "$T/body"
 expect_status 404 GET /api/campaigns/1/compare/9
 expect_status 400 GET /api/campaigns/1/compare/x
 expect_status 400 GET "/api/campaigns/1/compare/2?format=pdf"
-expect_status 400 GET "/api/campaigns/1/compare/2/compare/1"
+expect_status 404 GET "/api/campaigns/1/compare/2/compare/1"  # no route has this path
 
 stop_server
 [ "$(counts)" = "$before" ] || fail "the database changed"

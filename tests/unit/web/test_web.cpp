@@ -148,10 +148,10 @@ TEST_CASE("web: the route table answers its routes, 405 with Allow, and 404") {
     return [&ran, name](const web::HttpRequest&, web::HttpReply&) { ran.push_back(name); };
   };
   const std::vector<web::Route> routes = {
-      {"GET", "/api/labels", false, h("history")},
-      {"POST", "/api/labels", false, h("post")},
-      {"POST", "/api/login", false, h("login")},
-      {"GET", "/api/issues/", true, h("issue")},
+      {"GET", "/api/labels", h("history")},
+      {"POST", "/api/labels", h("post")},
+      {"POST", "/api/login", h("login")},
+      {"GET", "/api/issues/{owner}/{repo}/{number}", h("issue")},
   };
   auto run = [&](const char* method, const char* path) {
     web::RouteMatch m = web::match_route(routes, method, path);
@@ -165,8 +165,15 @@ TEST_CASE("web: the route table answers its routes, 405 with Allow, and 404") {
   CHECK(run("GET", "/api/labels").route == &routes[0]);
   CHECK(run("HEAD", "/api/labels").route == &routes[0]);  // HEAD is answered as GET
   CHECK(run("POST", "/api/labels").route == &routes[1]);
-  CHECK(run("GET", "/api/issues/acme/conv/1").route == &routes[3]);
+  web::RouteMatch issue = run("GET", "/api/issues/acme/conv/1");
+  CHECK(issue.route == &routes[3]);
+  // The path's parameters come from the table, by name (no handler counts characters).
+  CHECK(issue.params ==
+        std::map<std::string, std::string>{{"owner", "acme"}, {"repo", "conv"}, {"number", "1"}});
   CHECK(ran == std::vector<std::string>{"history", "history", "post", "issue"});
+  for (const char* path : {"/api/issues/acme/conv", "/api/issues/acme/conv/1/x",
+                           "/api/issues/acme//1", "/api/issues/acme/conv/"})
+    CHECK_MESSAGE(run("GET", path).status == 404, path);
 
   web::RouteMatch m = run("DELETE", "/api/labels");
   CHECK(m.route == nullptr);
