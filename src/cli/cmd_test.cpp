@@ -130,15 +130,74 @@ void apply_dtype_options(const CLI::App& cmd, bool study, testing::CampaignConfi
   config->oracle.dtypes = testing::normalise_dtypes(config->oracle.dtypes);
 }
 
+struct RunArgs {
+  testing::CampaignConfig config;
+  testing::RunOptions run;
+  std::string nodes = "15-100:5", shard;
+  bool json = false, unsafe = false, no_minimise = false, study = false, unfiltered = false;
+  testing::SettleOptions settle;
+};
+
+const char* const kRunSignals =
+    "Ctrl-C, SIGTERM or SIGHUP stop it between models: the model it cut is not stored, its\n"
+    "temporary folders are removed, and it exits 128+N (130 for Ctrl-C) saying how many models\n"
+    "are stored; the same command continues. One run per campaign at a time (a lock beside the\n"
+    "database in convfail-data/locks/).";
+
+// What a run did, then the campaign's counts and the support matrix beside them.
+void print_run(Db& db, const RunArgs& a, const testing::CampaignResult& out) {
+  const testing::RunSummary& s = out.run;
+  auto st = testing::campaign_status(db, s.campaign);
+  json matrix = matrix_summary_json(db, st.campaign.versions, a.config);
+  if (a.json) {
+    json j = st.to_json();
+    j["ran"] = s.ran;
+    j["already_stored"] = s.already;
+    j["planned"] = s.planned;
+    j["answered_from_store"] = s.answered_from_store;
+    j["seconds"] = s.seconds;
+    j["models_per_second"] = s.models_per_second();
+    j["minimised_groups"] = out.minimised.minimised;
+    j["support_matrix"] = matrix;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  if (s.answered_from_store)
+    std::printf(
+        "campaign %lld is finished: all %d planned models are stored, nothing to run "
+        "(--new runs a fresh campaign)\n",
+        static_cast<long long>(s.campaign), s.planned);
+  else
+    std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n", s.ran,
+                s.seconds, s.models_per_second(), s.already, s.planned);
+  print_status(st);
+  print_matrix_summary(matrix, a.config.filtered);
+}
+
+void run_test_run(Context& ctx, RunArgs& a, const CLI::Option& shard_option, CLI::App& cmd) {
+  a.run.shard = chosen_shard(shard_option, a.shard);
+  apply_dtype_options(cmd, a.study, &a.config);
+  testing::parse_nodes(a.nodes, &a.config);
+  check_sources(&a.config);
+  apply_sandbox_choice(a.unsafe);
+  Db& db = ctx.create_db();  // a campaign fills a database, like import and crawl
+  a.run.store_dir = testing::model_store_for(ctx.db_path);
+  a.run.progress = !a.json || Context::stderr_is_tty();
+  a.run.progress_tty = Context::stderr_is_tty();
+  a.config.filtered = !a.unfiltered;
+  testing::CampaignRequest req;
+  req.config = a.config;
+  req.run = a.run;
+  req.settle = a.settle;
+  req.settle.minimise = !a.no_minimise;
+  req.settle.data_dir = ctx.data_dir;
+  // Ctrl-C, SIGTERM, SIGHUP: stop between models, remove every temporary folder, exit 128+N.
+  catch_interrupts();
+  print_run(db, a, testing::run_campaign_pipeline(db, req));
+}
+
 void add_run(CLI::App& parent, Context& ctx) {
-  struct Args {
-    testing::CampaignConfig config;
-    testing::RunOptions run;
-    std::string nodes = "15-100:5", shard;
-    bool json = false, unsafe = false, no_minimise = false, study = false, unfiltered = false;
-    testing::SettleOptions settle;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<RunArgs>();
   a->run.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* cmd = parent.add_subcommand("run", "run (or continue) a campaign");
   cmd->add_option("--source", a->config.sources,
@@ -176,60 +235,8 @@ void add_run(CLI::App& parent, Context& ctx) {
       ->group("");
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   add_sandbox_option(cmd, &a->unsafe);
-  cmd->footer(
-      parent.get_footer() + "\n\n" +
-      "Ctrl-C, SIGTERM or SIGHUP stop it between models: the model it cut is not stored, its\n"
-      "temporary folders are removed, and it exits 128+N (130 for Ctrl-C) saying how many models\n"
-      "are stored; the same command continues. One run per campaign at a time (a lock beside the\n"
-      "database in convfail-data/locks/).");
-  cmd->callback([&ctx, a, shard_option, cmd] {
-    a->run.shard = chosen_shard(*shard_option, a->shard);
-    apply_dtype_options(*cmd, a->study, &a->config);
-    testing::parse_nodes(a->nodes, &a->config);
-    check_sources(&a->config);
-    apply_sandbox_choice(a->unsafe);
-    Db& db = ctx.create_db();  // a campaign fills a database, like import and crawl
-    a->run.store_dir = testing::model_store_for(ctx.db_path);
-    a->run.progress = !a->json || Context::stderr_is_tty();
-    a->run.progress_tty = Context::stderr_is_tty();
-    a->config.filtered = !a->unfiltered;
-    testing::CampaignRequest req;
-    req.config = a->config;
-    req.run = a->run;
-    req.settle = a->settle;
-    req.settle.minimise = !a->no_minimise;
-    req.settle.data_dir = ctx.data_dir;
-    // Ctrl-C, SIGTERM, SIGHUP: stop between models, remove every temporary folder, exit 128+N.
-    catch_interrupts();
-    testing::CampaignResult out = testing::run_campaign_pipeline(db, req);
-    const testing::RunSummary& s = out.run;
-    const testing::MinimiseSummary& ms = out.minimised;
-    auto st = testing::campaign_status(db, s.campaign);
-    if (a->json) {
-      json j = st.to_json();
-      j["ran"] = s.ran;
-      j["already_stored"] = s.already;
-      j["planned"] = s.planned;
-      j["answered_from_store"] = s.answered_from_store;
-      j["seconds"] = s.seconds;
-      j["models_per_second"] = s.models_per_second();
-      j["minimised_groups"] = ms.minimised;
-      j["support_matrix"] = matrix_summary_json(db, st.campaign.versions, a->config);
-      std::cout << j.dump(2) << "\n";
-    } else {
-      if (s.answered_from_store)
-        std::printf(
-            "campaign %lld is finished: all %d planned models are stored, nothing to run "
-            "(--new runs a fresh campaign)\n",
-            static_cast<long long>(s.campaign), s.planned);
-      else
-        std::printf("ran %d models in %.1f s (%.2f models/s), %d already stored, %d planned\n",
-                    s.ran, s.seconds, s.models_per_second(), s.already, s.planned);
-      print_status(st);
-      print_matrix_summary(matrix_summary_json(db, st.campaign.versions, a->config),
-                           a->config.filtered);
-    }
-  });
+  cmd->footer(parent.get_footer() + "\n\n" + kRunSignals);
+  cmd->callback([&ctx, a, shard_option, cmd] { run_test_run(ctx, *a, *shard_option, *cmd); });
 }
 
 void add_status(CLI::App& parent, Context& ctx) {
