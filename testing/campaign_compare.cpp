@@ -73,13 +73,19 @@ std::vector<std::pair<std::size_t, std::size_t>> match_models(Comparison& c) {
         break;
       }
   }
+  // A synthetic model's plan position and name (its seed) are the same program only when both
+  // campaigns drew from the same pairs: filtered draws of two releases' support matrices differ.
+  const bool same_draw = support_draw(c.a.config) == support_draw(c.b.config);
+  auto comparable_by_name = [&](const ComparedModel& m) {
+    return same_draw || m.name.rfind("synthetic-", 0) != 0;
+  };
   for (std::size_t i = 0; i < ma.size(); ++i) {
     auto it = by_seq.find({ma[i].seq, ma[i].name});
-    if (!used_a[i] && it != by_seq.end() && !used_b[it->second])
+    if (!used_a[i] && it != by_seq.end() && !used_b[it->second] && comparable_by_name(ma[i]))
       pair_up(i, it->second, c.by_position);
   }
   for (std::size_t i = 0; i < ma.size(); ++i)
-    if (!used_a[i]) names_a[ma[i].name].push_back(i);
+    if (!used_a[i] && comparable_by_name(ma[i])) names_a[ma[i].name].push_back(i);
   for (std::size_t j = 0; j < mb.size(); ++j)
     if (!used_b[j]) names_b[mb[j].name].push_back(j);
   for (const auto& [name, is] : names_a) {
@@ -173,7 +179,7 @@ ComparedGroup compared_group(std::string status, const GroupKey& key, const json
   g.representative = representative_of(own, own_index, mine);
   const json& said = mine.contains("message") ? mine["message"] : json();
   g.message = shown_failure(g.signature, said.is_string() ? said.get<std::string>() : "");
-  bool ran_elsewhere = false;
+  bool ran_elsewhere = false, passed_elsewhere = false;
   for (std::size_t i : own_index.of(key)) {
     const std::size_t j = counterpart[i];
     if (j == std::string::npos) {
@@ -182,12 +188,21 @@ ComparedGroup compared_group(std::string status, const GroupKey& key, const json
     }
     const ComparedModel& there = other.models[j];
     ++g.other_side[there.outcome];
-    if (is_comparable(there.outcome))
+    if (is_comparable(there.outcome)) {
       ran_elsewhere = true;
-    else
+      passed_elsewhere = passed_elsewhere || !is_failure(there.outcome);
+    } else {
       ++g.reasons[not_run_reason(other.label, there)];
+    }
   }
-  g.status = status == "still" || ran_elsewhere ? status : "not_comparable";
+  // Only on this side: new (or fixed) when the other side ran one of its models without a
+  // failure; when every one it ran failed there too, another way, the failure changed.
+  if (status == "still")
+    g.status = status;
+  else if (!ran_elsewhere)
+    g.status = "not_comparable";
+  else
+    g.status = passed_elsewhere ? status : "changed";
   if (g.status != "not_comparable") g.reasons.clear();
   return g;
 }
@@ -212,7 +227,7 @@ void match_groups_by_signature(Comparison& c,
     if (!gb.count(key))
       c.groups.push_back(compared_group("fixed", key, g, nullptr, c.a, index_a, c.b, a_in_b));
   auto rank = [](const std::string& s) {
-    return s == "new" ? 0 : s == "still" ? 1 : s == "fixed" ? 2 : 3;
+    return s == "new" ? 0 : s == "still" ? 1 : s == "changed" ? 2 : s == "fixed" ? 3 : 4;
   };
   std::stable_sort(c.groups.begin(), c.groups.end(),
                    [&](const ComparedGroup& x, const ComparedGroup& y) {
@@ -265,6 +280,11 @@ CompareSide load_compare_side(Db& db, std::int64_t campaign, const std::string& 
       q);
   s.groups = list_groups(db, campaign);
   return s;
+}
+
+json support_draw(const json& config) {
+  return config.is_object() && config.contains("support_matrix") ? config["support_matrix"]
+                                                                 : json();
 }
 
 Comparison compare_campaigns(CompareSide a, CompareSide b) {

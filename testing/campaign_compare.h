@@ -63,9 +63,11 @@ struct Transition {
 };
 
 struct ComparedGroup {
-  // new: only in B, and A ran some of its models without that failure; fixed: only in A, and B
-  // ran some of its models without it; still: in both; not_comparable: only on one side, and the
-  // other side ran none of its models (each was invalid, not run or not planned there).
+  // new: only in B, and A ran some of its models without a failure; fixed: only in A, and B ran
+  // some of its models without a failure; still: in both; changed: only on one side, and every
+  // one of its models the other side ran failed there too, another way (an earlier failure that
+  // hid this one, a changed message: no regression and no fix); not_comparable: only on one
+  // side, and the other side ran none of its models (each was invalid, not run or not planned).
   std::string status;
   std::string outcome, signature;
   std::string message;  // its representative's message as said (shown_failure), else signature
@@ -100,7 +102,13 @@ struct Comparison {
 // Models are matched one to one: the same exported model (model_sha256), else the same plan
 // position and name (the name carries a synthetic model's seed; a model that failed before
 // export has no hash, and a changed converter exports another file), else the same name when
-// it is unique on both sides.
+// it is unique on both sides. Synthetic models are matched by position and name only when both
+// campaigns drew from the same support matrix (their configurations' "support_matrix" equal, or
+// both unfiltered): two releases' filtered draws put different programs at one position.
 Comparison compare_campaigns(CompareSide a, CompareSide b);
+
+// The configuration's "support_matrix" (the identity of a filtered draw), null when it has none or
+// is not an object.
+nlohmann::json support_draw(const nlohmann::json& config);
 
 }  // namespace convfail::testing

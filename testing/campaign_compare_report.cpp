@@ -58,8 +58,14 @@ Table models_table(const Comparison& c) {
   row("groups new in B", c.count("new"));
   row("groups fixed in B", c.count("fixed"));
   row("groups still failing", c.count("still"));
+  row("groups failing another way on the other side", c.count("changed"));
   row("groups not comparable", c.count("not_comparable"));
   std::string unfinished;
+  if (support_draw(c.a.config) != support_draw(c.b.config))
+    unfinished +=
+        " The campaigns drew their synthetic models from different support matrices, so a plan "
+        "position holds different programs on each side: synthetic models are matched by their "
+        "exported model only. To gate one release against another, run both with --unfiltered.";
   for (const CompareSide* s : {&c.a, &c.b})
     if (!s->finished)
       unfinished += " Campaign " + s->label +
@@ -95,10 +101,11 @@ std::string id_text(const std::optional<std::int64_t>& id) {
 }
 
 std::string status_text(const std::string& status) {
-  return status == "new"     ? "new in B"
-         : status == "fixed" ? "fixed in B"
-         : status == "still" ? "still failing"
-                             : "not comparable";
+  return status == "new"       ? "new in B"
+         : status == "fixed"   ? "fixed in B"
+         : status == "still"   ? "still failing"
+         : status == "changed" ? "failing another way"
+                               : "not comparable";
 }
 
 Table groups_table(const Comparison& c, Tidy& tidy) {
@@ -134,8 +141,9 @@ Table groups_table(const Comparison& c, Tidy& tidy) {
   t.note = c.groups.empty()
                ? "No failure group in either campaign."
                : "A group is new in B only when A ran some of its models and they did not fail "
-                 "that way; a group whose models the other side did not run (invalid, not run, "
-                 "not planned) is not comparable and never trips --fail-on.";
+                 "there; one whose models all failed in A another way is failing another way, and "
+                 "one whose models A did not run (invalid, not run, not planned) is not "
+                 "comparable: neither trips --fail-on.";
   return t;
 }
 
@@ -211,6 +219,7 @@ json comparison_json(const Comparison& c) {
           {"new_groups", c.count("new")},
           {"fixed_groups", c.count("fixed")},
           {"still_failing_groups", c.count("still")},
+          {"changed_groups", c.count("changed")},
           {"not_comparable_groups", c.count("not_comparable")},
           {"complete", c.complete()},
           {"no_change", c.no_change()}};
