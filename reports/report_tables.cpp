@@ -9,11 +9,18 @@
 namespace convfail::reports {
 namespace {
 
+// "Abstained" / "Unlabeled" for the report's missing-label key; anything else as stored.
+std::string missing_title(const std::string& id) {
+  if (id == kAbstained) return "Abstained";
+  if (id == kUnlabeled) return "Unlabeled";
+  return id;
+}
+
 std::string title_of(const Taxonomy& tax, const std::string& dim, const std::string& id) {
   if (tax.has_dimension(dim))
     for (const auto& l : tax.dimension(dim).labels)
       if (l.id == id) return l.title;
-  return id;  // a value the taxonomy does not know prints as stored
+  return missing_title(id);  // a value the taxonomy does not know prints as stored
 }
 
 std::string subtype_title(const Taxonomy& tax, const std::string& cause, const std::string& id) {
@@ -21,16 +28,19 @@ std::string subtype_title(const Taxonomy& tax, const std::string& cause, const s
     if (l.id == cause)
       for (const auto& s : l.subtypes)
         if (s.id == id) return s.title;
-  return id;
+  return missing_title(id);
 }
 
-// Row labels in taxonomy order, then any unknown values present in the counts.
+// Row labels in taxonomy order, then any unknown values present in the counts, then `missing`
+// (the issues without a label).
 std::vector<std::string> ordered_labels(const Taxonomy& tax, const std::string& dim,
-                                        const std::map<std::string, Counts>& by_converter) {
+                                        const std::map<std::string, Counts>& by_converter,
+                                        const std::string& missing) {
   std::vector<std::string> ids = tax.label_ids(dim);
   for (const auto& [conv, counts] : by_converter)
     for (const auto& [id, n] : counts)
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      if (id != missing && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  ids.push_back(missing);
   return ids;
 }
 
@@ -52,7 +62,7 @@ void label_by_converter(const ReportData& d, const Taxonomy& tax, const std::str
   Table t{id, title, {tax.dimension(dim).title}, {}, ""};
   for (const auto& c : d.converters) t.header.push_back(c);
   t.header.push_back("Total");
-  auto labels = ordered_labels(tax, dim, counts);
+  auto labels = ordered_labels(tax, dim, counts, d.missing);
   long grand = 0;
   for (const auto& [c, m] : counts)
     for (const auto& [l, n] : m) grand += n;
@@ -105,8 +115,10 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
   auto top = top_causes(d, tax);
   std::vector<std::string> rows = top;
   rows.push_back("Other");
+  rows.push_back(d.missing);  // no cause: a row, and no symptom: a column, so the totals add up
   std::vector<std::string> cols = main_symptoms;
   cols.push_back("Other");
+  cols.push_back(d.missing);
   std::string convs;
   for (const auto& c : d.converters) convs += (convs.empty() ? "" : " / ") + c;
 
@@ -117,6 +129,7 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
           ""};
   for (const auto& s : main_symptoms) t.header.push_back(title_of(tax, "symptom", s));
   t.header.push_back("Other");
+  t.header.push_back(missing_title(d.missing));
   t.header.push_back("Total");
   BarChart chart{"cause_by_symptom", "Cause by converter (top five causes)", {}, d.converters, {}};
 
@@ -128,12 +141,14 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
     std::vector<long> per(d.converters.size(), 0);
     for (std::size_t i = 0; i < d.converters.size(); ++i)
       for (const auto& [cause, by_symptom] : d.cause_by_symptom.at(d.converters[i])) {
-        bool cause_ok =
-            !cause_bin || (*cause_bin == "Other" ? !in(top, cause) : cause == *cause_bin);
+        bool cause_ok = !cause_bin || (*cause_bin == "Other" ? !in(top, cause) && cause != d.missing
+                                                             : cause == *cause_bin);
         if (!cause_ok) continue;
         for (const auto& [symptom, n] : by_symptom) {
-          bool symptom_ok = !symptom_bin || (*symptom_bin == "Other" ? !in(main_symptoms, symptom)
-                                                                     : symptom == *symptom_bin);
+          bool symptom_ok =
+              !symptom_bin ||
+              (*symptom_bin == "Other" ? !in(main_symptoms, symptom) && symptom != d.missing
+                                       : symptom == *symptom_bin);
           if (symptom_ok) per[i] += n;
         }
       }
@@ -171,7 +186,9 @@ void subtypes(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   for (const auto& c : d.converters) t.header.push_back(c);
   t.header.push_back("Total");
   for (const auto& cause : tax.label_ids("cause")) {
-    for (const auto& sub : tax.subtype_ids(cause)) {
+    std::vector<std::string> subs = tax.subtype_ids(cause);
+    if (!subs.empty()) subs.push_back(d.missing);  // the cause without a subtype
+    for (const auto& sub : subs) {
       std::vector<std::string> row{title_of(tax, "cause", cause) + ": " +
                                    subtype_title(tax, cause, sub)};
       long sum = 0;
@@ -284,7 +301,12 @@ void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
                  {},
                  {"Confirmed", "Other symptom", "Not reproduced", "Not runnable"},
                  {}};
-  for (const auto& [symptom, o] : *d.repro) {
+  std::vector<std::string> symptoms;
+  for (const auto& [symptom, o] : *d.repro)
+    if (symptom != d.missing) symptoms.push_back(symptom);
+  if (d.repro->count(d.missing)) symptoms.push_back(d.missing);  // no symptom: last
+  for (const std::string& symptom : symptoms) {
+    const ReproOutcome& o = d.repro->at(symptom);
     std::string title = title_of(tax, "symptom", symptom);
     t.rows.push_back({title, std::to_string(o.confirmed), std::to_string(o.other_failure),
                       std::to_string(o.not_reproduced), std::to_string(o.not_runnable),
@@ -348,7 +370,7 @@ std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, st
   // as in the paper's Table 10.
   std::vector<std::string> seen;
   for (const auto& c : order)
-    if (totals[c] > 0 && !tax.is_catch_all("cause", c)) seen.push_back(c);
+    if (totals[c] > 0 && !tax.is_catch_all("cause", c) && c != d.missing) seen.push_back(c);
   std::stable_sort(seen.begin(), seen.end(), [&](const std::string& a, const std::string& b) {
     return totals[a] > totals[b];
   });

@@ -89,14 +89,17 @@ TEST_CASE("report: cause by symptom (table 10) bins the catch-all and rare cause
                                                                 "algorithmic_error", "typo"});
   auto p = reports::printed_report(d, tax);
   const reports::Table& t = table(p, "cause_by_symptom");
-  CHECK(t.header == Row{"Cause", "Crash", "Wrong Model", "Other", "Total"});
+  CHECK(t.header == Row{"Cause", "Crash", "Wrong Model", "Other", "Unlabeled", "Total"});
   CHECK(t.title.find("tf2onnx / torch.onnx") != std::string::npos);
-  CHECK(row(t, "Incompatibility") == Row{"Incompatibility", "1 / 1", "0 / 0", "0 / 0", "1 / 1"});
-  CHECK(row(t, "Shape Problem") == Row{"Shape Problem", "0 / 0", "0 / 1", "0 / 0", "0 / 1"});
-  CHECK(row(t, "Typo") == Row{"Typo", "0 / 0", "0 / 0", "1 / 0", "1 / 0"});
-  CHECK(row(t, "Other") == Row{"Other", "0 / 0", "0 / 0", "0 / 1", "0 / 1"});
-  CHECK(row(t, "Total") == Row{"Total", "1 / 1", "1 / 2", "1 / 1", "3 / 4"});
-  CHECK(t.rows.size() == 7);  // five causes, Other, Total
+  CHECK(row(t, "Incompatibility") ==
+        Row{"Incompatibility", "1 / 1", "0 / 0", "0 / 0", "0 / 0", "1 / 1"});
+  CHECK(row(t, "Shape Problem") ==
+        Row{"Shape Problem", "0 / 0", "0 / 1", "0 / 0", "0 / 0", "0 / 1"});
+  CHECK(row(t, "Typo") == Row{"Typo", "0 / 0", "0 / 0", "1 / 0", "0 / 0", "1 / 0"});
+  CHECK(row(t, "Other") == Row{"Other", "0 / 0", "0 / 0", "0 / 1", "0 / 0", "0 / 1"});
+  CHECK(row(t, "Unlabeled") == Row{"Unlabeled", "0 / 0", "0 / 0", "0 / 0", "0 / 0", "0 / 0"});
+  CHECK(row(t, "Total") == Row{"Total", "1 / 1", "1 / 2", "1 / 1", "0 / 0", "3 / 4"});
+  CHECK(t.rows.size() == 8);  // five causes, Other, Unlabeled, Total
 
   // The catch-all comes from taxonomy.json, not from the code: mark typo instead of others and
   // typo leaves the top five while others enters it.
@@ -129,7 +132,8 @@ TEST_CASE("report: subtypes by converter") {
   const reports::Table& t = table(p, "subtype_by_converter");
   CHECK(row(t, "Incompatibility: Internal") == Row{"Incompatibility: Internal", "1", "0", "1"});
   CHECK(row(t, "Type Problem: Node") == Row{"Type Problem: Node", "0", "1", "1"});
-  CHECK(t.rows.size() == 6);
+  CHECK(row(t, "Type Problem: Unlabeled") == Row{"Type Problem: Unlabeled", "0", "0", "0"});
+  CHECK(t.rows.size() == 8);  // 3 + 3 subtypes and each cause without one
 }
 
 TEST_CASE("report: issues per year and per quarter, with incompatibility and type problems") {
@@ -237,4 +241,41 @@ TEST_CASE("report: repro outcome per symptom uses the latest run per issue") {
   auto p = reports::printed_report(d, Taxonomy::load(test::data_dir()));
   CHECK(row(table(p, "repro_by_symptom"), "Wrong Model") ==
         Row{"Wrong Model", "1", "1", "0", "0", "1"});
+}
+
+TEST_CASE(
+    "report: issues without a label are counted in every table, which add up to the heading") {
+  test::TempDir dir;
+  auto db = test::report_fixture(dir, false, true);
+  // tf2onnx#9 gets a stage only and pytorch#4's cause is cleared: no symptom, no cause.
+  test::add_label(*db, test::kTF, 9, "ann", "stage", "export");
+  test::add_label(*db, test::kTF, 1, "ann", "subtype", "");
+  Taxonomy tax = Taxonomy::load(test::data_dir());
+  reports::ReportData d = report(*db);
+  REQUIRE(d.issues == 8);
+  CHECK(d.missing == reports::kUnlabeled);
+  CHECK(d.symptom_by_converter.at("tf2onnx").at("unlabeled") == 1);
+  CHECK(d.cause_by_symptom.at("tf2onnx").at("unlabeled").at("unlabeled") == 1);
+  CHECK(d.stage_by_converter.at("tf2onnx").at("unlabeled") == 0);
+  CHECK(d.subtype_by_converter.at("tf2onnx").at("incompatibility").at("unlabeled") == 1);
+  CHECK(d.repro->at("unlabeled").not_run == 1);
+  auto p = reports::printed_report(d, tax);
+  CHECK(p.title.find("(8 issues)") != std::string::npos);
+  for (const char* id : {"stage_by_converter", "symptom_by_converter"}) {
+    const reports::Table& t = table(p, id);
+    CHECK(row(t, "Total").back() == "8 (100%)");
+    CHECK(t.rows[t.rows.size() - 2][0] == "Unlabeled");  // last before the total
+  }
+  CHECK(row(table(p, "symptom_by_converter"), "Unlabeled") ==
+        Row{"Unlabeled", "1", "0", "1 (13%)"});
+  const reports::Table& t = table(p, "cause_by_symptom");
+  CHECK(row(t, "Unlabeled") == Row{"Unlabeled", "0 / 0", "0 / 0", "0 / 0", "1 / 0", "1 / 0"});
+  CHECK(row(t, "Total") == Row{"Total", "1 / 1", "1 / 2", "1 / 1", "1 / 0", "4 / 4"});
+  CHECK(row(table(p, "subtype_by_converter"), "Incompatibility: Unlabeled") ==
+        Row{"Incompatibility: Unlabeled", "1", "0", "1"});
+  long repro_rows = 0;
+  for (const auto& r : table(p, "repro_by_symptom").rows)
+    for (std::size_t i = 1; i < r.size(); ++i) repro_rows += std::stol(r[i]);
+  CHECK(repro_rows == 8);
+  CHECK(table(p, "repro_by_symptom").rows.back()[0] == "Unlabeled");
 }
