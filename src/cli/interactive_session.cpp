@@ -5,6 +5,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/interrupted.h"
+#include "core/text.h"
 #include "core/text_wrap.h"
 
 namespace convfail::cli {
@@ -32,6 +34,7 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
             << opened.session.items.size() << " issue(s))\n";
   AnnotationSession session(ctx.db(), tax, opened.session, config);
   SessionSummary s;
+  InterruptCatcher interrupt;  // Ctrl-C stops the session as `q` does, then exit 130
   if (tty) {
     RawTerminal raw(STDIN_FILENO);
     RawKeyReader keys(std::cin, std::cout);
@@ -47,6 +50,10 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
   if (!s.finished) summary << " (run the same command to resume)";
   for (const std::string& line : wrap_columns(summary.str(), config.width))
     std::cout << line << "\n";
+  if (InterruptCatcher::interrupted())
+    throw Interrupted("interrupted: " + count_noun(s.answered, "answer") + " of this run saved, " +
+                      std::to_string(s.done_items) + " of " + std::to_string(s.total_items) +
+                      " issue(s) done; run the same command to " + "resume");
 }
 
 }  // namespace convfail::cli

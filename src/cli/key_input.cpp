@@ -10,7 +10,7 @@ namespace convfail::cli {
 
 std::optional<std::string> LineKeyReader::next(const std::vector<std::string>&) {
   std::string line;
-  if (!std::getline(in_, line)) return std::nullopt;
+  if (InterruptCatcher::interrupted() || !std::getline(in_, line)) return std::nullopt;
   auto b = line.find_first_not_of(" \t\r");
   if (b == std::string::npos) return std::string();
   return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
@@ -18,7 +18,7 @@ std::optional<std::string> LineKeyReader::next(const std::vector<std::string>&) 
 
 std::optional<std::string> LineKeyReader::line() {
   std::string line;
-  if (!std::getline(in_, line)) return std::nullopt;
+  if (InterruptCatcher::interrupted() || !std::getline(in_, line)) return std::nullopt;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
 }
@@ -40,6 +40,7 @@ std::string pending_hint(const std::string& digits, const std::vector<std::strin
 }
 
 int RawKeyReader::get() {
+  if (InterruptCatcher::interrupted()) return -1;  // Ctrl-C: end of input from here on
   if (pending_) {
     int c = *pending_;
     pending_.reset();
@@ -135,7 +136,6 @@ RawTerminal::RawTerminal(int fd) : fd_(fd) {
   t.c_cc[VTIME] = 0;
   if (tcsetattr(fd, TCSANOW, &t) != 0) return;
   active_ = true;
-  std::signal(SIGINT, restore_and_die);
   std::signal(SIGTERM, restore_and_die);
   std::signal(SIGHUP, restore_and_die);
 }
@@ -144,9 +144,34 @@ RawTerminal::~RawTerminal() {
   if (!active_) return;
   tcsetattr(fd_, TCSANOW, &g_saved);
   g_fd = -1;
-  std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGHUP, SIG_DFL);
+}
+
+namespace {
+volatile std::sig_atomic_t g_interrupted = 0;
+struct sigaction g_previous_sigint;
+
+void note_interrupt(int) {
+  g_interrupted = 1;
+}
+}  // namespace
+
+InterruptCatcher::InterruptCatcher() {
+  g_interrupted = 0;
+  struct sigaction sa {};
+  sa.sa_handler = note_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the blocked read returns EINTR, the reader end of input
+  sigaction(SIGINT, &sa, &g_previous_sigint);
+}
+
+InterruptCatcher::~InterruptCatcher() {
+  sigaction(SIGINT, &g_previous_sigint, nullptr);
+}
+
+bool InterruptCatcher::interrupted() {
+  return g_interrupted != 0;
 }
 
 bool is_terminal(int fd) {

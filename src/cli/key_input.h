@@ -49,7 +49,8 @@ class RawKeyReader : public KeyReader {
 };
 
 // Puts a terminal file descriptor into raw mode (no line buffering, no echo; signals still
-// work) and restores it on destruction, and on SIGINT/SIGTERM/SIGHUP before dying.
+// work) and restores it on destruction, and on SIGTERM/SIGHUP before dying (SIGINT is
+// InterruptCatcher's).
 class RawTerminal {
  public:
   explicit RawTerminal(int fd);
@@ -61,6 +62,20 @@ class RawTerminal {
  private:
   int fd_;
   bool active_ = false;
+};
+
+// Ctrl-C (SIGINT) during an interactive session, raw or line mode: the handler only sets a flag,
+// and since it is installed without SA_RESTART the read it interrupts fails, so the key readers
+// return end of input and the session stops as on `q`, every answer already saved. The caller
+// then says what was saved and exits 130. Restores the previous handler on destruction.
+class InterruptCatcher {
+ public:
+  InterruptCatcher();
+  ~InterruptCatcher();
+  InterruptCatcher(const InterruptCatcher&) = delete;
+  InterruptCatcher& operator=(const InterruptCatcher&) = delete;
+  // Whether SIGINT arrived since the catcher was installed.
+  static bool interrupted();
 };
 
 bool is_terminal(int fd);

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/interrupted.h"
 #include "core/error.h"
 #include "core/resources.h"
 #include "core/text.h"
@@ -153,6 +154,9 @@ int main(int argc, char** argv) {
   } catch (const UserError& e) {
     std::cerr << "convfail: error: " << terminal_safe(e.what(), false, false) << "\n";
     return 1;
+  } catch (const Interrupted& e) {  // Ctrl-C, after a clean stop
+    std::cerr << "convfail: " << terminal_safe(e.what(), false, false) << "\n";
+    return 130;
   } catch (const std::exception& e) {
     std::cerr << "convfail: internal error: " << terminal_safe(e.what(), false, false) << "\n";
     return 3;
