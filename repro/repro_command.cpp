@@ -13,6 +13,7 @@
 #include "core/json_util.h"
 #include "core/text.h"
 #include "exec/sandbox.h"
+#include "repro/reproduce_all.h"
 #include "repro/runtimes.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
@@ -72,6 +73,13 @@ std::string text_line(const std::string& label, const ModelVerdict& v) {
     s += buf;
   }
   return terminal_safe(s);
+}
+
+// The totals of a model run: {"total": N, VERDICT: n, ...}.
+json verdict_totals(const ReproduceSummary& s) {
+  json t = {{"total", s.results()}};
+  for (const auto& [verdict, count] : s.verdicts) t[verdict] = count;
+  return t;
 }
 
 bool is_onnx_name(const fs::path& p) {
@@ -140,7 +148,50 @@ exec::RunnerOptions runner_options_for(const std::string& ort_version) {
   return ro;
 }
 
-void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
+void run_issue_models(Db& db, const IssueList& issues, exec::OrtRunner& runner,
+                      const ReproduceRequest& req, ResultOutput& output, ReproduceSummary& summary,
+                      int* used) {
+  std::size_t reached = 0;
+  for (const auto& [issue_id, ref] : issues) {
+    if (req.limit && *used >= req.limit) break;
+    ++reached;
+    auto targets = issue_model_targets(db, issue_id);
+    if (targets.empty())
+      targets.push_back(
+          {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
+    for (const auto& t : targets) {
+      if (req.limit && *used >= req.limit) break;
+      ++*used;
+      if (req.progress)
+        std::cerr << "\r[" << *used << "] " << terminal_safe(ref) << "\x1b[K" << std::flush;
+      ModelVerdict v;
+      if (t.model.empty()) {
+        v.verdict = kNotRunnable;
+        v.reason = t.reason;
+        v.onnx_version = onnx_library_version();
+      } else {
+        ReproOptions o = req.options;
+        o.inputs_dir = t.inputs_dir;
+        v = reproduce_model(runner, t.model, o);
+      }
+      Transaction tx(db);
+      store_verdict(db, v, issue_id, t.artifact_id);
+      tx.commit();
+      ++summary.models;
+      ++summary.verdicts[v.verdict];
+      json j = v.to_json();
+      j["issue"] = ref;
+      std::string label =
+          ref + "  " + (t.model.empty() ? std::string("-") : fs::path(t.model).filename().string());
+      output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j),
+                    output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
+    }
+  }
+  summary.limited += static_cast<int>(issues.size() - reached);
+  if (req.progress) std::cerr << "\r\x1b[K";
+}
+
+ReproduceSummary run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   req.options.dims = parse_dims(req.dims);
   if (req.options.tolerance.atol < 0 || req.options.tolerance.rtol < 0)
     throw UsageError("--atol and --rtol must not be negative");
@@ -154,22 +205,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
   exec::OrtRunner runner(ro);
 
   ResultOutput output(req.format, out);
-  std::map<std::string, int> verdicts;  // verdict -> count, for the totals of issue/--model runs
-  auto emit = [&](const std::string& label, const ModelVerdict& v,
-                  std::optional<std::int64_t> issue, const std::string& issue_ref) {
-    ++verdicts[v.verdict];
-    json j = v.to_json();
-    if (issue) j["issue"] = issue_ref;
-    output.result(output.is_text() ? text_line(label, v) : std::string(), std::move(j),
-                  output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
-  };
-  auto verdict_totals = [&] {
-    int total = 0;
-    for (const auto& [verdict, count] : verdicts) total += count;
-    json t = {{"total", total}};
-    for (const auto& [verdict, count] : verdicts) t[verdict] = count;
-    return t;
-  };
+  ReproduceSummary summary;
 
   if (!req.suite.empty()) {
     auto cases = list_suite_cases(req.suite);
@@ -213,7 +249,7 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
       for (const auto& [sig, count] : fail_signatures)
         out << "  " << count << " x " << terminal_safe(sig) << "\n";
     }
-    return;
+    return summary;
   }
 
   if (!db) throw UserError("no database");
@@ -223,55 +259,24 @@ void run_reproduce(ReproduceRequest req, Db* db, std::ostream& out) {
     Transaction tx(*db);
     store_verdict(*db, v, std::nullopt, std::nullopt);
     tx.commit();
-    emit(req.model, v, std::nullopt, "");
-    output.finish(verdict_totals());
-    return;
+    ++summary.models;
+    ++summary.verdicts[v.verdict];
+    output.result(output.is_text() ? text_line(req.model, v) : std::string(), v.to_json(),
+                  output.is_text() ? message_lines(v.error, "") : std::vector<std::string>());
+    output.finish(verdict_totals(summary));
+    return summary;
   }
-
-  // Issue mode and --all.
-  std::vector<std::pair<std::int64_t, std::string>> issues;
   if (req.all) {
-    auto st = db->prepare(
-        "SELECT DISTINCT i.id, r.full_name || '#' || i.number FROM artifacts a JOIN issues i ON"
-        " i.id = a.issue_id JOIN repositories r ON r.id = i.repo_id WHERE a.fetch_status = 'ok'"
-        " AND a.kind IN ('model', 'archive') ORDER BY i.id");
-    while (st.step()) issues.emplace_back(st.int64(0), st.text(1));
-  } else {
-    IssueRef ref = parse_issue_ref(req.issue);
-    issues.emplace_back(require_issue(*db, ref), to_string(ref));
+    summary = reproduce_all(*db, req, runner, output);
+    output.finish(verdict_totals(summary), summary.to_json());
+    return summary;
   }
-  int n = 0;
-  for (const auto& [issue_id, ref] : issues) {
-    if (req.limit && n >= req.limit) break;
-    auto targets = issue_model_targets(*db, issue_id);
-    if (targets.empty())
-      targets.push_back(
-          {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
-    for (const auto& t : targets) {
-      if (req.limit && n >= req.limit) break;
-      ++n;
-      if (req.progress)
-        std::cerr << "\r[" << n << "] " << terminal_safe(ref) << "\x1b[K" << std::flush;
-      ModelVerdict v;
-      if (t.model.empty()) {
-        v.verdict = kNotRunnable;
-        v.reason = t.reason;
-        v.onnx_version = onnx_library_version();
-      } else {
-        ReproOptions o = req.options;
-        o.inputs_dir = t.inputs_dir;
-        v = reproduce_model(runner, t.model, o);
-      }
-      Transaction tx(*db);
-      store_verdict(*db, v, issue_id, t.artifact_id);
-      tx.commit();
-      emit(
-          ref + "  " + (t.model.empty() ? std::string("-") : fs::path(t.model).filename().string()),
-          v, issue_id, ref);
-    }
-  }
-  if (req.progress) std::cerr << "\r\x1b[K";
-  output.finish(verdict_totals());
+  IssueRef ref = parse_issue_ref(req.issue);
+  int used = 0;
+  run_issue_models(*db, {{require_issue(*db, ref), to_string(ref)}}, runner, req, output, summary,
+                   &used);
+  output.finish(verdict_totals(summary));
+  return summary;
 }
 
 }  // namespace convfail::repro

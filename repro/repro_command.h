@@ -7,13 +7,20 @@
 
 #include "core/db.h"
 #include "repro/reproduce.h"
+#include "repro/reproduce_summary.h"
 #include "repro/result_output.h"
+#include "repro/scripts/script_command.h"
 
 namespace convfail::repro {
 
 struct ReproduceRequest {
   std::string issue;  // OWNER/REPO#N or an issue URL (core/issue_ref.h)
+  // Every issue: scanned for artifacts, then its fetched models and its PyTorch script run
+  // (reproduce_all.h); models_only (--models) or scripts_only (--scripts) keeps one kind.
   bool all = false;
+  bool models_only = false;
+  bool scripts_only = false;
+  ScriptRunOptions script_run;  // the scripts' interpreter, timeout and memory (--all)
   std::string model;
   std::string inputs_dir;
   std::string suite;
@@ -36,8 +43,16 @@ std::string pinned_runtime_version();
 exec::RunnerOptions runner_options_for(const std::string& ort_version);
 
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
-// Throws UserError / UsageError on bad input.
-void run_reproduce(ReproduceRequest request, Db* db, std::ostream& out);
+// Prints the results (and the JSON documents); returns what was found, run and left out for the
+// caller to print. Throws UserError / UsageError on bad input.
+ReproduceSummary run_reproduce(ReproduceRequest request, Db* db, std::ostream& out);
+
+// Re-runs each issue's models (one not_runnable result when it has none), stores and prints each
+// result and counts it in `summary` (models, verdicts); stops at req.limit results (when > 0)
+// counted in `*used` across calls, and counts the issues it did not reach in summary.limited.
+void run_issue_models(Db& db, const IssueList& issues, exec::OrtRunner& runner,
+                      const ReproduceRequest& req, ResultOutput& output, ReproduceSummary& summary,
+                      int* used);
 
 // "NAME=V" list -> map. Throws UsageError.
 std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims);

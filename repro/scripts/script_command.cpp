@@ -53,6 +53,25 @@ void print_result(const std::string& what, const ScriptReproResult& r, ResultOut
 
 }  // namespace
 
+int run_script_issues(Db& db, const IssueList& issues, const ScriptsCommandArgs& args,
+                      const ModelEvaluator& evaluate, ResultOutput& output, std::ostream& err,
+                      std::map<std::string, int>& verdicts) {
+  int done = 0;
+  for (const auto& [id, ref] : issues) {
+    if (args.progress)
+      err << "[" << done + 1 << "/" << issues.size() << "] " << ref << "\n" << std::flush;
+    ExtractedScript script = extract_script(load_issue_text(db, id));
+    ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
+    r.script_source = script.source;
+    r.blocks = script.blocks;
+    if (args.store) store_script_run(db, id, script_artifact_id(db, id, script.code), r);
+    ++verdicts[r.verdict.verdict];
+    ++done;
+    print_result(ref, r, output);
+  }
+  return done;
+}
+
 int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& out,
                         std::ostream& err) {
   exec::RunnerOptions ro;
@@ -64,7 +83,8 @@ int run_scripts_command(Db* db, const ScriptsCommandArgs& args, std::ostream& ou
 
 int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEvaluator& evaluate,
                         std::ostream& out, std::ostream& err) {
-  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
+  // --all goes through run_reproduce (repro_command.h), which scans and runs models too.
+  int modes = !args.issues.empty() + !args.script_file.empty();
   if (modes != 1) throw UsageError("reproduce --scripts needs one of ISSUE, --all, --script-file");
   if (!args.script_file.empty()) {
     std::ifstream in(args.script_file, std::ios::binary);
@@ -80,31 +100,10 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
   }
   if (!dbp) throw UserError("reproduce --scripts needs a database");
   Db& db = *dbp;
-  struct Target {
-    std::int64_t id;
-    std::string ref;
-  };
-  std::vector<Target> targets;
-  if (args.all) {
-    auto name = db.prepare(
-        "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
-        "WHERE i.id = ?");
-    bool scanned = false;
-    auto ids = script_issue_ids(db, &scanned);
-    if (!scanned)
-      err << "convfail: no script artifacts stored (see `convfail artifacts scan`); taking the "
-             "issues whose code blocks use torch\n";
-    for (std::int64_t id : ids) {
-      name.bind(1, id);
-      if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
-      name.reset();
-    }
-    if (targets.empty()) throw UserError("no issue has a script that uses torch");
-  } else {
-    for (const auto& text : args.issues) {
-      IssueRef ref = parse_issue_ref(text);
-      targets.push_back({require_issue(db, ref), to_string(ref)});
-    }
+  IssueList targets;
+  for (const auto& text : args.issues) {
+    IssueRef ref = parse_issue_ref(text);
+    targets.emplace_back(require_issue(db, ref), to_string(ref));
   }
 
   if (args.limit < 0) throw UsageError("--limit must not be negative");
@@ -113,21 +112,7 @@ int run_scripts_command(Db* dbp, const ScriptsCommandArgs& args, const ModelEval
 
   ResultOutput output(args.format, out);
   std::map<std::string, int> counts;
-  int done = 0;
-  for (const auto& t : targets) {
-    if (args.progress)
-      err << "[" << done + 1 << "/" << targets.size() << "] " << t.ref << "\n" << std::flush;
-    IssueText text = load_issue_text(db, t.id);
-    ExtractedScript script = extract_script(text);
-    ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
-    r.script_source = script.source;
-    r.blocks = script.blocks;
-    if (args.store) store_script_run(db, t.id, script_artifact_id(db, t.id, script.code), r);
-    const ScriptVerdict& v = r.verdict;
-    ++counts[v.verdict];
-    ++done;
-    print_result(t.ref, r, output);
-  }
+  int done = run_script_issues(db, targets, args, evaluate, output, err, counts);
   nlohmann::json totals = {{"total", done}};
   for (const auto& [k, n] : counts) totals[k] = n;
   output.finish(totals);

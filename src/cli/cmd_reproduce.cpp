@@ -1,11 +1,17 @@
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/repro_options.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "repro/repro_command.h"
 #include "repro/scripts/script_command.h"
 
@@ -15,7 +21,7 @@ namespace {
 
 struct ReproduceFlags {
   bool json = false, jsonl = false;
-  bool scripts = false;
+  bool scripts = false, models = false;
   bool unsafe_no_sandbox = false;
   std::uint64_t script_memory_mb = 8192;
   repro::ScriptsCommandArgs script_args;
@@ -34,7 +40,45 @@ const char* const kReproduceHelp =
     "of the Python traceback. `convfail show ISSUE` shows them again.\n"
     "--json prints one document {\"results\": [...], \"totals\": {...}} at the end (each\n"
     "result with \"message\" and \"traceback\", null when there is none); --jsonl streams one\n"
-    "result per line and a last line {\"totals\": {...}}.";
+    "result per line and a last line {\"totals\": {...}}.\n"
+    "\n"
+    "--all first scans every issue for artifacts (as `artifacts scan`: links to models and\n"
+    "archives, code blocks that export a model), then re-runs each fetched model or archive\n"
+    "and each PyTorch repro script (--models or --scripts keeps one kind). It ends with what\n"
+    "it found and ran, how many issues it left out and why (a model link not fetched yet, a\n"
+    "script that does not use PyTorch, nothing to run...), and the command to run next when\n"
+    "nothing ran; --json and --jsonl carry the same as \"summary\". Model links are not\n"
+    "downloaded here: `convfail artifacts fetch` does that.";
+
+// "9 its script does not use PyTorch (...); 3 ..." most frequent first.
+std::string skipped_text(const std::map<std::string, int>& skipped) {
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [why, n] : skipped) by_count.emplace_back(n, why);
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [n, why] : by_count)
+    s += (s.empty() ? "" : "; ") + std::to_string(n) + " " + why;
+  return s;
+}
+
+// What `reproduce --all` found, ran and left out, under its results.
+void print_summary(const repro::ReproduceSummary& s, std::ostream& out) {
+  out << "\nscanned " << count_noun(s.scanned_issues, "issue") << " for artifacts ("
+      << s.new_artifacts << " new)\n";
+  out << "ran " << count_noun(s.scripts, "script") << " and " << count_noun(s.models, "model");
+  std::string verdicts;
+  for (const auto& [verdict, n] : s.verdicts)
+    verdicts += (verdicts.empty() ? "" : ", ") + verdict + " " + std::to_string(n);
+  out << (verdicts.empty() ? "" : ": " + verdicts) << "\n";
+  int skipped = 0;
+  for (const auto& [why, n] : s.skipped) skipped += n;
+  if (skipped > 0)
+    out << "left out " << count_noun(skipped, "issue") << ": " << skipped_text(s.skipped) << "\n";
+  if (s.limited > 0)
+    out << "not reached within --limit: " << count_noun(s.limited, "issue") << "\n";
+  if (!s.next.empty()) out << "next: " << s.next << "\n";
+}
 
 // `reproduce`: PyTorch scripts (--scripts), or models of issues, one file or a backend suite.
 void run_reproduce_command(Context& ctx, repro::ReproduceRequest& request,
@@ -43,10 +87,9 @@ void run_reproduce_command(Context& ctx, repro::ReproduceRequest& request,
                                : flags.jsonl ? repro::OutputFormat::kJsonl
                                              : repro::OutputFormat::kText;
   apply_sandbox_choice(flags.unsafe_no_sandbox);
-  if (flags.scripts) {
+  if (flags.scripts && !request.all) {
     repro::ScriptsCommandArgs s = flags.script_args;
     s.run.memory_bytes = flags.script_memory_mb << 20;
-    s.all = request.all;
     if (!request.issue.empty()) s.issues = {request.issue};
     s.format = format;
     s.progress = Context::stderr_is_tty();
@@ -62,10 +105,15 @@ void run_reproduce_command(Context& ctx, repro::ReproduceRequest& request,
   if (modes != 1) throw UsageError("reproduce needs one of ISSUE, --all, --model, --suite");
   request.format = format;
   request.progress = Context::stderr_is_tty();
+  request.scripts_only = flags.scripts;
+  request.models_only = flags.models;
+  request.script_run = flags.script_args.run;
+  request.script_run.memory_bytes = flags.script_memory_mb << 20;
   // --model stores the file's verdicts (bisect reuses them): like import, it may start a
   // database; ISSUE and --all need the issues, so their database must exist.
   Db* db = !request.suite.empty() ? nullptr : !request.model.empty() ? &ctx.create_db() : &ctx.db();
-  repro::run_reproduce(request, db, std::cout);
+  repro::ReproduceSummary summary = repro::run_reproduce(request, db, std::cout);
+  if (request.all && format == repro::OutputFormat::kText) print_summary(summary, std::cout);
 }
 
 }  // namespace
@@ -78,7 +126,10 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
                                 "OWNER/REPO#N or its URL: the fetched models (or, with --scripts, "
                                 "the repro script) of one issue");
   auto* all = cmd->add_flag("--all", args->all,
-                            "every issue with fetched model artifacts (or script artifacts)");
+                            "every issue: scan for artifacts, then re-run each fetched model and "
+                            "each PyTorch script, and say why the other issues ran nothing");
+  auto* models = cmd->add_flag("--models", flags->models,
+                               "with --all: only the fetched models and archives, no scripts");
   auto* model =
       cmd->add_option("--model", args->model, "one ONNX model file")->check(CLI::ExistingFile);
   auto* inputs =
@@ -115,25 +166,28 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   // PyTorch repro scripts (repro/scripts): ISSUE / --all select issues with script artifacts.
   auto* scripts = cmd->add_flag(
       "--scripts", flags->scripts,
-      "re-run the PyTorch repro scripts of ISSUE (or of --all issues with script\n"
-      "artifacts) under the harness: torch.onnx.export intercepted, module run eagerly,\n"
-      "exported model re-executed and compared with the eager outputs; sandboxed, no\n"
-      "network. Verdicts stored with the torch version");
+      "re-run the PyTorch repro script of ISSUE (with --all: only the scripts, no models)\n"
+      "under the harness: torch.onnx.export intercepted, module run eagerly, exported\n"
+      "model re-executed and compared with the eager outputs; sandboxed, no network.\n"
+      "Verdicts stored with the torch version");
   auto* script_file =
       cmd->add_option("--script-file", flags->script_args.script_file,
                       "with --scripts: one local Python script instead of issues (not stored)")
           ->check(CLI::ExistingFile);
-  auto* python = cmd->add_option("--python", flags->script_args.run.python,
-                                 "with --scripts: the interpreter that has torch and onnx")
-                     ->capture_default_str();
-  auto* script_timeout = cmd->add_option("--script-timeout", flags->script_args.run.timeout_seconds,
-                                         "with --scripts: seconds per script (wall clock)")
-                             ->capture_default_str()
-                             ->check(CLI::Range(0.001, 86400.0));
-  auto* script_memory = cmd->add_option("--script-memory-mb", flags->script_memory_mb,
-                                        "with --scripts: address-space limit of the script (MiB)")
-                            ->capture_default_str()
-                            ->check(CLI::Range(512, 1 << 20));
+  auto* python =
+      cmd->add_option("--python", flags->script_args.run.python,
+                      "scripts (--scripts, --all): the interpreter that has torch and onnx")
+          ->capture_default_str();
+  auto* script_timeout =
+      cmd->add_option("--script-timeout", flags->script_args.run.timeout_seconds,
+                      "scripts (--scripts, --all): seconds per script (wall clock)")
+          ->capture_default_str()
+          ->check(CLI::Range(0.001, 86400.0));
+  auto* script_memory =
+      cmd->add_option("--script-memory-mb", flags->script_memory_mb,
+                      "scripts (--scripts, --all): address-space limit of a script (MiB)")
+          ->capture_default_str()
+          ->check(CLI::Range(512, 1 << 20));
   // One mode: ISSUE, --all, --model or --suite (with --scripts: ISSUE, --all or --script-file).
   issue->excludes(all)->excludes(model)->excludes(suite)->excludes(script_file);
   all->excludes(model)->excludes(suite)->excludes(script_file);
@@ -144,8 +198,20 @@ void add_reproduce_command(CLI::App* cmd, Context& ctx) {
   filter->needs(suite);
   limit->excludes(model);
   json->excludes(jsonl);
-  for (CLI::Option* o : {script_file, python, script_timeout, script_memory}) o->needs(scripts);
-  cmd->callback([&ctx, args, flags] { run_reproduce_command(ctx, *args, *flags); });
+  models->needs(all)->excludes(scripts);
+  script_file->needs(scripts);
+  // The scripts' options: where scripts run (--scripts, or --all without --models).
+  for (CLI::Option* o : {python, script_timeout, script_memory})
+    o->excludes(model)->excludes(suite)->excludes(models);
+  cmd->callback([&ctx, args, flags, python, script_timeout, script_memory] {
+    // ISSUE without --scripts runs models only: the scripts' options would be ignored there.
+    if (!flags->scripts && !args->all &&
+        python->count() + script_timeout->count() + script_memory->count() > 0)
+      throw UsageError(
+          "--python, --script-timeout and --script-memory-mb are for scripts: add "
+          "--scripts, or use --all");
+    run_reproduce_command(ctx, *args, *flags);
+  });
 }
 
 }  // namespace convfail::cli
