@@ -32,16 +32,31 @@ std::string subtype_title(const Taxonomy& tax, const std::string& cause, const s
 }
 
 // Row labels in taxonomy order, then any unknown values present in the counts, then `missing`
-// (the issues without a label).
+// (the issues without a label) when there are any: a table of complete labels keeps the study's
+// shape, and the JSON has the key either way.
 std::vector<std::string> ordered_labels(const Taxonomy& tax, const std::string& dim,
                                         const std::map<std::string, Counts>& by_converter,
                                         const std::string& missing) {
   std::vector<std::string> ids = tax.label_ids(dim);
+  bool any_missing = false;
   for (const auto& [conv, counts] : by_converter)
     for (const auto& [id, n] : counts)
-      if (id != missing && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  ids.push_back(missing);
+      if (id == missing)
+        any_missing = any_missing || n > 0;
+      else if (std::find(ids.begin(), ids.end(), id) == ids.end())
+        ids.push_back(id);
+  if (any_missing) ids.push_back(missing);
   return ids;
+}
+
+// Whether any converter's cause-by-symptom count has `missing` as its cause (as_cause) or as
+// its symptom.
+bool cause_or_symptom_missing(const ReportData& d, bool as_cause) {
+  for (const auto& [conv, by_cause] : d.cause_by_symptom)
+    for (const auto& [cause, by_symptom] : by_cause)
+      for (const auto& [symptom, n] : by_symptom)
+        if (n > 0 && (as_cause ? cause : symptom) == d.missing) return true;
+  return false;
 }
 
 long get(const Counts& c, const std::string& id) {
@@ -115,10 +130,13 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
   auto top = top_causes(d, tax);
   std::vector<std::string> rows = top;
   rows.push_back("Other");
-  rows.push_back(d.missing);  // no cause: a row, and no symptom: a column, so the totals add up
+  // No cause: a row, no symptom: a column (when there are such issues), so the totals add up.
+  const bool missing_row = cause_or_symptom_missing(d, true);
+  const bool missing_col = cause_or_symptom_missing(d, false);
+  if (missing_row) rows.push_back(d.missing);
   std::vector<std::string> cols = main_symptoms;
   cols.push_back("Other");
-  cols.push_back(d.missing);
+  if (missing_col) cols.push_back(d.missing);
   std::string convs;
   for (const auto& c : d.converters) convs += (convs.empty() ? "" : " / ") + c;
 
@@ -129,7 +147,7 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
           ""};
   for (const auto& s : main_symptoms) t.header.push_back(title_of(tax, "symptom", s));
   t.header.push_back("Other");
-  t.header.push_back(missing_title(d.missing));
+  if (missing_col) t.header.push_back(missing_title(d.missing));
   t.header.push_back("Total");
   BarChart chart{"cause_by_symptom", "Cause by converter (top five causes)", {}, d.converters, {}};
 
@@ -187,7 +205,11 @@ void subtypes(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   t.header.push_back("Total");
   for (const auto& cause : tax.label_ids("cause")) {
     std::vector<std::string> subs = tax.subtype_ids(cause);
-    if (!subs.empty()) subs.push_back(d.missing);  // the cause without a subtype
+    bool without_subtype = false;  // issues of this cause without a subtype: a row of their own
+    for (const auto& [conv, by_cause] : d.subtype_by_converter)
+      if (by_cause.count(cause))
+        without_subtype = without_subtype || get(by_cause.at(cause), d.missing) > 0;
+    if (without_subtype) subs.push_back(d.missing);
     for (const auto& sub : subs) {
       std::vector<std::string> row{title_of(tax, "cause", cause) + ": " +
                                    subtype_title(tax, cause, sub)};
@@ -288,6 +310,10 @@ void agreement(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   out.tables.push_back(std::move(diff));
 }
 
+long issues_of(const ReproOutcome& o) {
+  return o.confirmed + o.other_failure + o.not_reproduced + o.not_runnable + o.not_run;
+}
+
 void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   if (!d.repro) return;
   Table t{"repro_by_symptom",
@@ -304,7 +330,8 @@ void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   std::vector<std::string> symptoms;
   for (const auto& [symptom, o] : *d.repro)
     if (symptom != d.missing) symptoms.push_back(symptom);
-  if (d.repro->count(d.missing)) symptoms.push_back(d.missing);  // no symptom: last
+  auto none = d.repro->find(d.missing);  // no symptom: last, when there are such issues
+  if (none != d.repro->end() && issues_of(none->second) > 0) symptoms.push_back(d.missing);
   for (const std::string& symptom : symptoms) {
     const ReproOutcome& o = d.repro->at(symptom);
     std::string title = title_of(tax, "symptom", symptom);

@@ -34,8 +34,11 @@ issues=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["issues
 cf report --source classifier --format csv >"$T/r.csv"
 for t in stage_by_converter symptom_by_converter; do
   grep -q "^$t,Total,Total,$issues\$" "$T/r.csv" || fail "csv $t total is not $issues: $(grep "^$t,Total,Total" "$T/r.csv")"
-  grep -q "^$t,Abstained," "$T/r.csv" || fail "csv $t has no Abstained row"
 done
+# The row is printed where issues lack the label: symptom (2 abstained), not stage (the
+# classifier's stage abstains as its own label, Not Distinguishable).
+grep -q "^symptom_by_converter,Abstained," "$T/r.csv" || fail "csv: no Abstained symptom row"
+grep -q "^stage_by_converter,Abstained," "$T/r.csv" && fail "csv: an Abstained stage row of zeros"
 # Table 10's grand total per converter sums to all issues.
 python3 - "$T/r.csv" "$issues" <<'PY'
 import csv, sys
@@ -52,7 +55,7 @@ PY
 cf report --source classifier >"$T/r.md"
 grep -q "(${issues} issues)" "$T/r.md" || fail "md heading"
 grep -q "| Total *| .*| ${issues} (100%) *|" "$T/r.md" || fail "md: a Total that is not $issues: $(grep '| Total' "$T/r.md")"
-[ "$(grep -c '| Abstained ' "$T/r.md")" -ge 4 ] || fail "md: Abstained rows missing: $(grep -c '| Abstained ' "$T/r.md")"
+[ "$(grep -c '| Abstained ' "$T/r.md")" -ge 2 ] || fail "md: Abstained rows missing: $(grep -c '| Abstained ' "$T/r.md")"
 grep -q "| Cause .*| Abstained *| Total *|" "$T/r.md" || fail "md: no Abstained column in cause by symptom"
 for f in latex html; do
   cf report --source classifier --format $f >"$T/r.$f"
