@@ -39,6 +39,15 @@ std::string pending_hint(const std::string& digits, const std::vector<std::strin
   return out + ")";
 }
 
+namespace {
+// Ctrl-C read as a key (a terminal that passes it through as a byte): the same as the signal
+// ISIG makes of it, so InterruptCatcher sees it (and without one, the process stops as usual).
+std::optional<std::string> interrupt_key() {
+  std::raise(SIGINT);
+  return std::nullopt;
+}
+}  // namespace
+
 int RawKeyReader::get() {
   if (InterruptCatcher::interrupted()) return -1;  // Ctrl-C: end of input from here on
   if (pending_) {
@@ -55,6 +64,7 @@ std::optional<std::string> RawKeyReader::next(const std::vector<std::string>& ch
   while (true) {
     int c = get();
     if (c < 0 || c == 4) return std::nullopt;  // end of input or Ctrl-D
+    if (c == 3) return interrupt_key();
     if (c == '\r' || c == '\n') return std::string();
     if (c == 27) {  // escape sequences (arrow keys): ignore the rest of the sequence
       int d = get();
@@ -95,6 +105,7 @@ std::optional<std::string> RawKeyReader::line() {
   std::string text;
   while (true) {
     int c = get();
+    if (c == 3) return interrupt_key();
     if (c < 0 || c == 4) return text.empty() ? std::nullopt : std::optional<std::string>(text);
     if (c == '\r' || c == '\n') break;
     if (c == 127 || c == 8) {
@@ -131,6 +142,9 @@ RawTerminal::RawTerminal(int fd) : fd_(fd) {
   g_saved = t;
   g_fd = fd;
   t.c_lflag &= ~(ICANON | ECHO);
+  // Ctrl-C must signal: a terminal left with ISIG off (stty -isig) used to turn it into a byte
+  // the key reader ignored, so three presses did nothing while q and Ctrl-D worked.
+  t.c_lflag |= ISIG;
   t.c_iflag &= ~(ICRNL);
   t.c_cc[VMIN] = 1;
   t.c_cc[VTIME] = 0;

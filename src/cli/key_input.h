@@ -48,9 +48,9 @@ class RawKeyReader : public KeyReader {
   std::optional<int> pending_;  // a key read ahead after a digit
 };
 
-// Puts a terminal file descriptor into raw mode (no line buffering, no echo; signals still
-// work) and restores it on destruction, and on SIGTERM/SIGHUP before dying (SIGINT is
-// InterruptCatcher's).
+// Puts a terminal file descriptor into raw mode (no line buffering, no echo; signals on, ISIG
+// set even when the terminal had it off) and restores it on destruction, and on SIGTERM/SIGHUP
+// before dying (SIGINT is InterruptCatcher's).
 class RawTerminal {
  public:
   explicit RawTerminal(int fd);

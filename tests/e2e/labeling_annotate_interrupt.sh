@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ctrl-C in `convfail annotate` (issue 50 item 2): on a real pseudo-terminal (util-linux
-# `script`) the ^C key, and in line mode a SIGINT, stop the session as `q` does: every answer
-# saved, the summary, "interrupted: ... run the same command to resume", exit 130; the next run
-# resumes where it stopped.
+# `script`) the ^C key (also on a terminal left with ISIG off), and in line mode a SIGINT, stop
+# the session as `q` does: every answer saved, the summary, "interrupted: ... run the same
+# command to resume", exit 130; the next run resumes where it stopped.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || skip "script (util-linux) missing"
@@ -27,6 +27,17 @@ grep -qF "convfail: interrupted: 5 answers of this run saved, 1 of 4 issue(s) do
   fail "no interrupted line after ^C: $(tail -5 <<<"$plain")"
 [ "$(labels)" = 5 ] || fail "^C: $(labels) labels stored, want 5"
 echo "ok   ^C on a terminal: 5 answers saved, exit 130"
+
+# A terminal left with ISIG off (stty -isig): ^C arrives as a byte. It used to be ignored (three
+# presses did nothing while q and Ctrl-D worked); it stops the session the same way.
+rc=0
+{ sleep 0.5; keys '\003'; sleep 3; } |
+  timeout 60 script -qec "stty -isig; $CF annotate --annotator R" /dev/null >"$T/isig" 2>&1 || rc=$?
+plain=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g; s/\r//g' "$T/isig")
+[ "$rc" = 130 ] || fail "^C with stty -isig: exit $rc, not 130: $(tail -5 <<<"$plain")"
+grep -qF "convfail: interrupted: 0 answers of this run saved, 0 of 4 issue(s) done" <<<"$plain" ||
+  fail "no interrupted line after ^C with stty -isig: $(tail -5 <<<"$plain")"
+echo "ok   ^C on a terminal with ISIG off: exit 130"
 
 # Line mode (input piped): SIGINT while the session waits for an answer.
 mkfifo "$T/in"
