@@ -70,3 +70,7 @@ assert any("fetched model" not in w for w in s["skipped"]), s
 print("ok   --json: summary", s["scripts"], "scripts,", s["limited"], "not reached")
 PY
 [ $(($(runs) - before)) = 2 ] || fail "--limit 2 stored $(($(runs) - before)) runs"
+# The scripts' options where no script runs (ISSUE without --scripts) are refused, not ignored.
+expect_exit 2 cf reproduce 'pytorch/pytorch#81234' --python /usr/bin/python3
+expect_grep "are for scripts: add --scripts, or use --all" "$T/err"
+echo ok
