@@ -25,7 +25,7 @@ TEST_CASE("web page cache: made once for concurrent requests, again after any co
   auto make = [&] {
     ++made;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    return web::ReportText{"page " + std::to_string(made.load()), "text/plain", "txt"};
+    return web::ReportText{"page " + std::to_string(made.load()), "text/plain", "txt", ""};
   };
   std::vector<std::thread> threads;
   std::vector<std::string> got(8);
@@ -66,7 +66,7 @@ TEST_CASE("web page cache: bounded in entries, least recently used out first") {
   }
   web::PageCache cache(path, 2);
   int made = 0;
-  auto make = [&] { return web::ReportText{std::to_string(++made), "text/plain", "txt"}; };
+  auto make = [&] { return web::ReportText{std::to_string(++made), "text/plain", "txt", ""}; };
   cache.get("a", make);
   cache.get("b", make);
   cache.get("a", make);  // a used last
