@@ -36,7 +36,8 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
   AnnotationSession session(ctx.db(), tax, opened.session, config);
   SessionSummary s;
   // Ctrl-C (and SIGTERM, SIGHUP without a raw terminal) stops the session as `q` does: the
-  // handler only sets core's flag, the key readers then return end of input; exit 128+N.
+  // handler only sets core's flag, the key readers then return end of input; exit 128+N. A
+  // signal ignored when convfail started (a script's background job) stays ignored.
   catch_interrupts();
   if (tty) {
     RawTerminal raw(STDIN_FILENO);

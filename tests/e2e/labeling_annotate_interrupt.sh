@@ -39,15 +39,22 @@ grep -qF "convfail: interrupted: 0 answers of this run saved, 0 of 4 issue(s) do
   fail "no interrupted line after ^C with stty -isig: $(tail -5 <<<"$plain")"
 echo "ok   ^C on a terminal with ISIG off: exit 130"
 
-# Line mode (input piped): SIGINT while the session waits for an answer.
+# Line mode (input piped): SIGINT while the session waits for an answer. Started with job
+# control (set -m): a script's plain background job starts with SIGINT ignored, which convfail
+# keeps ignored (core/interrupt.h), as a user's background job keeps running on Ctrl-C.
 mkfifo "$T/in"
+set -m
 $CF annotate --annotator P <"$T/in" >"$T/line.out" 2>"$T/line.err" &
 pid=$!
+set +m
 exec 3>"$T/in"
 printf '3\n' >&3  # issue 2's cause: 3 type_problem
 for _ in $(seq 100); do [ "$(labels)" = 6 ] && break; sleep 0.1; done
 [ "$(labels)" = 6 ] || fail "line mode: the answer was not stored"
 kill -INT "$pid"
+running() { [ -e "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; }
+for _ in $(seq 100); do running || break; sleep 0.1; done
+running && { kill -KILL "$pid"; fail "SIGINT in line mode: still running after 10 s"; }
 rc=0
 wait "$pid" || rc=$?
 exec 3>&-

@@ -227,10 +227,13 @@ TEST_CASE("reproduce output: --all's summary, in text and beside the totals") {
   s.skipped = {{"no model link, archive or script in its text", 1},
                {"its script does not use PyTorch", 2}};
   s.limited = 1;
-  std::ostringstream out;
-  ResultOutput output(OutputFormat::kText, out);
-  finish_reproduce(output, r, out);
-  CHECK(out.str() ==
+  auto printed = [&r](OutputFormat format) {
+    std::ostringstream out;
+    ResultOutput output(format, out);
+    finish_reproduce(output, r, out);
+    return out.str();
+  };
+  CHECK(printed(OutputFormat::kText) ==
         "\nscanned 5 issues for artifacts (4 new)\n"
         "ran 3 scripts and 0 models: crash_reproduced 1, not_runnable 2\n"
         "left out 3 issues: 2 its script does not use PyTorch; 1 no model link, archive or "
@@ -241,26 +244,17 @@ TEST_CASE("reproduce output: --all's summary, in text and beside the totals") {
   s.skipped = {{"a script, left out by --models", 1}};
   s.next = "convfail reproduce --all (without --models)";
   r.verdicts.clear();
-  std::ostringstream none;
-  ResultOutput none_output(OutputFormat::kText, none);
-  finish_reproduce(none_output, r, none);
-  CHECK(none.str() ==
+  CHECK(printed(OutputFormat::kText) ==
         "\nscanned 0 issues for artifacts (0 new)\nran 0 scripts and 0 models\n"
         "left out 1 issue: 1 a script, left out by --models\n"
         "next: convfail reproduce --all (without --models)\n");
 
-  std::ostringstream line;
-  ResultOutput jsonl(OutputFormat::kJsonl, line);
-  finish_reproduce(jsonl, r, line);
-  json last = json::parse(line.str());
+  json last = json::parse(printed(OutputFormat::kJsonl));
   CHECK(last["totals"] == json{{"total", 0}});
   CHECK(last["summary"]["next"] == s.next);
   CHECK(last["summary"]["scanned"] == json{{"issues", 0}, {"new_artifacts", 0}});
   CHECK(last["summary"]["skipped"] == json{{"a script, left out by --models", 1}});
 
   r.summary.reset();  // an issue run: no summary
-  std::ostringstream plain;
-  ResultOutput plain_output(OutputFormat::kJsonl, plain);
-  finish_reproduce(plain_output, r, plain);
-  CHECK_FALSE(json::parse(plain.str()).contains("summary"));
+  CHECK_FALSE(json::parse(printed(OutputFormat::kJsonl)).contains("summary"));
 }
