@@ -373,11 +373,17 @@ void GitHubApi::take(Call& call, std::size_t k, http::Response& r) {
   ++stats_.requests;
   stats_.requests += r.redirects;  // each redirect was a request, and cost budget
   note_rate(r);
+  if (r.status != 0) answered_ = true;
   if (!r.transport_ok()) {
     if (r.failure == http::Failure::kTooLarge)
       throw UserError(call.where(k) + ": the response is larger than the cap of " +
                       std::to_string(opt_.max_response_bytes >> 20) + " MB (--max-response-mb)");
     if (!http::should_retry(r)) throw UserError(call.where(k) + ": " + r.error);
+    // No server has answered this client yet: an offline machine or a wrong API URL, which
+    // back-off would only take a minute to report. A host that answered before is retried.
+    if (http::never_connected(r) && !answered_)
+      throw UserError(call.where(k) + ": " + r.error +
+                      " (the API has not answered: offline, or a wrong --api-url; not retried)");
   }
   if (r.redirects > 0 && !on_api_origin(r.effective_url)) {
     // A redirect may move the API from http to https on the same host; any other origin is

@@ -1,6 +1,7 @@
 // GitHub REST GETs with the crawler's manners: API headers, token, conditional requests from
 // the HTTP cache, rate-limit budgeting (X-RateLimit-*, Retry-After, secondary limits), and
 // bounded retries with exponential backoff and jitter for 5xx, timeouts, resets and bad bodies.
+// A name that does not resolve or a refused connection before any answer fails at once.
 #pragma once
 
 #include <cstdint>
@@ -145,6 +146,7 @@ class GitHubApi {
   std::mt19937 rng_;
   std::vector<std::string> origins_;  // the API origin(s) requests may go to
   bool serial_ = false;
+  bool answered_ = false;  // a server gave an HTTP answer: faults reaching it are then retried
 };
 
 }  // namespace convfail::crawler

@@ -25,6 +25,7 @@ std::string render_json(const ReportData& d) {
   using nlohmann::json;
   json out = {{"source", d.source},
               {"issues", d.issues},
+              {"missing", d.missing},  // the key of issues without a label in every count
               {"converters", d.converters},
               {"issues_by_converter", d.issues_by_converter},
               {"stage_by_converter", d.stage_by_converter},

@@ -101,17 +101,18 @@ void add_repro(const Taxonomy& tax, const std::vector<labeling::IssueLabels>& la
   if (verdicts.empty()) return;  // the latest run per issue decides
   std::map<std::string, ReproOutcome> outcome;
   for (const auto& s : tax.label_ids("symptom")) outcome[s];
+  outcome[out.missing];
   for (const auto& l : labels) {
     const std::string* symptom = value_of(l, "symptom");
-    if (!symptom) continue;
-    ReproOutcome& o = outcome[*symptom];
+    ReproOutcome& o = outcome[symptom ? *symptom : out.missing];
     auto it = verdicts.find(l.issue_id);
     if (it == verdicts.end()) {
       ++o.not_run;
     } else if (it->second == repro::kCrashReproduced ||
                it->second == repro::kWrongOutputReproduced) {
-      bool match = (it->second == repro::kCrashReproduced && *symptom == "crash") ||
-                   (it->second == repro::kWrongOutputReproduced && *symptom == "wrong_model");
+      bool match =
+          symptom && ((it->second == repro::kCrashReproduced && *symptom == "crash") ||
+                      (it->second == repro::kWrongOutputReproduced && *symptom == "wrong_model"));
       ++(match ? o.confirmed : o.other_failure);
     } else if (it->second == repro::kNotReproduced) {
       ++o.not_reproduced;
@@ -197,10 +198,17 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
         r.partial.push_back(*why);
   r.period = o.period;
   r.issues = static_cast<long>(labels.size());
+  r.missing = source.classifier() ? kAbstained : kUnlabeled;
   if (source.hybrid()) r.cells = labelsets::count_origins(labels);
   r.trend_causes = {"incompatibility", "type_problem"};
-  const auto stages = tax.label_ids("stage"), symptoms = tax.label_ids("symptom"),
-             causes = tax.label_ids("cause");
+  // Every dimension's labels and `missing`, so that each count adds up to the issues.
+  auto with_missing = [&](std::vector<std::string> ids) {
+    ids.push_back(r.missing);
+    return ids;
+  };
+  const auto stages = with_missing(tax.label_ids("stage")),
+             symptoms = with_missing(tax.label_ids("symptom")),
+             causes = with_missing(tax.label_ids("cause"));
 
   std::set<std::string> converters;
   for (const auto& l : labels) converters.insert(tax.converter_for_repo(l.repo));
@@ -212,7 +220,7 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
     for (const auto& cause : causes) {
       r.cause_by_symptom[c][cause] = zeros(symptoms);
       auto subs = tax.subtype_ids(cause);
-      if (!subs.empty()) r.subtype_by_converter[c][cause] = zeros(subs);
+      if (!subs.empty()) r.subtype_by_converter[c][cause] = zeros(with_missing(subs));
     }
   }
 
@@ -221,11 +229,12 @@ ReportData build_report(Db& db, const Taxonomy& tax, const ReportOptions& o) {
     ++r.issues_by_converter[conv];
     const std::string *stage = value_of(l, "stage"), *symptom = value_of(l, "symptom"),
                       *cause = value_of(l, "cause"), *subtype = value_of(l, "subtype");
-    if (stage) ++r.stage_by_converter[conv][*stage];
-    if (symptom) ++r.symptom_by_converter[conv][*symptom];
-    if (cause && symptom) ++r.cause_by_symptom[conv][*cause][*symptom];
-    if (cause && subtype && !tax.subtype_ids(*cause).empty())
-      ++r.subtype_by_converter[conv][*cause][*subtype];
+    const std::string& missing = r.missing;
+    ++r.stage_by_converter[conv][stage ? *stage : missing];
+    ++r.symptom_by_converter[conv][symptom ? *symptom : missing];
+    ++r.cause_by_symptom[conv][cause ? *cause : missing][symptom ? *symptom : missing];
+    if (cause && !tax.subtype_ids(*cause).empty())
+      ++r.subtype_by_converter[conv][*cause][subtype ? *subtype : missing];
 
     std::string period = period_of(l.created_at, o.period);
     auto& row = r.issues_by_period[period];

@@ -47,6 +47,12 @@ struct ReportOptions {
 
 using Counts = std::map<std::string, long>;  // label -> count, every taxonomy label present
 
+// The key under which a table counts the issues that have no label on a dimension, so that every
+// table adds up to the report's issues: a classifier run abstained on them (stage abstains as
+// its own label, counted as such); an annotator, the consensus or the hybrid left them unlabeled.
+inline constexpr const char* kAbstained = "abstained";
+inline constexpr const char* kUnlabeled = "unlabeled";
+
 // Agreement of two sources on one dimension (section 6).
 struct SourceAgreement {
   std::string dimension;
@@ -84,14 +90,17 @@ struct ReportData {
   // One line per source that is an unfinished classifier run (with --allow-partial).
   std::vector<std::string> partial;
   std::optional<std::string> compare_source;
-  std::string period;                            // year | quarter
-  std::vector<std::string> converters;           // sorted
-  long issues = 0;                               // labeled issues in the report
+  std::string period;                   // year | quarter
+  std::vector<std::string> converters;  // sorted
+  long issues = 0;                      // labeled issues in the report
+  // kAbstained or kUnlabeled: the extra label of every count below (symptom, cause, stage and
+  // subtype of a cause that has subtypes), present even when 0, for issues without that label.
+  std::string missing = kUnlabeled;
   std::optional<labelsets::OriginCounts> cells;  // hybrid source: manual vs automatic cells
   std::map<std::string, long> issues_by_converter;
   std::map<std::string, Counts> stage_by_converter;    // converter -> stage -> n
   std::map<std::string, Counts> symptom_by_converter;  // converter -> symptom -> n
-  // converter -> cause -> symptom -> n
+  // converter -> cause -> symptom -> n (either may be `missing`)
   std::map<std::string, std::map<std::string, Counts>> cause_by_symptom;
   // converter -> cause (with subtypes) -> subtype -> n
   std::map<std::string, std::map<std::string, Counts>> subtype_by_converter;

@@ -9,11 +9,18 @@
 namespace convfail::reports {
 namespace {
 
+// "Abstained" / "Unlabeled" for the report's missing-label key; anything else as stored.
+std::string missing_title(const std::string& id) {
+  if (id == kAbstained) return "Abstained";
+  if (id == kUnlabeled) return "Unlabeled";
+  return id;
+}
+
 std::string title_of(const Taxonomy& tax, const std::string& dim, const std::string& id) {
   if (tax.has_dimension(dim))
     for (const auto& l : tax.dimension(dim).labels)
       if (l.id == id) return l.title;
-  return id;  // a value the taxonomy does not know prints as stored
+  return missing_title(id);  // a value the taxonomy does not know prints as stored
 }
 
 std::string subtype_title(const Taxonomy& tax, const std::string& cause, const std::string& id) {
@@ -21,17 +28,35 @@ std::string subtype_title(const Taxonomy& tax, const std::string& cause, const s
     if (l.id == cause)
       for (const auto& s : l.subtypes)
         if (s.id == id) return s.title;
-  return id;
+  return missing_title(id);
 }
 
-// Row labels in taxonomy order, then any unknown values present in the counts.
+// Row labels in taxonomy order, then any unknown values present in the counts, then `missing`
+// (the issues without a label) when there are any: a table of complete labels keeps the study's
+// shape, and the JSON has the key either way.
 std::vector<std::string> ordered_labels(const Taxonomy& tax, const std::string& dim,
-                                        const std::map<std::string, Counts>& by_converter) {
+                                        const std::map<std::string, Counts>& by_converter,
+                                        const std::string& missing) {
   std::vector<std::string> ids = tax.label_ids(dim);
+  bool any_missing = false;
   for (const auto& [conv, counts] : by_converter)
     for (const auto& [id, n] : counts)
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      if (id == missing)
+        any_missing = any_missing || n > 0;
+      else if (std::find(ids.begin(), ids.end(), id) == ids.end())
+        ids.push_back(id);
+  if (any_missing) ids.push_back(missing);
   return ids;
+}
+
+// Whether any converter's cause-by-symptom count has `missing` as its cause (as_cause) or as
+// its symptom.
+bool cause_or_symptom_missing(const ReportData& d, bool as_cause) {
+  for (const auto& [conv, by_cause] : d.cause_by_symptom)
+    for (const auto& [cause, by_symptom] : by_cause)
+      for (const auto& [symptom, n] : by_symptom)
+        if (n > 0 && (as_cause ? cause : symptom) == d.missing) return true;
+  return false;
 }
 
 long get(const Counts& c, const std::string& id) {
@@ -52,7 +77,7 @@ void label_by_converter(const ReportData& d, const Taxonomy& tax, const std::str
   Table t{id, title, {tax.dimension(dim).title}, {}, ""};
   for (const auto& c : d.converters) t.header.push_back(c);
   t.header.push_back("Total");
-  auto labels = ordered_labels(tax, dim, counts);
+  auto labels = ordered_labels(tax, dim, counts, d.missing);
   long grand = 0;
   for (const auto& [c, m] : counts)
     for (const auto& [l, n] : m) grand += n;
@@ -105,8 +130,13 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
   auto top = top_causes(d, tax);
   std::vector<std::string> rows = top;
   rows.push_back("Other");
+  // No cause: a row, no symptom: a column (when there are such issues), so the totals add up.
+  const bool missing_row = cause_or_symptom_missing(d, true);
+  const bool missing_col = cause_or_symptom_missing(d, false);
+  if (missing_row) rows.push_back(d.missing);
   std::vector<std::string> cols = main_symptoms;
   cols.push_back("Other");
+  if (missing_col) cols.push_back(d.missing);
   std::string convs;
   for (const auto& c : d.converters) convs += (convs.empty() ? "" : " / ") + c;
 
@@ -117,6 +147,7 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
           ""};
   for (const auto& s : main_symptoms) t.header.push_back(title_of(tax, "symptom", s));
   t.header.push_back("Other");
+  if (missing_col) t.header.push_back(missing_title(d.missing));
   t.header.push_back("Total");
   BarChart chart{"cause_by_symptom", "Cause by converter (top five causes)", {}, d.converters, {}};
 
@@ -128,12 +159,14 @@ void cause_by_symptom(const ReportData& d, const Taxonomy& tax, PrintedReport& o
     std::vector<long> per(d.converters.size(), 0);
     for (std::size_t i = 0; i < d.converters.size(); ++i)
       for (const auto& [cause, by_symptom] : d.cause_by_symptom.at(d.converters[i])) {
-        bool cause_ok =
-            !cause_bin || (*cause_bin == "Other" ? !in(top, cause) : cause == *cause_bin);
+        bool cause_ok = !cause_bin || (*cause_bin == "Other" ? !in(top, cause) && cause != d.missing
+                                                             : cause == *cause_bin);
         if (!cause_ok) continue;
         for (const auto& [symptom, n] : by_symptom) {
-          bool symptom_ok = !symptom_bin || (*symptom_bin == "Other" ? !in(main_symptoms, symptom)
-                                                                     : symptom == *symptom_bin);
+          bool symptom_ok =
+              !symptom_bin ||
+              (*symptom_bin == "Other" ? !in(main_symptoms, symptom) && symptom != d.missing
+                                       : symptom == *symptom_bin);
           if (symptom_ok) per[i] += n;
         }
       }
@@ -171,7 +204,13 @@ void subtypes(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   for (const auto& c : d.converters) t.header.push_back(c);
   t.header.push_back("Total");
   for (const auto& cause : tax.label_ids("cause")) {
-    for (const auto& sub : tax.subtype_ids(cause)) {
+    std::vector<std::string> subs = tax.subtype_ids(cause);
+    bool without_subtype = false;  // issues of this cause without a subtype: a row of their own
+    for (const auto& [conv, by_cause] : d.subtype_by_converter)
+      if (by_cause.count(cause))
+        without_subtype = without_subtype || get(by_cause.at(cause), d.missing) > 0;
+    if (without_subtype) subs.push_back(d.missing);
+    for (const auto& sub : subs) {
       std::vector<std::string> row{title_of(tax, "cause", cause) + ": " +
                                    subtype_title(tax, cause, sub)};
       long sum = 0;
@@ -271,6 +310,10 @@ void agreement(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   out.tables.push_back(std::move(diff));
 }
 
+long issues_of(const ReproOutcome& o) {
+  return o.confirmed + o.other_failure + o.not_reproduced + o.not_runnable + o.not_run;
+}
+
 void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
   if (!d.repro) return;
   Table t{"repro_by_symptom",
@@ -284,7 +327,13 @@ void repro(const ReportData& d, const Taxonomy& tax, PrintedReport& out) {
                  {},
                  {"Confirmed", "Other symptom", "Not reproduced", "Not runnable"},
                  {}};
-  for (const auto& [symptom, o] : *d.repro) {
+  std::vector<std::string> symptoms;
+  for (const auto& [symptom, o] : *d.repro)
+    if (symptom != d.missing) symptoms.push_back(symptom);
+  auto none = d.repro->find(d.missing);  // no symptom: last, when there are such issues
+  if (none != d.repro->end() && issues_of(none->second) > 0) symptoms.push_back(d.missing);
+  for (const std::string& symptom : symptoms) {
+    const ReproOutcome& o = d.repro->at(symptom);
     std::string title = title_of(tax, "symptom", symptom);
     t.rows.push_back({title, std::to_string(o.confirmed), std::to_string(o.other_failure),
                       std::to_string(o.not_reproduced), std::to_string(o.not_runnable),
@@ -359,7 +408,7 @@ std::vector<std::string> top_causes(const ReportData& d, const Taxonomy& tax, st
   // as in the paper's Table 10.
   std::vector<std::string> seen;
   for (const auto& c : order)
-    if (totals[c] > 0 && !tax.is_catch_all("cause", c)) seen.push_back(c);
+    if (totals[c] > 0 && !tax.is_catch_all("cause", c) && c != d.missing) seen.push_back(c);
   std::stable_sort(seen.begin(), seen.end(), [&](const std::string& a, const std::string& b) {
     return totals[a] > totals[b];
   });

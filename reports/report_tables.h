@@ -54,7 +54,8 @@ std::string share(long count, long total);
 std::string count_with_percent(long count, long total);
 
 // The five most frequent causes over all converters and symptoms (ties: taxonomy order);
-// causes never seen and the catch-all (taxonomy.json "catch_all": cause `others`) are left out.
+// causes never seen, the catch-all (taxonomy.json "catch_all": cause `others`) and the issues
+// without a cause (ReportData::missing) are left out.
 // What table 10 shows; the rest is binned as Other.
 std::vector<std::string> top_causes(const ReportData& data, const Taxonomy& taxonomy,
                                     std::size_t k = 5);

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/issue_ref.h"
+#include "repro/reproduce_all.h"
 #include "repro/runtimes.h"
 #include "repro/suite.h"
 #include "repro/verdict_store.h"
@@ -146,23 +147,6 @@ void reproduce_suite(const ReproduceRequest& req, exec::OrtRunner& runner,
   result.checker_starts = runner.checker_starts();
 }
 
-// The issues of an issue or --all request, with their references.
-std::vector<std::pair<std::int64_t, std::string>> issues_to_reproduce(Db& db,
-                                                                      const ReproduceRequest& req) {
-  std::vector<std::pair<std::int64_t, std::string>> issues;
-  if (req.all) {
-    auto st = db.prepare(
-        "SELECT DISTINCT i.id, r.full_name || '#' || i.number FROM artifacts a JOIN issues i ON"
-        " i.id = a.issue_id JOIN repositories r ON r.id = i.repo_id WHERE a.fetch_status = 'ok'"
-        " AND a.kind IN ('model', 'archive') ORDER BY i.id");
-    while (st.step()) issues.emplace_back(st.int64(0), st.text(1));
-  } else {
-    IssueRef ref = parse_issue_ref(req.issue);
-    issues.emplace_back(require_issue(db, ref), to_string(ref));
-  }
-  return issues;
-}
-
 // One model of an issue: run (or not runnable with the target's reason) and stored.
 RunVerdict reproduce_target(exec::OrtRunner& runner, Db& db, const ModelTarget& t,
                             std::int64_t issue_id, ReproOptions options) {
@@ -182,27 +166,30 @@ RunVerdict reproduce_target(exec::OrtRunner& runner, Db& db, const ModelTarget& 
   return v;
 }
 
-void reproduce_issues(const ReproduceRequest& req, Db& db, exec::OrtRunner& runner,
-                      const ReproduceProgress& progress, ReproduceResult& result) {
-  int n = 0;
-  for (const auto& [issue_id, ref] : issues_to_reproduce(db, req)) {
-    if (req.limit && n >= req.limit) break;
+}  // namespace
+
+int reproduce_issue_models(Db& db, const IssueList& issues, exec::OrtRunner& runner,
+                           const ReproduceRequest& req, const ReproduceProgress& progress,
+                           ReproduceResult& result) {
+  auto used = [&] { return static_cast<int>(result.models.size() + result.scripts.size()); };
+  std::size_t reached = 0;
+  for (const auto& [issue_id, ref] : issues) {
+    if (req.limit && used() >= req.limit) break;
+    ++reached;
     auto targets = issue_model_targets(db, issue_id);
     if (targets.empty())
       targets.push_back(
           {"", "", "no fetched model artifact (run artifacts scan and fetch)", std::nullopt});
     for (const auto& t : targets) {
-      if (req.limit && n >= req.limit) break;
-      ++n;
-      if (progress.starting) progress.starting(n, 0, ref);
+      if (req.limit && used() >= req.limit) break;
+      if (progress.starting) progress.starting(used() + 1, 0, ref);
       std::string name = t.model.empty() ? "-" : fs::path(t.model).filename().string();
       add_model(result, {name, ref, "", reproduce_target(runner, db, t, issue_id, req.options)},
                 progress);
     }
   }
+  return static_cast<int>(issues.size() - reached);
 }
-
-}  // namespace
 
 ReproduceResult run_reproduce(ReproduceRequest req, Db* db, const ReproduceProgress& progress) {
   exec::OrtRunner runner(checked_runner_options(req));
@@ -221,7 +208,13 @@ ReproduceResult run_reproduce(ReproduceRequest req, Db* db, const ReproduceProgr
     add_model(result, {req.model, "", "", std::move(v)}, progress);
     return result;
   }
-  reproduce_issues(req, *db, runner, progress, result);
+  if (req.all) {
+    reproduce_all(*db, req, runner, progress, result);
+    return result;
+  }
+  IssueRef ref = parse_issue_ref(req.issue);
+  reproduce_issue_models(*db, {{require_issue(*db, ref), to_string(ref)}}, runner, req, progress,
+                         result);
   return result;
 }
 

@@ -7,17 +7,25 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/db.h"
 #include "repro/reproduce.h"
+#include "repro/reproduce_summary.h"
+#include "repro/scripts/script_command.h"
 #include "repro/suite.h"
 
 namespace convfail::repro {
 
 struct ReproduceRequest {
   std::string issue;  // OWNER/REPO#N or an issue URL (core/issue_ref.h)
+  // Every issue: scanned for artifacts, then its fetched models and its PyTorch script run
+  // (reproduce_all.h); models_only (--models) or scripts_only (--scripts) keeps one kind.
   bool all = false;
+  bool models_only = false;
+  bool scripts_only = false;
+  ScriptRunOptions script_run;  // the scripts' interpreter, timeout and memory (--all)
   std::string model;
   std::string inputs_dir;
   std::string suite;
@@ -38,21 +46,24 @@ struct ReproducedModel {
 };
 
 struct ReproduceResult {
-  bool suite = false;                   // --suite: suite_totals and the runner's starts are set
-  std::vector<ReproducedModel> models;  // in the order run
-  std::map<std::string, int> verdicts;  // verdict -> models (issue, --all, --model)
+  bool suite = false;                       // --suite: suite_totals and the runner's starts are set
+  std::vector<ReproducedModel> models;      // in the order run
+  std::vector<ScriptedProgram> scripts;     // --all: the PyTorch scripts, run after the models
+  std::map<std::string, int> verdicts;      // verdict -> models and scripts (issue, --all, --model)
+  std::optional<ReproduceSummary> summary;  // --all: what it scanned, ran and left out, and why
   SuiteTotals suite_totals;
   // --suite: "OUTCOME [STEP] REASON-OR-SIGNATURE" -> failed cases.
   std::map<std::string, int> fail_signatures;
   int runner_starts = 0, checker_starts = 0;
 };
 
-// Called as `reproduce` goes: before each model (its number from 1, the number of suite cases
-// or 0, and the issue or case), and after it with what it gave (a long run's results are
-// printed as they come).
+// Called as `reproduce` goes: before each model or --all's script (its number from 1, the number
+// of suite cases or 0, and the issue or case), and after it with what it gave (a long run's
+// results are printed as they come).
 struct ReproduceProgress {
   std::function<void(int n, std::size_t cases, const std::string& name)> starting;
   std::function<void(const ReproducedModel&)> done;
+  std::function<void(const ScriptedProgram&)> script_done;
 };
 
 // The version of the pinned onnxruntime-node (the runner's own node_modules), "" when missing.
@@ -64,7 +75,8 @@ std::string pinned_runtime_version();
 exec::RunnerOptions runner_options_for(const std::string& ort_version);
 
 // Runs the request; `db` is needed for issue/--all/--model (stored) and may be null for --suite.
-// Throws UserError / UsageError on bad input.
+// --all scans the issues for artifacts first and returns its summary. Throws UserError /
+// UsageError on bad input.
 ReproduceResult run_reproduce(ReproduceRequest request, Db* db,
                               const ReproduceProgress& progress = {});
 
@@ -80,5 +92,15 @@ struct ModelTarget {
   std::optional<std::int64_t> artifact_id;
 };
 std::vector<ModelTarget> issue_model_targets(Db& db, std::int64_t issue_id);
+
+// Issues to run: (issue id, "OWNER/REPO#N").
+using IssueList = std::vector<std::pair<std::int64_t, std::string>>;
+
+// Runs each issue's models (one not_runnable model when it has none), stores each and adds it to
+// `result`; stops when `result` holds req.limit models and scripts (when > 0). Returns how many
+// of the issues it did not reach.
+int reproduce_issue_models(Db& db, const IssueList& issues, exec::OrtRunner& runner,
+                           const ReproduceRequest& req, const ReproduceProgress& progress,
+                           ReproduceResult& result);
 
 }  // namespace convfail::repro

@@ -34,34 +34,11 @@ ScriptReproResult run_script_file(const ScriptsCommandArgs& args, const ModelEva
   return r;
 }
 
-// --all: the issues whose program uses torch (script_issue_ids), with their references.
-std::vector<Target> torch_issues(Db& db, const ScriptsProgress& progress) {
-  auto name = db.prepare(
-      "SELECT r.full_name, i.number FROM issues i JOIN repositories r ON r.id = i.repo_id "
-      "WHERE i.id = ?");
-  bool scanned = false;
-  auto ids = script_issue_ids(db, &scanned);
-  if (!scanned && progress.unscanned) progress.unscanned();
+std::vector<Target> selected_issues(Db& db, const ScriptsCommandArgs& args) {
   std::vector<Target> targets;
-  for (std::int64_t id : ids) {
-    name.bind(1, id);
-    if (name.step()) targets.push_back({id, name.text(0) + "#" + std::to_string(name.int64(1))});
-    name.reset();
-  }
-  if (targets.empty()) throw UserError("no issue has a script that uses torch");
-  return targets;
-}
-
-std::vector<Target> selected_issues(Db& db, const ScriptsCommandArgs& args,
-                                    const ScriptsProgress& progress) {
-  std::vector<Target> targets;
-  if (args.all) {
-    targets = torch_issues(db, progress);
-  } else {
-    for (const auto& text : args.issues) {
-      IssueRef ref = parse_issue_ref(text);
-      targets.push_back({require_issue(db, ref), to_string(ref)});
-    }
+  for (const auto& text : args.issues) {
+    IssueRef ref = parse_issue_ref(text);
+    targets.push_back({require_issue(db, ref), to_string(ref)});
   }
   if (args.limit < 0) throw UsageError("--limit must not be negative");
   if (args.limit > 0 && targets.size() > static_cast<std::size_t>(args.limit))
@@ -69,22 +46,21 @@ std::vector<Target> selected_issues(Db& db, const ScriptsCommandArgs& args,
   return targets;
 }
 
-// An issue's program: extracted, run and (unless args.store is off) stored.
-ScriptReproResult run_issue_script(Db& db, const Target& t, const ScriptsCommandArgs& args,
+}  // namespace
+
+ScriptReproResult run_issue_script(Db& db, std::int64_t issue_id, const ScriptsCommandArgs& args,
                                    const ModelEvaluator& evaluate) {
-  ExtractedScript script = extract_script(load_issue_text(db, t.id));
+  ExtractedScript script = extract_script(load_issue_text(db, issue_id));
   ScriptReproResult r = reproduce_script(script.code, args.run, evaluate);
   r.script.source = script.source;
   r.script.blocks = script.blocks;
   if (args.store) {
     Transaction tx(db);
-    store_run(db, r.verdict, {t.id, script_artifact_id(db, t.id, script.code), r.script});
+    store_run(db, r.verdict, {issue_id, script_artifact_id(db, issue_id, script.code), r.script});
     tx.commit();
   }
   return r;
 }
-
-}  // namespace
 
 ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
                                          const ScriptsProgress& progress) {
@@ -98,7 +74,8 @@ ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
 ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
                                          const ModelEvaluator& evaluate,
                                          const ScriptsProgress& progress) {
-  int modes = args.all + !args.issues.empty() + !args.script_file.empty();
+  // --all is run_reproduce's (reproduce_all.h): it scans and runs the models too.
+  int modes = !args.issues.empty() + !args.script_file.empty();
   if (modes != 1) throw UsageError("reproduce --scripts needs one of ISSUE, --all, --script-file");
   ScriptsCommandResult result;
   if (!args.script_file.empty()) {
@@ -106,11 +83,11 @@ ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
     return result;
   }
   if (!db) throw UserError("reproduce --scripts needs a database");
-  std::vector<Target> targets = selected_issues(*db, args, progress);
+  std::vector<Target> targets = selected_issues(*db, args);
   int n = 0;
   for (const auto& t : targets) {
     if (progress.starting) progress.starting(++n, targets.size(), t.ref);
-    add_program(result, {t.ref, run_issue_script(*db, t, args, evaluate)}, progress);
+    add_program(result, {t.ref, run_issue_script(*db, t.id, args, evaluate)}, progress);
   }
   return result;
 }

@@ -1,4 +1,5 @@
-// `convfail reproduce --scripts [ISSUE ... | --all]`: selection, runs, storage. Returns what ran;
+// `convfail reproduce --scripts [ISSUE ... | --script-file FILE]`: selection, runs, storage
+// (`--all` is run_reproduce's, repro/reproduce_all.h). Returns what ran;
 // the command line parses the arguments and prints (src/cli/repro_output.h).
 #pragma once
 
@@ -17,7 +18,6 @@ namespace convfail::repro {
 
 struct ScriptsCommandArgs {
   std::vector<std::string> issues;  // OWNER/REPO#N or issue URLs (core/issue_ref.h)
-  bool all = false;                 // every issue with a torch script artifact
   std::string script_file;          // or one local script (not stored)
   bool store = true;                // append repro_runs rows
   int limit = 0;                    // run at most this many scripts (0 = all)
@@ -37,17 +37,20 @@ struct ScriptsCommandResult {
   std::map<std::string, int> verdicts;    // verdict -> programs
 };
 
-// Called as the command goes: `unscanned` once when --all finds no stored script artifact (every
-// issue whose code uses torch is taken instead), `starting` before each issue's program (its
-// number from 1, the number selected, its reference), `done` after each program.
+// Called as the command goes: `starting` before each issue's program (its number from 1, the
+// number selected, its reference), `done` after each program.
 struct ScriptsProgress {
-  std::function<void()> unscanned;
   std::function<void(int n, std::size_t selected, const std::string& ref)> starting;
   std::function<void(const ScriptedProgram&)> done;
 };
 
-// Runs the selected issues' scripts (or the script file) and stores their verdicts. Throws
-// UserError for an unknown issue or an empty selection, UsageError for no or several modes.
+// An issue's program: extracted (extract_script), run and, unless !args.store, stored. What
+// run_scripts_command and `reproduce --all` share.
+ScriptReproResult run_issue_script(Db& db, std::int64_t issue_id, const ScriptsCommandArgs& args,
+                                   const ModelEvaluator& evaluate);
+
+// Runs the given issues' scripts (or the script file) and stores their verdicts. Throws
+// UserError for an unknown issue, UsageError for no or several modes.
 // `db` may be null with script_file.
 ScriptsCommandResult run_scripts_command(Db* db, const ScriptsCommandArgs& args,
                                          const ModelEvaluator& evaluate,

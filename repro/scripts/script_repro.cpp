@@ -52,20 +52,30 @@ IssueText load_issue_text(Db& db, std::int64_t issue_id) {
   return t;
 }
 
-std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned) {
+std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned,
+                                           std::map<std::int64_t, std::string>* not_taken) {
   bool have = db.scalar("SELECT count(*) FROM artifacts WHERE kind = 'script'") > 0;
   if (scanned) *scanned = have;
   // Candidates: the scan's script artifacts when there are any, else every issue. Either way an
   // issue is taken only when the program that would run (body, else reporter's comments) uses
   // torch, so both ways select by the same rule.
-  auto q = db.prepare(have ? "SELECT DISTINCT issue_id FROM artifacts WHERE kind = 'script' AND "
-                             "code LIKE '%torch%' ORDER BY issue_id"
-                           : "SELECT id FROM issues WHERE is_pull_request = 0 ORDER BY id");
+  auto q = db.prepare(have ? "SELECT issue_id, max(code LIKE '%torch%') FROM artifacts WHERE "
+                             "kind = 'script' GROUP BY issue_id ORDER BY issue_id"
+                           : "SELECT id, 1 FROM issues WHERE is_pull_request = 0 ORDER BY id");
   std::vector<std::int64_t> ids;
   while (q.step()) {
     std::int64_t id = q.int64(0);
-    if (extract_script(load_issue_text(db, id)).code.find("torch") != std::string::npos)
-      ids.push_back(id);
+    std::string why;
+    if (q.int64(1) == 0) {
+      why = kNotTorchScript;
+    } else {
+      std::string code = extract_script(load_issue_text(db, id)).code;
+      if (code.find("torch") != std::string::npos)
+        ids.push_back(id);
+      else
+        why = code.empty() ? kNoPythonProgram : kNotTorchScript;
+    }
+    if (!why.empty() && have && not_taken) (*not_taken)[id] = why;
   }
   return ids;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,10 +34,19 @@ ScriptReproResult reproduce_script(const std::string& code, const ScriptRunOptio
 // The issue's author, body and comments from the store. Throws UserError when unknown.
 IssueText load_issue_text(Db& db, std::int64_t issue_id);
 
+// Why an issue with a script artifact is not run (script_issue_ids' `not_taken`).
+inline constexpr const char* kNotTorchScript =
+    "its script does not use PyTorch (only torch.onnx programs are re-run)";
+inline constexpr const char* kNoPythonProgram =
+    "its script is not a Python block of the body or of the reporter's comments, which is "
+    "what runs";
+
 // Issues whose extracted program (extract_script) mentions torch, in id order. When `artifacts
 // scan` stored script artifacts, only issues with a torch script artifact are candidates; when it
-// never ran, every issue is; *scanned tells which.
-std::vector<std::int64_t> script_issue_ids(Db& db, bool* scanned = nullptr);
+// never ran, every issue is; *scanned tells which. `not_taken` gets the issues with a script
+// artifact that are left out, each with why (kNotTorchScript, kNoPythonProgram).
+std::vector<std::int64_t> script_issue_ids(
+    Db& db, bool* scanned = nullptr, std::map<std::int64_t, std::string>* not_taken = nullptr);
 
 // The first script artifact of an issue that is part of the program that ran (its code occurs in
 // script_code); none when the program came from blocks the scan did not record.

@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <iostream>
 #include <sstream>
 
+#include "core/interrupt.h"
+#include "core/text.h"
 #include "core/text_wrap.h"
 
 namespace convfail::cli {
@@ -32,6 +35,10 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
             << opened.session.items.size() << " issue(s))\n";
   AnnotationSession session(ctx.db(), tax, opened.session, config);
   SessionSummary s;
+  // Ctrl-C (and SIGTERM, SIGHUP without a raw terminal) stops the session as `q` does: the
+  // handler only sets core's flag, the key readers then return end of input; exit 128+N. A
+  // signal ignored when convfail started (a script's background job) stays ignored.
+  catch_interrupts();
   if (tty) {
     RawTerminal raw(STDIN_FILENO);
     RawKeyReader keys(std::cin, std::cout);
@@ -47,6 +54,12 @@ void run_interactive_session(Context& ctx, const Taxonomy& tax, const OpenedSess
   if (!s.finished) summary << " (run the same command to resume)";
   for (const std::string& line : wrap_columns(summary.str(), config.width))
     std::cout << line << "\n";
+  if (int sig = interrupt_signal())
+    throw Interrupted(sig, (sig == SIGINT ? "interrupted" : "stopped by " + interrupt_name(sig)) +
+                               ": " + count_noun(s.answered, "answer") + " of this run saved, " +
+                               std::to_string(s.done_items) + " of " +
+                               std::to_string(s.total_items) +
+                               " issue(s) done; run the same command to resume");
 }
 
 }  // namespace convfail::cli

@@ -6,11 +6,13 @@
 #include <cctype>
 #include <csignal>
 
+#include "core/interrupt.h"
+
 namespace convfail::cli {
 
 std::optional<std::string> LineKeyReader::next(const std::vector<std::string>&) {
   std::string line;
-  if (!std::getline(in_, line)) return std::nullopt;
+  if (interrupted() || !std::getline(in_, line)) return std::nullopt;
   auto b = line.find_first_not_of(" \t\r");
   if (b == std::string::npos) return std::string();
   return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
@@ -18,7 +20,7 @@ std::optional<std::string> LineKeyReader::next(const std::vector<std::string>&) 
 
 std::optional<std::string> LineKeyReader::line() {
   std::string line;
-  if (!std::getline(in_, line)) return std::nullopt;
+  if (interrupted() || !std::getline(in_, line)) return std::nullopt;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
 }
@@ -39,7 +41,18 @@ std::string pending_hint(const std::string& digits, const std::vector<std::strin
   return out + ")";
 }
 
+namespace {
+// Ctrl-C read as a key (a terminal that passes it through as a byte): the same as the signal
+// ISIG makes of it, so core's handler (catch_interrupts) sees it (and without one, the process
+// stops as usual).
+std::optional<std::string> interrupt_key() {
+  std::raise(SIGINT);
+  return std::nullopt;
+}
+}  // namespace
+
 int RawKeyReader::get() {
+  if (interrupted()) return -1;  // Ctrl-C: end of input from here on
   if (pending_) {
     int c = *pending_;
     pending_.reset();
@@ -54,6 +67,7 @@ std::optional<std::string> RawKeyReader::next(const std::vector<std::string>& ch
   while (true) {
     int c = get();
     if (c < 0 || c == 4) return std::nullopt;  // end of input or Ctrl-D
+    if (c == 3) return interrupt_key();
     if (c == '\r' || c == '\n') return std::string();
     if (c == 27) {  // escape sequences (arrow keys): ignore the rest of the sequence
       int d = get();
@@ -95,6 +109,7 @@ std::optional<std::string> RawKeyReader::line() {
   std::string text;
   while (true) {
     int c = get();
+    if (c == 3) return interrupt_key();
     if (c < 0 || c == 4) return text.empty() ? std::nullopt : std::optional<std::string>(text);
     if (c == '\r' || c == '\n') break;
     if (c == 127 || c == 8) {
@@ -131,12 +146,14 @@ RawTerminal::RawTerminal(int fd) : fd_(fd) {
   g_saved = t;
   g_fd = fd;
   t.c_lflag &= ~(ICANON | ECHO);
+  // Ctrl-C must signal: a terminal left with ISIG off (stty -isig) used to turn it into a byte
+  // the key reader ignored, so three presses did nothing while q and Ctrl-D worked.
+  t.c_lflag |= ISIG;
   t.c_iflag &= ~(ICRNL);
   t.c_cc[VMIN] = 1;
   t.c_cc[VTIME] = 0;
   if (tcsetattr(fd, TCSANOW, &t) != 0) return;
   active_ = true;
-  std::signal(SIGINT, restore_and_die);
   std::signal(SIGTERM, restore_and_die);
   std::signal(SIGHUP, restore_and_die);
 }
@@ -145,7 +162,6 @@ RawTerminal::~RawTerminal() {
   if (!active_) return;
   tcsetattr(fd_, TCSANOW, &g_saved);
   g_fd = -1;
-  std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGHUP, SIG_DFL);
 }

@@ -48,8 +48,9 @@ class RawKeyReader : public KeyReader {
   std::optional<int> pending_;  // a key read ahead after a digit
 };
 
-// Puts a terminal file descriptor into raw mode (no line buffering, no echo; signals still
-// work) and restores it on destruction, and on SIGINT/SIGTERM/SIGHUP before dying.
+// Puts a terminal file descriptor into raw mode (no line buffering, no echo; signals on, ISIG
+// set even when the terminal had it off) and restores it on destruction, and on SIGTERM/SIGHUP
+// before dying (SIGINT is core/interrupt.h's, catch_interrupts).
 class RawTerminal {
  public:
   explicit RawTerminal(int fd);

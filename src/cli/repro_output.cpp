@@ -1,8 +1,10 @@
 #include "cli/repro_output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "core/text.h"
 #include "repro/run_verdict.h"
@@ -51,6 +53,48 @@ json verdict_totals(const std::map<std::string, int>& counts, int total) {
   return t;
 }
 
+// --all's summary as "summary" beside the totals in --json and --jsonl.
+json summary_json(const repro::ReproduceSummary& s, const std::map<std::string, int>& verdicts) {
+  return {{"scanned", {{"issues", s.scanned_issues}, {"new_artifacts", s.new_artifacts}}},
+          {"models", s.models},
+          {"scripts", s.scripts},
+          {"verdicts", verdicts},
+          {"skipped", s.skipped},
+          {"limited", s.limited},
+          {"next", s.next}};
+}
+
+// "9 its script does not use PyTorch (...); 3 ..." most frequent first.
+std::string skipped_text(const std::map<std::string, int>& skipped) {
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [why, n] : skipped) by_count.emplace_back(n, why);
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [n, why] : by_count)
+    s += (s.empty() ? "" : "; ") + std::to_string(n) + " " + why;
+  return s;
+}
+
+// What `reproduce --all` found, ran and left out, under its results.
+void print_summary(const repro::ReproduceSummary& s, const std::map<std::string, int>& verdicts,
+                   std::ostream& out) {
+  out << "\nscanned " << count_noun(s.scanned_issues, "issue") << " for artifacts ("
+      << s.new_artifacts << " new)\n";
+  out << "ran " << count_noun(s.scripts, "script") << " and " << count_noun(s.models, "model");
+  std::string counts;
+  for (const auto& [verdict, n] : verdicts)
+    counts += (counts.empty() ? "" : ", ") + verdict + " " + std::to_string(n);
+  out << (counts.empty() ? "" : ": " + counts) << "\n";
+  int skipped = 0;
+  for (const auto& [why, n] : s.skipped) skipped += n;
+  if (skipped > 0)
+    out << "left out " << count_noun(skipped, "issue") << ": " << skipped_text(s.skipped) << "\n";
+  if (s.limited > 0)
+    out << "not reached within --limit: " << count_noun(s.limited, "issue") << "\n";
+  if (!s.next.empty()) out << "next: " << s.next << "\n";
+}
+
 }  // namespace
 
 void print_reproduced(ResultOutput& output, const repro::ReproducedModel& m) {
@@ -67,7 +111,9 @@ void finish_reproduce(ResultOutput& output, const repro::ReproduceResult& r, std
   if (!r.suite) {
     int total = 0;
     for (const auto& [verdict, count] : r.verdicts) total += count;
-    output.finish(verdict_totals(r.verdicts, total));
+    output.finish(verdict_totals(r.verdicts, total),
+                  r.summary ? summary_json(*r.summary, r.verdicts) : json());
+    if (r.summary && output.is_text()) print_summary(*r.summary, r.verdicts, out);
     return;
   }
   const repro::SuiteTotals& t = r.suite_totals;

@@ -17,7 +17,8 @@ namespace convfail::cli {
 // One model of `reproduce` (issue, --all, --model, --suite) as it comes.
 void print_reproduced(ResultOutput& output, const repro::ReproducedModel& m);
 
-// After the last model: the totals (JSON, JSON Lines) and, in text, a --suite run's summary.
+// After the last model (and --all's scripts): the totals (JSON, JSON Lines; with --all's
+// "summary" beside them) and, in text, a --suite or --all run's summary.
 void finish_reproduce(ResultOutput& output, const repro::ReproduceResult& result,
                       std::ostream& out);
 

@@ -71,12 +71,17 @@ class ResultOutput {
   }
 
   // After the last result: nothing in text mode (the caller prints its own summary), the
-  // totals line (JSON Lines) or the whole document (JSON).
-  void finish(const nlohmann::json& totals) {
-    if (format_ == OutputFormat::kJsonl)
-      out_ << nlohmann::json{{"totals", totals}}.dump() << "\n";
-    else if (format_ == OutputFormat::kJson)
-      out_ << nlohmann::json{{"results", results_}, {"totals", totals}}.dump(2) << "\n";
+  // totals line (JSON Lines) or the whole document (JSON); `summary` (what was found, run and
+  // left out: ReproduceSummary) goes beside the totals when it is not null.
+  void finish(const nlohmann::json& totals, const nlohmann::json& summary = nullptr) {
+    nlohmann::json last = {{"totals", totals}};
+    if (!summary.is_null()) last["summary"] = summary;
+    if (format_ == OutputFormat::kJsonl) {
+      out_ << last.dump() << "\n";
+    } else if (format_ == OutputFormat::kJson) {
+      last["results"] = results_;
+      out_ << last.dump(2) << "\n";
+    }
     out_ << std::flush;
   }
 

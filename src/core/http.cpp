@@ -173,6 +173,11 @@ Failure failure_of(CURLcode code, const Transfer& t) {
       return Failure::kBadUrl;
     case CURLE_PARTIAL_FILE:
       return Failure::kTruncated;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return Failure::kUnresolved;
+    case CURLE_COULDNT_CONNECT:
+      return Failure::kNoConnection;
     default:
       return Failure::kOther;
   }
@@ -325,6 +330,10 @@ bool should_retry(const Response& response) {
     default:
       return true;
   }
+}
+
+bool never_connected(const Response& response) {
+  return response.failure == Failure::kUnresolved || response.failure == Failure::kNoConnection;
 }
 
 const char* address_class(const struct sockaddr* address) {

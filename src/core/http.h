@@ -50,9 +50,11 @@ struct Request {
   std::optional<std::string> post_body = std::nullopt;
 };
 
-// Why a transfer failed; kOther covers timeouts, resets, refused connections, DNS failures.
+// Why a transfer failed; kOther covers timeouts, resets and short bodies.
 enum class Failure {
   kNone,
+  kUnresolved,    // the host name (or the proxy's) did not resolve: no address to connect to
+  kNoConnection,  // no connection: refused, or the host or network unreachable
   kTooLarge,
   kTooManyRedirects,
   kBadUrl,
@@ -133,6 +135,12 @@ struct RetryPolicy {
 // truncated bodies) and HTTP 5xx (but 501) and 429 are transient; a body over the cap, a redirect
 // loop, a bad URL or scheme, an aborted transfer and other statuses are not.
 bool should_retry(const Response& response);
+
+// Whether the transfer failed before any server was reached: the name did not resolve or no
+// connection could be made. Retrying with back-off helps a host that answered before (a restart,
+// a network blip); for one that never answered the caller should fail at once (an offline
+// machine, a mistyped URL) instead of waiting out its retries.
+bool never_connected(const Response& response);
 
 // The wait in seconds before retry `retry` (1 = the first): exponential, capped, with jitter so
 // that clients failing together do not retry together.

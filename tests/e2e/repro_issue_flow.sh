@@ -64,7 +64,7 @@ PY
 [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL AND verdict='not_reproduced'")" = 1 ]
 
 # --jsonl streams: one result per line, then the totals.
-cf reproduce --all --jsonl > "$tmp/all.jsonl"
+cf reproduce --all --models --jsonl > "$tmp/all.jsonl"
 [ "$(wc -l < "$tmp/all.jsonl")" = 2 ] && head -1 "$tmp/all.jsonl" | grep -q '"issue":"acme/conv#7"'
 tail -1 "$tmp/all.jsonl" | grep -q '"totals":{"not_reproduced":1,"total":1}' 
 [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM repro_runs WHERE issue_id IS NOT NULL")" = 2 ]

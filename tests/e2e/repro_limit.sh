@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `reproduce --limit N` holds in every mode that runs more than one thing: --scripts --all (it ran
-# every script), --scripts ISSUE, --all, ISSUE (its models) and --suite; each prints and stores
+# every script), --scripts ISSUE, --all (models, then scripts), ISSUE (its models) and --suite;
+# each prints and stores
 # at most N results. --model runs one model and refuses --limit. Models here are files that do not
 # parse and scripts have no export call, so nothing needs ONNX Runtime or torch.
 # Usage: bash repro_limit.sh BUILD_DIR SOURCE_DIR SHARED_DIR
@@ -22,7 +23,7 @@ expect_exit 0 cf reproduce --scripts --all --limit 3 --json
 [ "$(total)" = "3 3" ] || fail "--scripts --all --limit 3 ran $(total) (totals, results): $(head -c 600 "$T/out")"
 [ "$(runs)" = 3 ] || fail "--scripts --all --limit 3 stored $(runs) runs"
 expect_exit 0 cf reproduce --scripts --all --limit 3
-[ "$(grep -c '^example/limit#' "$T/out")" = 3 ] && expect_grep '^3 script(s): not_runnable 3$' "$T/out"
+[ "$(grep -c '^example/limit#' "$T/out")" = 3 ] && expect_grep '^ran 3 scripts and 0 models: not_runnable 3$' "$T/out"
 expect_exit 0 cf reproduce --scripts 'example/limit#2' --limit 1 --json
 [ "$(total)" = "1 1" ] || fail "--scripts ISSUE --limit 1: $(total)"
 expect_exit 0 cf reproduce --scripts --all --limit 0 --json
@@ -42,9 +43,12 @@ expect_exit 0 cf reproduce --all --limit 3 --json
 [ $(($(runs) - before)) = 3 ] || fail "--all --limit 3 stored $(($(runs) - before))"
 expect_exit 0 cf reproduce 'example/limit#1' --limit 1 --json
 [ "$(total)" = "1 1" ] || fail "ISSUE --limit 1: $(total)"
+expect_exit 0 cf reproduce --all --models --json
+[ "$(total)" = "4 4" ] || fail "--all --models without --limit: $(total)"
+# Without --models, --all runs the models and then the six scripts.
 expect_exit 0 cf reproduce --all --json
-[ "$(total)" = "4 4" ] || fail "--all without --limit: $(total)"
-echo "ok   --all --limit 3 and ISSUE --limit 1 run that many models"
+[ "$(total)" = "10 10" ] || fail "--all without --limit: $(total)"
+echo "ok   --all --limit 3 and ISSUE --limit 1 run that many models; --all the scripts too"
 
 mkdir -p "$T/suite/test_a" "$T/suite/test_b" "$T/suite/test_c"
 for c in a b c; do printf 'x' >"$T/suite/test_$c/model.onnx"; done

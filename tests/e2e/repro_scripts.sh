@@ -91,7 +91,10 @@ assert one == streamed and lines[-1]["totals"]["total"] == len(one), (one, lines
 print("ok   --all after scan selects the same issues")
 PYEOF
 sqlite3 "$CONVFAIL_DB" "SELECT i.number, a.source_field, instr(a.code, 'fft') > 0 FROM repro_runs r JOIN issues i ON i.id = r.issue_id JOIN artifacts a ON a.id = r.artifact_id ORDER BY r.id" >"$T/linked.txt"
+# Both --all runs link them: --all scans the issues itself before it selects.
 expected="1|body|0
+2|comment:1|1
+1|body|0
 2|comment:1|1"
 [ "$(cat "$T/linked.txt")" = "$expected" ] && echo "ok   runs link the artifact that ran" || { echo "FAIL artifact links:"; cat "$T/linked.txt"; fail=1; }
 

@@ -214,3 +214,47 @@ TEST_CASE("bisect output: a model's releases and answer, and the events on stder
         "bisect: o/r#3: archive holds no .onnx model\n"
         "bisect: o/r#3: its repro script exported no model (not_runnable: no export call)\n");
 }
+
+// --all's summary is data in the result; the command line prints it under the results (text)
+// or beside the totals ("summary", JSON and JSON Lines).
+TEST_CASE("reproduce output: --all's summary, in text and beside the totals") {
+  repro::ReproduceResult r;
+  r.verdicts = {{"not_runnable", 2}, {"crash_reproduced", 1}};
+  repro::ReproduceSummary& s = r.summary.emplace();
+  s.scanned_issues = 5;
+  s.new_artifacts = 4;
+  s.scripts = 3;
+  s.skipped = {{"no model link, archive or script in its text", 1},
+               {"its script does not use PyTorch", 2}};
+  s.limited = 1;
+  auto printed = [&r](OutputFormat format) {
+    std::ostringstream out;
+    ResultOutput output(format, out);
+    finish_reproduce(output, r, out);
+    return out.str();
+  };
+  CHECK(printed(OutputFormat::kText) ==
+        "\nscanned 5 issues for artifacts (4 new)\n"
+        "ran 3 scripts and 0 models: crash_reproduced 1, not_runnable 2\n"
+        "left out 3 issues: 2 its script does not use PyTorch; 1 no model link, archive or "
+        "script in its text\n"
+        "not reached within --limit: 1 issue\n");
+
+  s = {};
+  s.skipped = {{"a script, left out by --models", 1}};
+  s.next = "convfail reproduce --all (without --models)";
+  r.verdicts.clear();
+  CHECK(printed(OutputFormat::kText) ==
+        "\nscanned 0 issues for artifacts (0 new)\nran 0 scripts and 0 models\n"
+        "left out 1 issue: 1 a script, left out by --models\n"
+        "next: convfail reproduce --all (without --models)\n");
+
+  json last = json::parse(printed(OutputFormat::kJsonl));
+  CHECK(last["totals"] == json{{"total", 0}});
+  CHECK(last["summary"]["next"] == s.next);
+  CHECK(last["summary"]["scanned"] == json{{"issues", 0}, {"new_artifacts", 0}});
+  CHECK(last["summary"]["skipped"] == json{{"a script, left out by --models", 1}});
+
+  r.summary.reset();  // an issue run: no summary
+  CHECK_FALSE(json::parse(printed(OutputFormat::kJsonl)).contains("summary"));
+}

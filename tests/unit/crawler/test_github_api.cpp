@@ -116,3 +116,32 @@ TEST_CASE("github api: answers over the item bounds are refused while they are p
       doctest::Contains("more than 18 JSON values"), UserError);
   CHECK(parse_bounded_json("[1,", o, true, "GET x").is_discarded());
 }
+
+TEST_CASE("github api: a host that never answered fails at once, one that answered is retried") {
+  crawler::ApiOptions o;
+  o.backoff_base_s = 0.01;
+  o.max_retries = 2;
+  {  // A refused port before any answer: no retry.
+    fake::FakeGitHub gone({});
+    std::string url = gone.url() + "/repos/o/r/issues";
+    gone.stop();
+    crawler::GitHubApi api(o, nullptr, {});
+    CHECK_THROWS_WITH_AS(api.get(url), doctest::Contains("not retried"), UserError);
+    CHECK(api.stats().retries == 0);
+    CHECK(api.stats().requests == 1);
+  }
+  {  // A name that does not resolve (.invalid never does): no retry.
+    crawler::GitHubApi api(o, nullptr, {});
+    CHECK_THROWS_WITH_AS(api.get("http://nonexistent.invalid/repos/o/r/issues"),
+                         doctest::Contains("not retried"), UserError);
+    CHECK(api.stats().retries == 0);
+  }
+  // The same refusal after the server answered once: retried with back-off, then the error.
+  fake::FakeGitHub server({});
+  std::string url = server.url() + "/repos/o/r/issues?state=all&per_page=10";
+  crawler::GitHubApi api(o, nullptr, {});
+  CHECK(api.get(url).data.is_array());
+  server.stop();
+  CHECK_THROWS_WITH_AS(api.get(url), doctest::Contains("failed 3 times"), UserError);
+  CHECK(api.stats().retries == 2);
+}

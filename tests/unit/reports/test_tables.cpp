@@ -99,6 +99,7 @@ TEST_CASE("report: cause by symptom (table 10) bins the catch-all and rare cause
                                                                 "algorithmic_error", "typo"});
   auto p = reports::printed_report(d, tax);
   const reports::Table& t = table(p, "cause_by_symptom");
+  // Every issue has a cause and a symptom: no Unlabeled row or column (the study's shape).
   CHECK(t.header == Row{"Cause", "Crash", "Wrong Model", "Other", "Total"});
   CHECK(t.title.find("tf2onnx / torch.onnx") != std::string::npos);
   CHECK(row(t, "Incompatibility") == Row{"Incompatibility", "1 / 1", "0 / 0", "0 / 0", "1 / 1"});
@@ -247,4 +248,43 @@ TEST_CASE("report: repro outcome per symptom uses the latest run per issue") {
   auto p = reports::printed_report(d, Taxonomy::load(test::data_dir()));
   CHECK(row(table(p, "repro_by_symptom"), "Wrong Model") ==
         Row{"Wrong Model", "1", "1", "0", "0", "1"});
+}
+
+TEST_CASE(
+    "report: issues without a label are counted in every table, which add up to the heading") {
+  test::TempDir dir;
+  auto db = test::report_fixture(dir, false, true);
+  // tf2onnx#9 gets a stage only and pytorch#4's cause is cleared: no symptom, no cause.
+  test::add_label(*db, test::kTF, 9, "ann", "stage", "export");
+  test::add_label(*db, test::kTF, 1, "ann", "subtype", "");
+  Taxonomy tax = Taxonomy::load(test::data_dir());
+  reports::ReportData d = report(*db);
+  REQUIRE(d.issues == 8);
+  CHECK(d.missing == reports::kUnlabeled);
+  CHECK(d.symptom_by_converter.at("tf2onnx").at("unlabeled") == 1);
+  CHECK(d.cause_by_symptom.at("tf2onnx").at("unlabeled").at("unlabeled") == 1);
+  CHECK(d.stage_by_converter.at("tf2onnx").at("unlabeled") == 0);
+  CHECK(d.subtype_by_converter.at("tf2onnx").at("incompatibility").at("unlabeled") == 1);
+  CHECK(d.repro->at("unlabeled").not_run == 1);
+  auto p = reports::printed_report(d, tax);
+  CHECK(p.title.find("(8 issues)") != std::string::npos);
+  for (const char* id : {"stage_by_converter", "symptom_by_converter"})
+    CHECK(row(table(p, id), "Total").back() == "8 (100%)");
+  // A row only where issues lack the label: every issue has a stage.
+  const reports::Table& symptom = table(p, "symptom_by_converter");
+  CHECK(symptom.rows[symptom.rows.size() - 2][0] == "Unlabeled");  // last before the total
+  for (const auto& r : table(p, "stage_by_converter").rows) CHECK(r[0] != "Unlabeled");
+  CHECK(row(table(p, "symptom_by_converter"), "Unlabeled") ==
+        Row{"Unlabeled", "1", "0", "1 (13%)"});
+  const reports::Table& t = table(p, "cause_by_symptom");
+  CHECK(row(t, "Unlabeled") == Row{"Unlabeled", "0 / 0", "0 / 0", "0 / 0", "1 / 0", "1 / 0"});
+  CHECK(row(t, "Total") == Row{"Total", "1 / 1", "1 / 2", "1 / 1", "1 / 0", "4 / 4"});
+  CHECK(t.header == Row{"Cause", "Crash", "Wrong Model", "Other", "Unlabeled", "Total"});
+  CHECK(row(table(p, "subtype_by_converter"), "Incompatibility: Unlabeled") ==
+        Row{"Incompatibility: Unlabeled", "1", "0", "1"});
+  long repro_rows = 0;
+  for (const auto& r : table(p, "repro_by_symptom").rows)
+    for (std::size_t i = 1; i < r.size(); ++i) repro_rows += std::stol(r[i]);
+  CHECK(repro_rows == 8);
+  CHECK(table(p, "repro_by_symptom").rows.back()[0] == "Unlabeled");
 }

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/migrations.h"
 #include "repro/repro_command.h"
+#include "repro/reproduce_all.h"
 #include "repro/scripts/script_command.h"
 #include "test_helpers.h"
 
@@ -74,17 +75,14 @@ TEST_CASE("reproduce: an issue without a fetched model is one not_runnable model
 TEST_CASE("reproduce --scripts: each program's verdict, the counts, the callbacks, the rows") {
   IssuesFixture f;
   ScriptsCommandArgs args;
-  args.all = true;
-  int unscanned = 0;
+  args.issues = {"o/r#7", "https://github.com/o/r/issues/8"};
   std::vector<std::string> started, done;
   ScriptsProgress progress;
-  progress.unscanned = [&] { ++unscanned; };
   progress.starting = [&](int n, std::size_t selected, const std::string& ref) {
     started.push_back(std::to_string(n) + "/" + std::to_string(selected) + " " + ref);
   };
   progress.done = [&](const ScriptedProgram& p) { done.push_back(p.name); };
   ScriptsCommandResult r = run_scripts_command(&f.db, args, never, progress);
-  CHECK(unscanned == 1);  // no `artifacts scan`: every issue whose code names torch
   CHECK(started == std::vector<std::string>{"1/2 o/r#7", "2/2 o/r#8"});
   CHECK(done == std::vector<std::string>{"o/r#7", "o/r#8"});
   REQUIRE(r.programs.size() == 2);
@@ -112,4 +110,50 @@ TEST_CASE("reproduce --scripts: each program's verdict, the counts, the callback
 
   ScriptsCommandArgs none;
   CHECK_THROWS_AS(run_scripts_command(&f.db, none, never), UsageError);
+}
+
+TEST_CASE("reproduce --all: scans, runs the scripts and returns its summary as data") {
+  IssuesFixture f;
+  f.db.exec(
+      "INSERT INTO issues(repo_id, number, title, author, body) VALUES (1, 9, 't', 'ann', "
+      "'no code here')");
+  ReproduceRequest req;
+  req.all = true;
+  std::vector<std::string> started, scripts;
+  ReproduceProgress progress;
+  progress.starting = [&](int n, std::size_t, const std::string& name) {
+    started.push_back(std::to_string(n) + " " + name);
+  };
+  progress.script_done = [&](const ScriptedProgram& p) { scripts.push_back(p.name); };
+  ReproduceResult r = run_reproduce(req, &f.db, progress);
+  CHECK(r.models.empty());
+  REQUIRE(r.scripts.size() == 2);
+  CHECK(r.scripts[0].result.verdict.reason == "no export call");
+  CHECK(r.verdicts == std::map<std::string, int>{{kNotRunnable, 2}});
+  CHECK(started == std::vector<std::string>{"1 o/r#7", "2 o/r#8"});
+  CHECK(scripts == std::vector<std::string>{"o/r#7", "o/r#8"});
+  REQUIRE(r.summary);
+  CHECK(r.summary->scanned_issues == 3);
+  CHECK(r.summary->scripts == 2);
+  CHECK(r.summary->models == 0);
+  CHECK(r.summary->skipped == std::map<std::string, int>{{kNothingFound, 1}});
+  CHECK(r.summary->limited == 0);
+  CHECK(r.summary->next.empty());
+  CHECK(f.db.scalar("SELECT count(*) FROM repro_runs") == 2);
+
+  // --models: nothing runs; the scripts are named as left out, and what to run next.
+  req.models_only = true;
+  r = run_reproduce(req, &f.db);
+  CHECK(r.scripts.empty());
+  REQUIRE(r.summary);
+  CHECK(r.summary->skipped.at(kScriptNotSelected) == 2);
+  CHECK(r.summary->next == "convfail reproduce --all (without --models)");
+
+  // --limit 1: one script, the other issue counted as not reached.
+  req.models_only = false;
+  req.limit = 1;
+  r = run_reproduce(req, &f.db);
+  CHECK(r.scripts.size() == 1);
+  CHECK(r.summary->limited == 1);
+  CHECK(f.db.scalar("SELECT count(*) FROM repro_runs") == 3);
 }
