@@ -47,8 +47,10 @@ for i in $(seq 1 $N); do
 done
 echo "answered $ok of $N in ${elapsed}s; /api/session: $session_ms" >&2
 [ "$ok" = "$N" ] || fail "$((N - ok)) of $N concurrent GETs of the comparison were not answered whole"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["new_groups"] > 0, d.keys()' "$T/page1" ||
-  fail "the comparison is not JSON with groups"
+# Campaign 1 has signatures <op1>..<opN>, campaign 2 <op2>..<opN+1>: the comparison has one
+# entry per signature of either side.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=int(sys.argv[2]) + 1; assert len(d["groups"]) == n, (len(d["groups"]), n)' "$T/page1" "$NGROUPS" ||
+  fail "the comparison is not JSON with one entry per group"
 [ "${session_ms%% *}" = 200 ] || fail "/api/session: $session_ms"
 # A worker is kept for light requests: the session does not queue behind the heavy pages.
 python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 2.0)' "${session_ms#* }" ||
