@@ -12,16 +12,16 @@
 #include <string>
 
 #include "bench/figures.h"
+#include "campaign/run/oracle.h"
+#include "campaign/run/plan.h"
+#include "campaign/run/support_matrix.h"
 #include "core/error.h"
 #include "core/migrations.h"
 #include "exec/sandbox.h"
 #include "repro/reproduce.h"
-#include "testing/oracle.h"
-#include "testing/plan.h"
-#include "testing/support_matrix.h"
 
 using namespace convfail;
-using namespace convfail::testing;
+using namespace convfail::campaign;
 
 namespace {
 

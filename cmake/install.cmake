@@ -1,5 +1,5 @@
 # convfail finds its data folder, ONNX Runtime runner and PyTorch harness under share/convfail/
-# beside its executable (src/core/resources.cpp):
+# beside its executable (core/resources.cpp):
 #   installed:  PREFIX/bin/convfail   -> PREFIX/share/convfail/{data,runner,python_helpers,torch_harness}
 #   build tree: build/convfail        -> build/share/convfail/{data,runner,python_helpers,torch_harness}
 # In the build tree these are symbolic links to the source folders, so rules stay live-editable.
@@ -7,7 +7,7 @@
 set(CONVFAIL_BUILD_SHARE ${CMAKE_BINARY_DIR}/share/convfail)
 file(MAKE_DIRECTORY ${CONVFAIL_BUILD_SHARE})
 foreach(link data:data runner:exec/runner python_helpers:exec/python
-             torch_harness:repro/torch_harness testing_harness:testing/harness)
+             torch_harness:repro/torch_harness campaign_harness:campaign/harness)
   string(REPLACE ":" ";" parts ${link})
   list(GET parts 0 name)
   list(GET parts 1 target)
@@ -28,6 +28,6 @@ install(DIRECTORY exec/runner/node_modules DESTINATION ${CONVFAIL_SHARE}/runner
         USE_SOURCE_PERMISSIONS OPTIONAL)
 install(FILES repro/torch_harness/harness.py DESTINATION ${CONVFAIL_SHARE}/torch_harness)
 install(FILES exec/python/child_tensors.py DESTINATION ${CONVFAIL_SHARE}/python_helpers)
-install(FILES testing/harness/campaign_worker.py testing/harness/synth.py
-              testing/harness/audio_zoo.py testing/harness/text_zoo.py
-        DESTINATION ${CONVFAIL_SHARE}/testing_harness)
+install(FILES campaign/harness/campaign_worker.py campaign/harness/synth.py
+              campaign/harness/audio_zoo.py campaign/harness/text_zoo.py
+        DESTINATION ${CONVFAIL_SHARE}/campaign_harness)

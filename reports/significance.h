@@ -1,5 +1,5 @@
 // Significance of a 2x2 table: Fisher's exact test (two-sided), the odds ratio, and the
-// Benjamini-Hochberg correction of many p-values. Used by the campaign analysis (testing/).
+// Benjamini-Hochberg correction of many p-values. Used by the campaign analysis (campaign/).
 #pragma once
 
 #include <vector>

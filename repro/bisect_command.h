@@ -3,7 +3,7 @@
 // Runs are stored per model content, run options and release in runtime_runs and reused by the
 // next bisect; each bisect's answer goes to bisects (schema/0015_runtime_bisect.sql), which the
 // repro report reads. Returns each model's answer; the command line prints it
-// (src/cli/bisect_output.h).
+// (cli/bisect_output.h).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // `convfail reproduce`: the four modes (issue, --all, --model, --suite) and storage. Returns what
-// ran; the command line prints it (src/cli/repro_output.h).
+// ran; the command line prints it (cli/repro_output.h).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // What `reproduce --all` found, ran and left out, as data (ReproduceResult::summary): the command
-// line prints it (src/cli/repro_output.h), as text or as "summary" in --json and --jsonl.
+// line prints it (cli/repro_output.h), as text or as "summary" in --json and --jsonl.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
--- The converter campaign (`convfail test`, module testing/, the only writer of these tables):
+-- The converter campaign (`convfail test`, module campaign/, the only writer of these tables):
 -- one campaign = one plan of models (synthetic, torchvision, script) run through torch eager,
 -- torch.onnx.export and ONNX Runtime, each model's outcome, and the failure groups.
 CREATE TABLE campaigns (

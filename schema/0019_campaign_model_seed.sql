@@ -1,4 +1,4 @@
--- A model's seed and family as columns (testing/campaign_store writes them), instead of parsing
+-- A model's seed and family as columns (campaign/store/campaign_store writes them), instead of parsing
 -- "synthetic-n30-s17" back out of its name: the seed of a synthetic model (minimisation rebuilds
 -- it from there) and of a real architecture's weights; the family of a real one (classification,
 -- detection, segmentation, video, optical_flow, audio, text) for the per-family tables.

@@ -1,4 +1,4 @@
--- What the campaign report counts without a rerun (testing/campaign_store writes them): for a
+-- What the campaign report counts without a rerun (campaign/store/campaign_store writes them): for a
 -- compared model (success, mismatch) the smallest t at which every comparison passes with
 -- atol = rtol = t (the runner's largest |a - e| / (1 + |e|); 1e308 when no t does: a non-finite
 -- value on one side, a shape or type difference) and the kind of difference that needs it; for a

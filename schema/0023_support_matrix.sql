@@ -1,4 +1,4 @@
--- The measured support matrix (`convfail test support`, testing/support_store writes it): per
+-- The measured support matrix (`convfail test support`, campaign/store/support_store writes it): per
 -- (torch, onnx, ONNX Runtime release, generator) one matrix; per operator of the synthetic
 -- generator, tensor type and opset one cell, the class of where a one-operator model stopped
 -- (works, not_in_eager, export_raised, invalid_export, no_kernel, ort_error, wrong_result,

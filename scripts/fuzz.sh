@@ -30,7 +30,13 @@ generator=()
 [ -f build-fuzz/CMakeCache.txt ] || { command -v ninja >/dev/null && generator=(-G Ninja); }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCONVFAIL_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_all >/dev/null
+mkdir -p build-fuzz/logs
+# The build's output is kept; a failed build prints its errors and fails the run (it did silently).
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_all >build-fuzz/logs/build.log 2>&1 || {
+  grep -E -A3 'error|FAILED' build-fuzz/logs/build.log | head -40
+  echo "fuzz: the libFuzzer build failed (build-fuzz/logs/build.log)"
+  exit 1
+}
 echo "fuzz: built ${#targets[@]} targets in $(($(date +%s) - start)) s; ${seconds} s each"
 
 failed=()

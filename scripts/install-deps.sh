@@ -9,9 +9,9 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer, ASan and UBSan (tests/fuzz)
   libcurl4-openssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libre2-dev libcli11-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libarchive-dev libcpp-httplib-dev libmicrohttpd-dev libssl-dev
-  libcmark-gfm-dev libcmark-gfm-extensions-dev  # Markdown to safe HTML (core/markdown_html)
+  libcmark-gfm-dev libcmark-gfm-extensions-dev  # Markdown to safe HTML (web/markdown_html)
   curl jq  # the crawler e2e tests read the fake server's log
-  parallel  # GNU parallel: the sharded campaign test (tests/e2e/testing_shard_merge.sh)
+  parallel  # GNU parallel: the sharded campaign test (tests/e2e/campaign_shard_merge.sh)
   bubblewrap libseccomp-dev  # the sandbox of repro/ (and core_install.sh hides the checkout)
 )
 if [ "${CONVFAIL_WITH_REPRO:-1}" = 1 ]; then

@@ -5,7 +5,7 @@
 # in SQL (FROM, JOIN, INTO, UPDATE, DELETE FROM in a string literal) must be owned by the file's
 # module or, for a read, be read by it in ARCHITECTURE.md's "also read by" column; the owner table
 # is read from ARCHITECTURE.md itself (one source of truth), and every table of schema/*.sql must
-# be in it. And library entry points return results: no module header (src/cli, tests and bench
+# be in it. And library entry points return results: no module header (cli, tests and bench
 # aside) declares a run_* function with a std::ostream& parameter. Prints FILE:LINE of each offence.
 # Usage: bash tests/architecture.sh [SOURCE_DIR]   (tracked files in a git checkout, else find)
 set -euo pipefail
@@ -16,9 +16,9 @@ cd "$root"
 # The module a file belongs to, from its path ("" when it is in none).
 module_of() {
   case $1 in
-    src/core/*) echo core ;;
-    src/cli/*) echo cli ;;
-    crawler/* | classifier/* | exec/* | labeling/* | labelsets/* | repro/* | reports/* | testing/* | views/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
+    core/*) echo core ;;
+    cli/*) echo cli ;;
+    crawler/* | classifier/* | exec/* | labeling/* | labelsets/* | repro/* | reports/* | campaign/* | views/* | web/* | tests/* | bench/*) echo "${1%%/*}" ;;
     *) echo "" ;;
   esac
 }
@@ -34,11 +34,11 @@ allowed() {
     labelsets) echo "core labeling classifier" ;;
     reports) echo "core labeling labelsets" ;;
     views) echo "core labeling labelsets classifier repro" ;;
-    web) echo "core labeling labelsets repro reports testing views" ;;
-    testing) echo "core labeling labelsets classifier exec repro reports" ;;
-    cli) echo "core crawler classifier exec labeling labelsets repro reports testing views web" ;;
+    web) echo "core labeling labelsets repro reports campaign views" ;;
+    campaign) echo "core labeling labelsets classifier exec repro reports" ;;
+    cli) echo "core crawler classifier exec labeling labelsets repro reports campaign views web" ;;
     tests | bench)
-      echo "core cli crawler classifier exec labeling labelsets repro reports testing views web tests"
+      echo "core cli crawler classifier exec labeling labelsets repro reports campaign views web tests"
       ;;
   esac
 }
@@ -85,7 +85,7 @@ done
 declare -A owner readers
 while IFS='|' read -r _ t o r _; do
   t=$(echo "$t" | tr -d '` ') o=$(echo "$o" | tr -d '` ') r=$(echo "$r" | tr -d '`,')
-  [[ $t =~ ^[a-z_0-9]+$ && $o =~ ^[a-z]+(/[a-z_0-9]+)?$ ]] || continue
+  [[ $t =~ ^[a-z_0-9]+$ && $o =~ ^[a-z]+(/[a-z_0-9]+)*$ ]] || continue
   owner[$t]=$o
   [[ $r == *"every module"* ]] && r=all
   read -ra rs <<<"$r"
@@ -178,22 +178,38 @@ for t in "${!reads_of[@]}"; do
   done
 done
 
-# Layers inside a module: "FILE INCLUDED" pairs a file may not include (the campaign's store sits
-# below its oracle: it stores rows, never the oracle's tasks or results).
-layer_forbidden=(
-  "testing/campaign_store.h testing/oracle.h"
-  "testing/campaign_store.cpp testing/oracle.h"
-  "testing/campaign_store.h testing/campaign.h"
-  "testing/campaign_store.cpp testing/campaign.h"
-)
-for entry in "${layer_forbidden[@]}"; do
-  f=${entry% *} inc=${entry#* }
-  [ -f "$f" ] || continue
-  while IFS=: read -r line _; do
-    offence "$f:$line: includes \"$inc\" (a lower layer may not include a higher one)"
-  done < <(grep -nF "#include \"$inc\"" "$f")
+# The campaign's rooms (ARCHITECTURE.md, campaign/): its types at the bottom (campaign/*.h), then
+# store, groups, run and analysis (side by side), report on top. A room includes its own and
+# the rooms below it, never one above or beside it: the store never sees the oracle.
+room_of() {
+  case $1 in
+    campaign/*/*) local r=${1#campaign/}; echo "${r%%/*}" ;;
+    campaign/*) echo types ;;
+  esac
+}
+rooms_below() {
+  case $1 in
+    types) echo "types" ;;
+    store) echo "types store" ;;
+    groups) echo "types store groups" ;;
+    run) echo "types store groups run" ;;
+    analysis) echo "types store groups analysis" ;;
+    report) echo "types store groups analysis report" ;;
+  esac
+}
+for f in "${files[@]}"; do
+  [[ $f == campaign/* ]] || continue
+  room=$(room_of "$f")
+  below=" $(rooms_below "$room") "
+  [ "$below" != "  " ] || { offence "$f: not in a room of campaign/ (ARCHITECTURE.md)"; continue; }
+  while IFS=: read -r line path; do
+    inc_room=$(room_of "$path")
+    [[ $below == *" $inc_room "* ]] ||
+      offence "$f:$line: includes \"$path\" ($room may not include $inc_room, a room above or beside it)"
+  done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"campaign/' "$f" |
+    sed -E 's|^([0-9]+):[^"]*"([^"]*)".*|\1:\2|')
 done
-# Library entry points return results and the command line prints them (ARCHITECTURE.md, src/cli):
+# Library entry points return results and the command line prints them (ARCHITECTURE.md, cli):
 # no module header declares a run_* function with a std::ostream& parameter ("FILE:LINE:NAME").
 ostream_entry_points() {
   perl - "$@" <<'PERL'
@@ -214,7 +230,7 @@ for f in "${files[@]}"; do
   case $(module_of "$f") in "" | cli | tests | bench) ;; *) if [[ $f == *.h ]]; then headers+=("$f"); fi ;; esac
 done
 while IFS=: read -r f line name; do
-  offence "$f:$line: $name takes a std::ostream&: return a result, print it in src/cli"
+  offence "$f:$line: $name takes a std::ostream&: return a result, print it in cli"
 done < <([ ${#headers[@]} -eq 0 ] || ostream_entry_points "${headers[@]}")
 
 # The web takes a path's parameters from its route table ("{name}" segments, web/routes.h), never

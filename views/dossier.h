@@ -1,5 +1,5 @@
 // One issue as a person sees it, built once for both front ends: the terminal's annotation view
-// (src/cli/issue_view renders it) and the web's issue page (web/api serves dossier_json, which
+// (cli/issue_view renders it) and the web's issue page (web/api serves dossier_json, which
 // `convfail show --json` prints too). Each part comes from its owner's reader: the issue from
 // core, the latest classifier run's labels, evidence and facts from classifier/issue_output, the
 // label history and current labels from labeling's ManualLabels, the repro runs and latest

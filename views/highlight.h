@@ -1,5 +1,5 @@
 // Where the classifier's evidence lies in one displayed text (title, body or a comment): the one
-// computation behind the terminal's marks (src/cli/issue_view) and the web's highlights
+// computation behind the terminal's marks (cli/issue_view) and the web's highlights
 // (views/dossier's JSON, UTF-16 offsets for the page).
 #pragma once
 

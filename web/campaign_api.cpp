@@ -3,15 +3,15 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "campaign/analysis/campaign_compare.h"
+#include "campaign/outcomes.h"
+#include "campaign/report/campaign_compare_report.h"
+#include "campaign/report/campaign_report.h"
+#include "campaign/report/support_report.h"
+#include "campaign/store/campaign_store.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "reports/render.h"
-#include "testing/campaign_compare.h"
-#include "testing/campaign_compare_report.h"
-#include "testing/campaign_report.h"
-#include "testing/campaign_store.h"
-#include "testing/outcomes.h"
-#include "testing/support_report.h"
 
 namespace convfail::web {
 
@@ -19,11 +19,11 @@ using nlohmann::json;
 
 json campaigns_json(Db& db) {
   json out = json::array();
-  std::vector<testing::StoredCampaign> all = testing::load_campaigns(db);
+  std::vector<campaign::StoredCampaign> all = campaign::load_campaigns(db);
   for (auto c = all.rbegin(); c != all.rend(); ++c)  // newest first
-    out.push_back(testing::campaign_status(db, c->id).to_json());
+    out.push_back(campaign::campaign_status(db, c->id).to_json());
   // The outcome classes in the order tables show them, so the page never keeps its own list.
-  return {{"campaigns", out}, {"outcomes", testing::outcome_classes()}};
+  return {{"campaigns", out}, {"outcomes", campaign::outcome_classes()}};
 }
 
 namespace {
@@ -36,7 +36,7 @@ long long stored_campaign_id(Db& db, const std::string& id) {
   if (id.empty() || id.size() > 18 || errno || *end || n < 1)
     throw HttpError(400, "campaign: expected a campaign id, got " + quoted_excerpt(id));
   bool known = false;
-  for (const testing::StoredCampaign& c : testing::load_campaigns(db)) known |= c.id == n;
+  for (const campaign::StoredCampaign& c : campaign::load_campaigns(db)) known |= c.id == n;
   if (!known) throw HttpError(404, "no campaign " + std::to_string(n));
   return n;
 }
@@ -61,9 +61,9 @@ ReportText campaign_compare_text(Db& db, const std::string& a, const std::string
   std::string format = format_param(params, &rf);
   std::string text;
   try {
-    testing::Comparison c = testing::compare_campaigns(testing::load_compare_side(db, ia, "A", ""),
-                                                       testing::load_compare_side(db, ib, "B", ""));
-    text = testing::comparison_report(c, rf);
+    campaign::Comparison c = campaign::compare_campaigns(
+        campaign::load_compare_side(db, ia, "A", ""), campaign::load_compare_side(db, ib, "B", ""));
+    text = campaign::comparison_report(c, rf);
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
@@ -78,7 +78,7 @@ ReportText campaign_report_text(Db& db, const std::string& id, const Params& par
   std::string format = format_param(params, &rf);
   std::string text;
   try {
-    text = testing::campaign_report(db, n, rf);
+    text = campaign::campaign_report(db, n, rf);
   } catch (const UserError& e) {
     throw HttpError(500, e.what());  // a malformed stored row
   }
@@ -96,7 +96,7 @@ ReportText support_text(Db& db, const Params& params) {
   std::string format = format_param(with_default, &rf);
   std::string text;
   try {
-    text = testing::render_support(testing::load_matrix_views(db, {}), {}, rf);
+    text = campaign::render_support(campaign::load_matrix_views(db, {}), {}, rf);
   } catch (const UserError& e) {
     throw HttpError(500, e.what());
   }

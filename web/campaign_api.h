@@ -1,5 +1,5 @@
 // The campaign pages of `convfail serve`: the converter campaigns of `convfail test` and each
-// one's report, printed by testing's campaign_report through reports' renderers (the report
+// one's report, printed by campaign's report/campaign_report through reports' renderers (the report
 // `convfail report --campaign ID` prints), with each failure group's ONNX Runtime history.
 #pragma once
 
@@ -19,7 +19,8 @@ nlohmann::json campaigns_json(Db& db);
 ReportText campaign_report_text(Db& db, const std::string& id, const Params& params);
 
 // GET /api/campaigns/{A}/compare/{B}?format=html|json|md|csv|latex (default html): the two
-// campaigns compared as `convfail test compare A B` prints them (testing/campaign_compare).
+// campaigns compared as `convfail test compare A B` prints them
+// (campaign/analysis/campaign_compare).
 ReportText campaign_compare_text(Db& db, const std::string& a, const std::string& b,
                                  const Params& params);
 

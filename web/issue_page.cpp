@@ -3,11 +3,11 @@
 #include <map>
 
 #include "core/issue_ref.h"
-#include "core/markdown_html.h"
 #include "reports/render.h"
 #include "reports/report_data.h"
 #include "repro/bisect_history.h"
 #include "repro/verdict_store.h"
+#include "web/markdown_html.h"
 
 namespace convfail::web {
 

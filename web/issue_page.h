@@ -1,5 +1,5 @@
 // What the issue page shows beside the issue JSON (api.h's issue_json): the issue's body and
-// comments as safe HTML (core/markdown_html), the GitHub link the terminal's view shows too
+// comments as safe HTML (web/markdown_html), the GitHub link the terminal's view shows too
 // (core/issue_ref's issue_page_url), one row per re-executed program (repro/verdict_store) and
 // its ONNX Runtime history (reports' reader of the stored bisects).
 #pragma once

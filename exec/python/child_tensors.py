@@ -1,5 +1,5 @@
 """What every sandboxed Python child of convfail shares (the PyTorch repro harness,
-repro/torch_harness/harness.py, and the campaign's warm worker, testing/harness/campaign_worker.py;
+repro/torch_harness/harness.py, and the campaign's warm worker, campaign/harness/campaign_worker.py;
 both find this folder on PYTHONPATH, exec/python_child's python_worker_spec puts it there):
 the tensors of a nested output as one flat list, the one way to save tensors as TensorProto
 files, and the one reader of an ONNX graph's operators and edges."""
@@ -47,7 +47,7 @@ def save_tensors(tensors, names, folder, prefix):
 
 
 def op_name(node):
-    """An operator's name as convfail's C++ names it (testing/op_graph): its type for the default
+    """An operator's name as convfail's C++ names it (campaign/analysis/op_graph): its type for the default
     ONNX domain, DOMAIN:TYPE for any other."""
     domain = node.domain
     return node.op_type if domain in ("", "ai.onnx") else "%s:%s" % (domain, node.op_type)

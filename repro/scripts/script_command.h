@@ -1,6 +1,6 @@
 // `convfail reproduce --scripts [ISSUE ... | --script-file FILE]`: selection, runs, storage
 // (`--all` is run_reproduce's, repro/reproduce_all.h). Returns what ran;
-// the command line parses the arguments and prints (src/cli/repro_output.h).
+// the command line parses the arguments and prints (cli/repro_output.h).
 #pragma once
 
 #include <cstddef>

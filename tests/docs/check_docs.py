@@ -12,7 +12,7 @@ Commands: `convfail WORD [SUB]` (and the README's `cf WORD`): WORD must be a com
 subcommands, SUB (a lower-case word) must be one of them. A list `WORD a|b|c` of a command with
 subcommands must name only subcommands, and all of them (no summary that leaves some out).
 Paths: a name whose first part is a folder of the repository (or of one of its top-level
-folders: `runner/runner.js` is exec's), `core/` and `cli/` standing for src/core and src/cli; a
+folders: `runner/runner.js` is exec's); a
 name without a file extension may be a file stem (`classifier/issue_output` for .h and .cpp).
 Placeholders (<...>, *, $, ~, NNNN, UPPER-CASE parts), build outputs (build/) and installed
 packages (node_modules/) are not checked.
@@ -43,7 +43,6 @@ COMMANDS = set(help_words())
 SUBCOMMANDS = {c: set(help_words(c)) for c in COMMANDS}
 TOP = sorted(p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith(".")
              and not p.name.startswith("build"))
-ALIASES = {"core": "src/core", "cli": "src/cli"}
 SECOND = {}  # a folder one level under a top-level folder -> its paths
 for t in TOP:
     for p in (REPO / t).iterdir():
@@ -98,7 +97,7 @@ def check_commands(where, code):
 
 def exists(path):
     parts = path.rstrip("/").split("/")
-    first = ALIASES.get(parts[0], parts[0])
+    first = parts[0]
     roots = []
     if (REPO / first).is_dir() or (REPO / first).is_file():
         roots.append(REPO / first)

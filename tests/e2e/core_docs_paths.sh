@@ -17,7 +17,7 @@ cat "$T/err"
 mkdir -p "$T/planted/docs"
 cp "$SRC/README.md" "$SRC/ARCHITECTURE.md" "$T/planted/"
 cp "$SRC"/docs/*.md "$T/planted/docs/"
-cat >>"$T/planted/docs/testing.md" <<'MD'
+cat >>"$T/planted/docs/campaign.md" <<'MD'
 
 Planted: `convfail test frobnicate`, `convfail reticulate --all`, `test run|status|bundle`, and
 the sandbox in `repro/sandbox.cpp`.
@@ -25,7 +25,7 @@ MD
 expect_exit 1 check "$T/planted"
 for stale in "no subcommand \`convfail test frobnicate\`" "no command \`convfail reticulate\`" \
   "\`test run|status|bundle\` leaves out" "no \`repro/sandbox.cpp\` in the repository"; do
-  grep -qF "docs/testing.md:" "$T/out" && grep -qF "$stale" "$T/out" || fail "planted '$stale' not found: $(cat "$T/out")"
+  grep -qF "docs/campaign.md:" "$T/out" && grep -qF "$stale" "$T/out" || fail "planted '$stale' not found: $(cat "$T/out")"
 done
 [ "$(wc -l <"$T/out")" = 4 ] || fail "expected the 4 planted names only: $(cat "$T/out")"
 echo "ok: the docs name only existing commands and paths; 4 planted stale names caught"

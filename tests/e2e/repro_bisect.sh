@@ -90,7 +90,7 @@ echo "ok   a second bisect reuses the 5 stored runs; 1.8.0 fails to install and 
 # outputs the campaign stored, so a wrong result is wrong_output_reproduced (without them every
 # release "passed"). The export is perturbed on purpose (+1): wrong on every release.
 if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
-  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/ok.py" --perturb-export \
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/campaign/ok.py" --perturb-export \
     --jobs 1 --inputs 1 --json
   g=$(sqlite3 "$DB" "SELECT id FROM campaign_groups WHERE outcome = 'mismatch'")
   [ -n "$g" ] || fail "no mismatch group: $(sqlite3 "$DB" 'SELECT * FROM campaign_groups')"
@@ -103,7 +103,7 @@ if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
   # (atol 1e-7; torch's instance norm of a constant channel is ~5.5e-6, ONNX Runtime's 0): the
   # group's bisect runs every stored set with the campaign's tolerances, so it fails on every
   # release; with set_0 alone, or bisect's own --atol 1e-5, it passed everywhere.
-  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/inorm_sets.py" --jobs 1 \
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/campaign/inorm_sets.py" --jobs 1 \
     --no-minimise --json
   g=$(sqlite3 "$DB" "SELECT g.id FROM campaign_groups g JOIN campaigns c ON c.id = g.campaign_id
     WHERE c.config_json LIKE '%inorm_sets%' AND g.outcome = 'mismatch'")
@@ -127,7 +127,7 @@ if /usr/bin/python3 -c 'import torch, onnx' 2>/dev/null; then
 
   # A missing kernel (no uint8 Add before 1.21.0): the group is keyed by operator, version and
   # type, and its bisect says in which release the kernel appeared, as does the report.
-  expect_exit 0 cf test run --source "script:$SRC/tests/data/testing/uint8_add.py" --ort 1.20.1 \
+  expect_exit 0 cf test run --source "script:$SRC/tests/data/campaign/uint8_add.py" --ort 1.20.1 \
     --jobs 1 --inputs 1 --no-minimise --json
   g=$(sqlite3 "$DB" "SELECT id FROM campaign_groups WHERE signature =
     'onnxruntime: no kernel for Add(14) on uint8'")

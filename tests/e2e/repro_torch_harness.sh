@@ -14,7 +14,7 @@ $PY -c 'import torch, onnx' 2>/dev/null || skip "no torch/onnx for $PY"
 # model's labels with its scores); graph_of names operators as C++'s op_graph does (DOMAIN:TYPE
 # off the default domain); the worker and the harness save tensors through the one saver.
 export PYTHONPATH=$SRC/exec/python
-PYTHONPATH=$SRC/exec/python:$SRC/testing/harness $PY -c '
+PYTHONPATH=$SRC/exec/python:$SRC/campaign/harness $PY -c '
 import torch, child_tensors, campaign_worker
 from onnx import helper
 a, b = torch.zeros(1), torch.ones(2)

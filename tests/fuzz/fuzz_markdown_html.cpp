@@ -1,4 +1,4 @@
-// Markdown to safe HTML (core/markdown_html) on any text, with the page's invariants: no <script
+// Markdown to safe HTML (web/markdown_html) on any text, with the page's invariants: no <script
 // (or any raw tag cmark's safe mode omits) and no javascript:, vbscript:, file: or data: URL in a
 // link's href; output bounded by the input's size; nothing over kMaxMarkdownHtmlBytes rendered.
 #include <algorithm>
@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/markdown_html.h"
 #include "fuzz_check.h"
+#include "web/markdown_html.h"
 
 using namespace convfail;
+using namespace convfail::web;
 
 namespace {
 

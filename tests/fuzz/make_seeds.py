@@ -71,11 +71,11 @@ def main():
     with_details = [dict(page[0], _comments=details["comments"], _timeline=details["timeline"])]
     write("rest_page", "fake_github_details", compact(with_details))
     write("graphql_page", "fake_github", compact(graphql))
-    fft = json.loads((ROOT / "tests/data/testing/issue_fft.json").read_text())
+    fft = json.loads((ROOT / "tests/data/campaign/issue_fft.json").read_text())
     write("rest_page", "issue_fft", compact(fft))
 
     # import: dumps as users pass them (a JSON array, JSONL with embedded threads).
-    for name in ("testing/issue_fft.json", "bisect/issue_uint8_script.json"):
+    for name in ("campaign/issue_fft.json", "bisect/issue_uint8_script.json"):
         write("import", pathlib.Path(name).stem, (ROOT / "tests/data" / name).read_text())
     thread = dict(page[0], comments=details["comments"], timeline=details["timeline"])
     write("import", "fake_github.jsonl", "\n".join(compact(i) for i in [thread] + page[1:]) + "\n")
@@ -98,7 +98,7 @@ def main():
           '{"data":{"repository":{"issues":{"nodes":[{"number":1,"title":%s}]}}}}' % deep)
     write("worker_reply", "deep", '{"ok":true,"ops":%s}' % deep)
 
-    # The worker's replies (testing/worker_reply.h): accepted and refused shapes.
+    # The worker's replies (campaign/run/worker_reply.h): accepted and refused shapes.
     replies = {
         "exported": {"ok": True, "outcome": None, "stage": "exported", "nodes": 3,
                      "ops": ["Conv", "Relu", "Add"], "edges": [[0, 1], [1, 2]],

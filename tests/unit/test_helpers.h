@@ -28,6 +28,13 @@ class TempDir {
     std::ofstream(file(name), std::ios::binary) << text;
     return file(name);
   }
+  // Writes a protobuf message (an ONNX model, a tensor) to NAME, whose folder exists; its path.
+  template <class Message>
+  std::string save(const std::string& name, const Message& m) const {
+    std::ofstream out(file(name), std::ios::binary);
+    m.SerializeToOstream(&out);
+    return file(name);
+  }
   const std::filesystem::path& path() const { return path_; }
 
  private:

@@ -8,30 +8,14 @@
 #include "core/error.h"
 #include "core/importer.h"
 #include "core/issue_queries.h"
-#include "core/issue_stats.h"
 #include "core/migrations.h"
+#include "issue_fixture.h"
 #include "test_helpers.h"
 
 using namespace convfail;
+using test::fixture_db;
 
 namespace {
-
-// Five issues and one pull request over two repositories; the words "gridsample" and "opset"
-// are placed so that ranking, grouping and filters have a known answer.
-const char* kFixture =
-    R"({"repo":"pytorch/pytorch","number":10,"title":"GridSample export fails","state":"closed","labels":["module: onnx","triaged"],"author":"a","created_at":"2022-01-10T00:00:00Z","body":"Exporting gridsample with opset 11 raises an error.","comments":[{"author":"m","author_association":"MEMBER","body":"gridsample needs opset 16"},{"author":"u","body":"thanks"}],"timeline":[{"event":"closed","commit_id":"abc123"}]}
-{"repo":"pytorch/pytorch","number":11,"title":"Slow export","state":"open","labels":["module: onnx"],"author":"b","created_at":"2022-02-10T00:00:00Z","body":"Export is slow; the model also uses gridsample somewhere deep inside a long body of text that goes on and on about unrelated things like data loading and augmentation and logging.","comments":[]}
-{"repo":"pytorch/pytorch","number":12,"title":"Wrong output","state":"closed","labels":["Module: ONNX","bug"],"author":"c","created_at":"2022-03-10T00:00:00Z","body":"Outputs differ.","comments":[{"author":"d","body":"A gridsample call is involved here."},{"author":"e","body":"Yes gridsample again."}]}
-{"repo":"onnx/tensorflow-onnx","number":5,"title":"INTERNAL ASSERT in converter","state":"closed","labels":["bug"],"author":"f","created_at":"2021-05-01T00:00:00Z","body":"RuntimeError: INTERNAL ASSERT FAILED at x.cpp","comments":[]}
-{"repo":"onnx/tensorflow-onnx","number":6,"title":"Assert internal state","state":"closed","labels":[],"author":"g","created_at":"2021-06-01T00:00:00Z","body":"an assert about the internal state","comments":[]}
-{"repo":"onnx/tensorflow-onnx","number":7,"title":"Fix gridsample handler","state":"closed","labels":["bug"],"author":"h","created_at":"2021-07-01T00:00:00Z","body":"PR body","pull_request":{"url":"x"}}
-)";
-
-std::unique_ptr<Db> fixture_db(const test::TempDir& dir) {
-  auto db = open_database(dir.file("q.db"));
-  import_files(*db, {dir.write("f.jsonl", kFixture)});
-  return db;
-}
 
 std::vector<std::string> refs(const std::vector<IssueSummary>& issues) {
   std::vector<std::string> out;
@@ -223,31 +207,6 @@ TEST_CASE("issue queries: by default the words are searched as written (code nee
   CHECK(search_issues(*db, "\"INTERNAL ASSERT\"").size() == 1);  // a typed phrase stays one
   CHECK(fts_literal("Conv2D( conv2d( CONV2D( x_y OR") == "\"Conv2D(\" x_y \"OR\"");
   CHECK(fts_literal("onnx ONNX Onnx (") == "onnx");
-}
-
-TEST_CASE("issue stats: per repository, state and label") {
-  test::TempDir dir;
-  auto db = fixture_db(dir);
-  IssueStats s = compute_stats(*db, 2, [](const std::string& r) { return "conv:" + r; });
-  CHECK(s.repositories == 2);
-  CHECK(s.issues == 5);
-  CHECK(s.pull_requests == 1);
-  CHECK(s.comments == 4);
-  CHECK(s.with_fix_link == 1);
-  REQUIRE(s.per_repo.size() == 2);
-  CHECK(s.per_repo[0].repo == "pytorch/pytorch");
-  CHECK(s.per_repo[0].converter == "conv:pytorch/pytorch");
-  CHECK(s.per_repo[0].issues == 3);
-  CHECK(s.per_repo[0].open == 1);
-  CHECK(s.per_repo[1].issues == 2);
-  CHECK(s.per_repo[1].pull_requests == 1);
-  REQUIRE(s.labels.size() == 2);
-  CHECK(s.labels[0].first == "bug");  // 2 issues (the PR's label is not counted), then ties by name
-  CHECK(s.labels[0].second == 2);
-  Json j = to_json(s);
-  CHECK(j["issues"] == 5);
-  CHECK(j["per_repository"].size() == 2);
-  CHECK(format_stats(s).find("conv:pytorch/pytorch") != std::string::npos);
 }
 
 TEST_CASE("issue queries: every labeled sample issue is stored and listed") {

@@ -71,13 +71,6 @@ onnx::ModelProto add_one_model(int type) {
   return m;
 }
 
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const onnx::ModelProto& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
-}
-
 exec::Tensor tensor16(int type, std::vector<std::uint16_t> bits) {
   exec::Tensor t;
   t.elem_type = type;
@@ -148,7 +141,7 @@ TEST_CASE("reproduce: a bfloat16 model runs through boundary casts, compared in 
   // No onnxruntime-node so far holds bfloat16 (the runner measures it); the pinned one holds
   // float16, so a float16 model runs as it is.
   REQUIRE(runner.unheld_types().count(OnnxTensor::BFLOAT16) == 1);
-  std::string model = save(dir, "m.onnx", add_one_model(OnnxTensor::BFLOAT16));
+  std::string model = dir.save("m.onnx", add_one_model(OnnxTensor::BFLOAT16));
   fs::create_directories(dir.path() / "set");
   // x = 1, 0.5, 2 in bfloat16; y = x + 1 = 2, 1.5, 3.
   exec::write_tensor_pb(tensor16(OnnxTensor::BFLOAT16, {0x3f80, 0x3f00, 0x4000}),
@@ -184,7 +177,7 @@ TEST_CASE("reproduce: a bfloat16 model runs through boundary casts, compared in 
 
   // float16 is held by the pinned binding: that model runs as it is, with no note.
   if (!runner.unheld_types().count(OnnxTensor::FLOAT16)) {
-    std::string m16 = save(dir, "m16.onnx", add_one_model(OnnxTensor::FLOAT16));
+    std::string m16 = dir.save("m16.onnx", add_one_model(OnnxTensor::FLOAT16));
     ReproOptions g;  // generated inputs
     RunVerdict h = reproduce_model(runner, m16, g);
     CHECK(h.verdict == kNotReproduced);

@@ -51,13 +51,6 @@ onnx::ModelProto add_model(const std::vector<std::int64_t>& dims, const std::str
   return m;
 }
 
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const onnx::ModelProto& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
-}
-
 }  // namespace
 
 TEST_CASE("element_count_within: the cap, overflow, negative and empty shapes") {
@@ -166,21 +159,21 @@ TEST_CASE("reproduce: a huge declared shape or outside external data is not_runn
   exec::OrtRunner runner;  // never started: both are refused before the checker and the runner
   ReproOptions o;
   auto t0 = std::chrono::steady_clock::now();
-  auto huge = reproduce_model(runner, save(dir, "huge.onnx", add_model({1 << 20, 1 << 20}, "")), o);
+  auto huge = reproduce_model(runner, dir.save("huge.onnx", add_model({1 << 20, 1 << 20}, "")), o);
   CHECK(huge.verdict == kNotRunnable);
   CHECK(huge.step == "inputs");
   CHECK(huge.reason ==
         "input 'x' declares shape [1048576,1048576]: more than 268435456 elements "
         "(--max-elements)");
   o.max_elements = 4;
-  auto small = reproduce_model(runner, save(dir, "five.onnx", add_model({5}, "")), o);
+  auto small = reproduce_model(runner, dir.save("five.onnx", add_model({5}, "")), o);
   CHECK(small.verdict == kNotRunnable);
   CHECK(small.reason.find("more than 4 elements") != std::string::npos);
-  auto neg = reproduce_model(runner, save(dir, "neg.onnx", add_model({-3}, "")), o);
+  auto neg = reproduce_model(runner, dir.save("neg.onnx", add_model({-3}, "")), o);
   CHECK(neg.verdict == kNotRunnable);
   CHECK(neg.reason.find("negative dimension") != std::string::npos);
   for (const char* location : {"/etc/passwd", "../../../../etc/passwd"}) {
-    auto v = reproduce_model(runner, save(dir, "ext.onnx", add_model({1}, location)), o);
+    auto v = reproduce_model(runner, dir.save("ext.onnx", add_model({1}, location)), o);
     CHECK(v.verdict == kNotRunnable);
     CHECK(v.reason == kExternalDataOutside);
     CHECK(model_run_json(v).dump().find("root:") == std::string::npos);
@@ -214,13 +207,13 @@ TEST_CASE("OrtRunner: the children see the model's folder read-only and a privat
   ReproOptions o;
   int starts = runner.process_starts();
   // Under a model root: the running runner serves it.
-  CHECK(reproduce_model(runner, save(dir, "a/m.onnx", add_model({2}, "")), o).verdict ==
+  CHECK(reproduce_model(runner, dir.save("a/m.onnx", add_model({2}, "")), o).verdict ==
         kNotReproduced);
   CHECK(runner.process_starts() == starts);
   CHECK(runner.checker_starts() == 1);
   CHECK_FALSE(has(runner.runner_spec(), dir.path()));
   // Elsewhere: both children restart with that model's folder (and only it) added.
-  CHECK(reproduce_model(runner, save(dir, "b/m.onnx", add_model({2}, "")), o).verdict ==
+  CHECK(reproduce_model(runner, dir.save("b/m.onnx", add_model({2}, "")), o).verdict ==
         kNotReproduced);
   CHECK(runner.process_starts() == starts + 1);
   CHECK(runner.checker_starts() == 2);

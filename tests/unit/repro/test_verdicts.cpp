@@ -50,13 +50,6 @@ onnx::ModelProto binary_model(const std::string& op, const std::string& domain =
   return m;
 }
 
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const google::protobuf::Message& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
-}
-
 onnx::TensorProto proto(const std::string& name, std::vector<float> v) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -102,9 +95,9 @@ TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
   ReproOptions o;
   o.inputs_dir = (dir.path() / "data").string();
   auto run = [&](std::vector<float> x, std::vector<float> ref) {
-    save(dir, "data/input_0.pb", proto("x", x));
-    save(dir, "data/output_0.pb", proto("y", ref));
-    return reproduce_model(runner, save(dir, "id.onnx", identity_model(int(x.size()))), o);
+    dir.save("data/input_0.pb", proto("x", x));
+    dir.save("data/output_0.pb", proto("y", ref));
+    return reproduce_model(runner, dir.save("id.onnx", identity_model(int(x.size()))), o);
   };
   auto close = run({1, 2}, {1, 2.001f});  // within atol + rtol * |e|
   CHECK(close.verdict == kNotReproduced);
@@ -121,13 +114,13 @@ TEST_CASE("compare (in the runner): tolerances, NaN, infinities, shapes") {
   CHECK(run({INFINITY}, {INFINITY}).verdict == kNotReproduced);
   CHECK(run({-INFINITY}, {INFINITY}).verdict == kWrongOutputReproduced);
   // A reference of another shape: the problem names both shapes.
-  save(dir, "data/input_0.pb", proto("x", {1, 2}));
+  dir.save("data/input_0.pb", proto("x", {1, 2}));
   auto ref = proto("y", {1, 2});
   ref.clear_dims();
   ref.add_dims(1);
   ref.add_dims(2);
-  save(dir, "data/output_0.pb", ref);
-  auto shape = reproduce_model(runner, save(dir, "id.onnx", identity_model(2)), o);
+  dir.save("data/output_0.pb", ref);
+  auto shape = reproduce_model(runner, dir.save("id.onnx", identity_model(2)), o);
   CHECK(shape.verdict == kWrongOutputReproduced);
   CHECK(shape.signature == "output y vs reference: shape [2] vs expected [1,2]");
 }
@@ -151,7 +144,7 @@ TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
   convfail::test::TempDir dir;
   exec::OrtRunner runner;
   ReproOptions o;
-  std::string good = save(dir, "good.onnx", binary_model("Sub"));
+  std::string good = dir.save("good.onnx", binary_model("Sub"));
   // Truncated file: parse.
   std::ifstream in(good, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
@@ -165,7 +158,7 @@ TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
   CHECK(html.verdict == kNotRunnable);
   CHECK(html.reason.find("HTML") != std::string::npos);
   // Unknown operator in the default domain: checker.
-  auto c = reproduce_model(runner, save(dir, "bad.onnx", binary_model("NoSuchOp")), o);
+  auto c = reproduce_model(runner, dir.save("bad.onnx", binary_model("NoSuchOp")), o);
   CHECK(c.verdict == kCrashReproduced);
   CHECK(c.step == "checker");
   CHECK(c.signature.find("nosuchop") != std::string::npos);
@@ -173,13 +166,13 @@ TEST_CASE("reproduce: structure failures are crash verdicts with their step") {
   auto typed = binary_model("Sub");
   typed.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(
       onnx::TensorProto::INT64);
-  auto s = reproduce_model(runner, save(dir, "typed.onnx", typed), o);
+  auto s = reproduce_model(runner, dir.save("typed.onnx", typed), o);
   CHECK(s.verdict == kCrashReproduced);
   CHECK(s.step == "shape_inference");
   // Newer opset than libonnx knows: not runnable, not a crash.
   auto newer = binary_model("Sub");
   newer.mutable_opset_import(0)->set_version(99);
-  auto n = reproduce_model(runner, save(dir, "newer.onnx", newer), o);
+  auto n = reproduce_model(runner, dir.save("newer.onnx", newer), o);
   CHECK(n.verdict == kNotRunnable);
   CHECK(n.reason.find("newer than this libonnx") != std::string::npos);
 }
@@ -189,21 +182,21 @@ TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, 
   if (!runner_ready(runner)) return;
   convfail::test::TempDir dir;
   ReproOptions o;
-  std::string model = save(dir, "sub.onnx", binary_model("Sub"));
+  std::string model = dir.save("sub.onnx", binary_model("Sub"));
   auto gen = reproduce_model(runner, model, o);  // generated inputs, optimized vs unoptimized
   CHECK(gen.verdict == kNotReproduced);
   CHECK_FALSE(gen.ort_version.empty());
 
   std::filesystem::create_directories(dir.path() / "data");
-  save(dir, "data/input_0.pb", proto("a", {5, 7}));
-  save(dir, "data/input_1.pb", proto("b", {2, 3}));
-  save(dir, "data/output_0.pb", proto("y", {3, 4}));
+  dir.save("data/input_0.pb", proto("a", {5, 7}));
+  dir.save("data/input_1.pb", proto("b", {2, 3}));
+  dir.save("data/output_0.pb", proto("y", {3, 4}));
   o.inputs_dir = (dir.path() / "data").string();
   auto ok = reproduce_model(runner, model, o);
   CHECK(ok.verdict == kNotReproduced);
   CHECK(*ok.max_abs_error == 0);
 
-  save(dir, "data/output_0.pb", proto("y", {3, 5}));  // reference disagrees with ORT
+  dir.save("data/output_0.pb", proto("y", {3, 5}));  // reference disagrees with ORT
   auto wrong = reproduce_model(runner, model, o);
   CHECK(wrong.verdict == kWrongOutputReproduced);
   CHECK(wrong.output_name == "y");
@@ -218,7 +211,7 @@ TEST_CASE("reproduce: ONNX Runtime verdicts (pass, wrong output, session crash, 
   // An operator of a domain ORT does not know: the session creation fails.
   ReproOptions plain;
   auto custom =
-      reproduce_model(runner, save(dir, "custom.onnx", binary_model("Frob", "com.example")), plain);
+      reproduce_model(runner, dir.save("custom.onnx", binary_model("Frob", "com.example")), plain);
   CHECK(custom.verdict == kCrashReproduced);
   CHECK(custom.step == "session");
   CHECK_FALSE(custom.signature.empty());
@@ -281,15 +274,15 @@ TEST_CASE("reproduce: a model that floods memory is a crash verdict; the runner 
   shape.add_dims(2);
   shape.add_int64_data(40000);
   shape.add_int64_data(40000);
-  save(dir, "data/input_0.pb", shape);
+  dir.save("data/input_0.pb", shape);
   ReproOptions o;
   o.inputs_dir = (dir.path() / "data").string();
   o.timeout_seconds = 60;
-  auto v = reproduce_model(runner, save(dir, "flood.onnx", m), o);
+  auto v = reproduce_model(runner, dir.save("flood.onnx", m), o);
   CHECK(v.verdict == kCrashReproduced);
   CHECK(v.step == "run");
   CHECK(v.message.find("Failed to allocate") != std::string::npos);
   ReproOptions plain;
-  auto after = reproduce_model(runner, save(dir, "sub.onnx", binary_model("Sub")), plain);
+  auto after = reproduce_model(runner, dir.save("sub.onnx", binary_model("Sub")), plain);
   CHECK(after.verdict == kNotReproduced);
 }
