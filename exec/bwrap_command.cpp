@@ -118,6 +118,97 @@ std::mutex& config_mutex() {
   return mu;
 }
 
+namespace {
+
+struct Bind {
+  std::string path;
+  bool writable;
+};
+
+std::string absolute(const std::string& path) {
+  return fs::absolute(path).lexically_normal().string();
+}
+
+// The paths the sandbox sees of the host: the writable scratch folder (handed to nobody when
+// convfail is root), the read-only paths and a program outside the system folders; shallowest
+// first (bwrap mounts in order). False with *error when one is missing or not a scratch folder.
+bool sandbox_binds(const SandboxSpec& spec, const std::string& program, bool drop_to_nobody,
+                   std::vector<Bind>& binds, std::string* error) {
+  if (!spec.limits.writable_dir.empty()) {
+    std::string dir = absolute(spec.limits.writable_dir);
+    if (!fs::is_directory(dir)) {
+      *error = "sandbox: writable directory not found: " + dir;
+      return false;
+    }
+    std::error_code ec;
+    if (depth(dir) < 2 || fs::equivalent(dir, fs::temp_directory_path(ec), ec) ||
+        under_system_dir(dir + "/")) {
+      *error = "sandbox: refusing " + dir + " as the writable directory (not a scratch folder)";
+      return false;
+    }
+    binds.push_back({dir, true});
+    if (drop_to_nobody) {  // hand it (and what convfail put in it) to the sandbox's uid
+      lchown(dir.c_str(), kNobody, kNobody);
+      for (auto it = fs::recursive_directory_iterator(dir, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        lchown(it->path().c_str(), kNobody, kNobody);
+    }
+  }
+  for (const auto& path : spec.read_only_paths) {
+    std::string abs = absolute(path);
+    std::error_code ec;
+    if (!fs::exists(abs, ec)) {
+      *error = "sandbox: read-only path not found: " + abs;
+      return false;
+    }
+    binds.push_back({abs, false});
+  }
+  if (!under_system_dir(program)) binds.push_back({absolute(program), false});
+  std::stable_sort(binds.begin(), binds.end(),
+                   [](const Bind& a, const Bind& b) { return depth(a.path) < depth(b.path); });
+  return true;
+}
+
+// bwrap's arguments up to the binds: every namespace, no capability, nobody, the system folders.
+void namespace_args(const SandboxConfig& cfg, Prepared& p) {
+  p.argv = {cfg.bwrap,
+            "--unshare-all",
+            "--unshare-user",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--uid",
+            std::to_string(kNobody),
+            "--gid",
+            std::to_string(kNobody),
+            "--hostname",
+            "sandbox"};
+  if (cfg.disable_userns) p.argv.push_back("--disable-userns");
+  auto sys = system_args();
+  p.argv.insert(p.argv.end(), sys.begin(), sys.end());
+}
+
+// One --bind or --ro-bind per path; as root each source is staged under /tmp (opened by the
+// child before it drops to nobody, so nobody never needs to reach the host path).
+void bind_args(const std::vector<Bind>& binds, Prepared& p) {
+  for (const auto& b : binds) {
+    std::string source = b.path;
+    if (p.drop_to_nobody) {
+      std::error_code ec;
+      source = "/tmp/" + std::to_string(p.stage_sources.size());
+      p.stage_sources.push_back(b.path);
+      p.stage_paths.push_back(source);
+      p.stage_is_dir.push_back(fs::is_directory(b.path, ec));
+    }
+    p.argv.insert(p.argv.end(), {b.writable ? "--bind" : "--ro-bind", source, b.path});
+  }
+  p.stage_fds.assign(p.stage_sources.size(), -1);
+  p.fd_links.assign(p.stage_sources.size(), std::string("/proc/self/fd/") + std::string(12, '\0'));
+}
+
+}  // namespace
+
 // Fills `p` for `spec`; false with *error when the run cannot start.
 bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error) {
   if (spec.argv.empty()) {
@@ -158,76 +249,10 @@ bool prepare(const SandboxSpec& spec, Mode mode, Prepared& p, std::string* error
   if (p.limits.max_processes > 0)
     p.limits.max_processes += tasks_of(p.drop_to_nobody ? kNobody : getuid());
 
-  struct Bind {
-    std::string path;
-    bool writable;
-  };
   std::vector<Bind> binds;
-  auto absolute = [](const std::string& path) {
-    return fs::absolute(path).lexically_normal().string();
-  };
-  if (!spec.limits.writable_dir.empty()) {
-    std::string dir = absolute(spec.limits.writable_dir);
-    if (!fs::is_directory(dir)) {
-      *error = "sandbox: writable directory not found: " + dir;
-      return false;
-    }
-    std::error_code ec;
-    if (depth(dir) < 2 || fs::equivalent(dir, fs::temp_directory_path(ec), ec) ||
-        under_system_dir(dir + "/")) {
-      *error = "sandbox: refusing " + dir + " as the writable directory (not a scratch folder)";
-      return false;
-    }
-    binds.push_back({dir, true});
-    if (p.drop_to_nobody) {  // hand it (and what convfail put in it) to the sandbox's uid
-      lchown(dir.c_str(), kNobody, kNobody);
-      for (auto it = fs::recursive_directory_iterator(dir, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        lchown(it->path().c_str(), kNobody, kNobody);
-    }
-  }
-  for (const auto& path : spec.read_only_paths) {
-    std::string abs = absolute(path);
-    std::error_code ec;
-    if (!fs::exists(abs, ec)) {
-      *error = "sandbox: read-only path not found: " + abs;
-      return false;
-    }
-    binds.push_back({abs, false});
-  }
-  if (!under_system_dir(program)) binds.push_back({absolute(program), false});
-  std::stable_sort(binds.begin(), binds.end(),
-                   [](const Bind& a, const Bind& b) { return depth(a.path) < depth(b.path); });
-
-  p.argv = {cfg.bwrap,
-            "--unshare-all",
-            "--unshare-user",
-            "--die-with-parent",
-            "--new-session",
-            "--cap-drop",
-            "ALL",
-            "--uid",
-            std::to_string(kNobody),
-            "--gid",
-            std::to_string(kNobody),
-            "--hostname",
-            "sandbox"};
-  if (cfg.disable_userns) p.argv.push_back("--disable-userns");
-  auto sys = system_args();
-  p.argv.insert(p.argv.end(), sys.begin(), sys.end());
-  for (const auto& b : binds) {
-    std::string source = b.path;
-    if (p.drop_to_nobody) {
-      std::error_code ec;
-      source = "/tmp/" + std::to_string(p.stage_sources.size());
-      p.stage_sources.push_back(b.path);
-      p.stage_paths.push_back(source);
-      p.stage_is_dir.push_back(fs::is_directory(b.path, ec));
-    }
-    p.argv.insert(p.argv.end(), {b.writable ? "--bind" : "--ro-bind", source, b.path});
-  }
-  p.stage_fds.assign(p.stage_sources.size(), -1);
-  p.fd_links.assign(p.stage_sources.size(), std::string("/proc/self/fd/") + std::string(12, '\0'));
+  if (!sandbox_binds(spec, program, p.drop_to_nobody, binds, error)) return false;
+  namespace_args(cfg, p);
+  bind_args(binds, p);
   std::string cwd = !spec.cwd.empty()                   ? absolute(spec.cwd)
                     : !spec.limits.writable_dir.empty() ? absolute(spec.limits.writable_dir)
                                                         : "/";
