@@ -212,6 +212,8 @@ struct Server::Impl {
     // A post not begun within two lock waits (the batch before it waited one out, then its own
     // would have too): 503 as well, instead of waiting on.
     w.max_wait = std::chrono::milliseconds(std::max(1000, 2 * options.lock_wait_ms));
+    // Each waiting post holds a worker: with room for all of them, none is refused as "full".
+    w.max_queued = std::max<std::size_t>(w.max_queued, static_cast<std::size_t>(options.threads));
     writes = std::make_unique<WriteQueue>(options.db_path, w);
   }
 
