@@ -3,12 +3,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <vector>
 
 #include "core/db.h"
@@ -18,6 +17,7 @@
 #include "core/json_util.h"
 #include "core/secrets.h"
 #include "core/text.h"
+#include "core/write_queue.h"
 #include "labeling/team_members.h"
 #include "web/access.h"
 #include "web/api.h"
@@ -36,8 +36,9 @@ namespace convfail::web {
 
 namespace {
 
-// The one map from a failure to an HTTP status and its message: every handler (guard) and every
-// label post of a batch answer through it.
+// The one map from a failure to an HTTP status and its message: every handler (guard) answers
+// through it, label posts whose batch failed too (WriteNotStored: 503 when the database stayed
+// locked past lock_wait, else 500).
 struct Failure {
   int status;
   std::string message;
@@ -47,6 +48,9 @@ Failure failure_of(std::exception_ptr e) {
     std::rethrow_exception(e);
   } catch (const HttpError& x) {
     return {x.status(), x.what()};
+  } catch (const WriteNotStored& x) {  // a label post's batch failed as a whole: nothing written
+    Failure f = failure_of(x.cause());
+    return {f.status >= 500 ? f.status : 500, "could not store the labels: " + f.message};
   } catch (const DbBusy& x) {  // locked by another process past lock_wait: nothing written
     return {503, std::string("the database is busy, try again: ") + x.what()};
   } catch (const UsageError& x) {
@@ -186,92 +190,32 @@ struct Server::Impl {
   ServerOptions options;
   Taxonomy taxonomy;
   PageCache pages;  // campaign reports and comparisons
+  // Label posts go through core's write queue (group commit: one writer thread and connection,
+  // one BEGIN IMMEDIATE transaction per batch, a savepoint per post, so a refused post leaves the
+  // others; BEGIN IMMEDIATE orders it with other processes). None when read-only. Declared
+  // before `http`: the workers are joined before the queue is closed (drained).
+  std::unique_ptr<WriteQueue> writes;
   std::unique_ptr<HttpServer> http;
-  // Label posts: group commit. A post queues itself; the first one that finds no writer at work
-  // becomes the writer and stores every queued post in one transaction (BEGIN IMMEDIATE, one
-  // savepoint each, so a refused post leaves the others), then hands over. One writer at a time
-  // in the process; BEGIN IMMEDIATE orders it with other processes.
-  struct Pending {
-    const std::string* annotator;
-    const Json* body;
-    Json result;
-    int status = 0;  // non-zero: refused with this status and message
-    std::string error;
-    bool done = false;
-    std::condition_variable wake;  // done, or its turn to write
-  };
-  std::mutex queue_mutex;
-  std::vector<Pending*> queue;
-  bool writing = false;
-
   // Writes go first: a read request waits while label posts are queued or being written, so
   // the one writer is not starved of the CPU by the readers under load (posts are short).
-  std::condition_variable writes_done;
   struct ReadSlot {
     explicit ReadSlot(Impl& s) {
-      std::unique_lock<std::mutex> lock(s.queue_mutex);
-      s.writes_done.wait_for(lock, std::chrono::milliseconds(50),
-                             [&] { return !s.writing && s.queue.empty(); });
+      if (s.writes) s.writes->wait_idle(std::chrono::milliseconds(50));
     }
   };
 
-  void write_batch(Db& db, const std::vector<Pending*>& batch) {
-    try {
-      Transaction tx(db);
-      for (Pending* p : batch) {
-        db.exec("SAVEPOINT post");
-        try {
-          p->result = append_label(db, taxonomy, *p->annotator, *p->body);
-          db.exec("RELEASE post");
-          continue;
-        } catch (...) {
-          Failure f = failure_of(std::current_exception());
-          p->status = f.status;
-          p->error = f.message;
-        }
-        db.exec("ROLLBACK TO post");
-        db.exec("RELEASE post");
-      }
-      tx.commit();
-    } catch (...) {  // the batch failed as a whole (busy past lock_wait, ...): nothing written
-      Failure f = failure_of(std::current_exception());
-      for (Pending* p : batch) {
-        p->status = f.status >= 500 ? f.status : 500;
-        p->error = "could not store the labels: " + f.message;
-      }
-    }
-  }
-
-  Json post_label_batched(Db& db, const std::string& annotator, const Json& body) {
-    Pending me{&annotator, &body, {}, 0, {}, false, {}};
-    std::unique_lock<std::mutex> lock(queue_mutex);
-    queue.push_back(&me);
-    // Wait until written, or until no one writes: then write the queue (own post first in it).
-    me.wake.wait(lock, [&] { return me.done || !writing; });
-    if (!me.done) {
-      writing = true;
-      std::vector<Pending*> batch;
-      batch.swap(queue);
-      lock.unlock();
-      write_batch(db, batch);
-      lock.lock();
-      writing = false;
-      for (Pending* p : batch) {
-        p->done = true;
-        if (p != &me) p->wake.notify_one();
-      }
-      // Whoever queued meanwhile writes next (one wake-up, not a herd); else the readers go on.
-      if (!queue.empty())
-        queue.front()->wake.notify_one();
-      else
-        writes_done.notify_all();
-    }
-    if (me.status) throw HttpError(me.status, me.error);
-    return me.result;
-  }
-
   Impl(ServerOptions o, Taxonomy t)
-      : options(std::move(o)), taxonomy(std::move(t)), pages(options.db_path) {}
+      : options(std::move(o)), taxonomy(std::move(t)), pages(options.db_path) {
+    if (options.readonly) return;
+    WriteQueueOptions w;
+    w.lock_wait = std::chrono::milliseconds(options.lock_wait_ms);
+    // A post not begun within two lock waits (the batch before it waited one out, then its own
+    // would have too): 503 as well, instead of waiting on.
+    w.max_wait = std::chrono::milliseconds(std::max(1000, 2 * options.lock_wait_ms));
+    // Each waiting post holds a worker: with room for all of them, none is refused as "full".
+    w.max_queued = std::max<std::size_t>(w.max_queued, static_cast<std::size_t>(options.threads));
+    writes = std::make_unique<WriteQueue>(options.db_path, w);
+  }
 
   // One connection per worker thread, opened on its first request and kept (opening one costs
   // more than most requests: pragmas, then parsing the schema).
@@ -519,8 +463,9 @@ struct Server::Impl {
       auto kind = body.find("kind");
       if (kind != body.end() && kind->is_string() && *kind == "adjudication")
         require_adjudicator(v, "kind adjudication");
-      Db& db = open_db();
-      send_json(res, post_label_batched(db, v.name, body), 201);
+      Json written =
+          writes->submit([&](Db& db) { return append_label(db, taxonomy, v.name, body); });
+      send_json(res, written, 201);
     });
   }
 

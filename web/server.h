@@ -1,9 +1,11 @@
 // `convfail serve`: the web workbench over web/http_server.h (libmicrohttpd). Static assets
 // are compiled in (web/assets/, embedded like the schema migrations); the JSON API is
-// web/api.h. Each worker thread keeps its own database connection (WAL, busy timeout); label
-// posts are written by one thread at a time, in batches (group commit), so concurrent raters
-// never lose or duplicate a row. A post that finds the database locked by another process for
-// longer than `lock_wait_ms` is answered 503 with Retry-After (the page retries).
+// web/api.h. Each worker thread keeps its own database connection (WAL, busy timeout) for reads;
+// label posts go through core's write queue (core/write_queue.h): one writer thread and
+// connection, posts that arrive together committed in one transaction (group commit), so
+// concurrent raters never wait for each other's transactions nor lose or duplicate a row. A post
+// that finds the database locked by another process for longer than `lock_wait_ms`, or that has
+// no turn within twice that, is answered 503 with Retry-After (the page retries).
 #pragma once
 
 #include <cstddef>
