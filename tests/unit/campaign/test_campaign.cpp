@@ -234,7 +234,7 @@ TEST_CASE("campaign: another converter's issue is no candidate for a torch.onnx 
   CHECK_FALSE(torch_onnx_repos(db, test::taxonomy()));
 }
 
-TEST_CASE("campaign: a campaign's ONNX Runtime release is part of its key; old keys still resume") {
+TEST_CASE("campaign: a campaign's ONNX Runtime release is part of its key, old keys still resume") {
   test::TempDir dir;
   Db db(dir.file("c.db"));
   migrate(db);

@@ -150,7 +150,7 @@ TEST_CASE("campaign analysis: no operator stands out in a balanced campaign") {
   CHECK(md.find("No operator raises the odds of a failure") != std::string::npos);
 }
 
-TEST_CASE("campaign analysis: a missing campaign is an error; a broken row is left out, counted") {
+TEST_CASE("campaign analysis: a missing campaign is an error, a broken row is left out, counted") {
   test::TempDir dir;
   auto db = open_database(dir.file("c.db"));
   CHECK_THROWS_WITH_AS(analyse_campaign(*db, 5), doctest::Contains("campaign 5 not found"),

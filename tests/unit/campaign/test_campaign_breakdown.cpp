@@ -174,7 +174,7 @@ TEST_CASE("breakdown: a model's family from its source and name, or as stored") 
   CHECK(study_family("synthetic", "synthetic-n5-s1") == "synthetic");
 }
 
-TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown as said") {
+TEST_CASE("breakdown: stored tolerances and types round-trip, groups are shown as said") {
   test::TempDir dir;
   auto db = open_database(dir.file("c.db"));
   db->exec(
@@ -261,7 +261,7 @@ TEST_CASE("breakdown: stored tolerances and types round-trip; groups are shown a
   CHECK(analyse_campaign(*db, 1).breakdown.synthetic_without_dtypes == 1);
 }
 
-TEST_CASE("breakdown: not_run models apart with their reasons, in no group; harness notes kept") {
+TEST_CASE("breakdown: not_run models apart with their reasons, in no group, harness notes kept") {
   test::TempDir dir;
   auto db = open_database(dir.file("c.db"));
   db->exec(

@@ -110,7 +110,7 @@ TEST_CASE("shard: K/N is parsed strictly and the shards partition the plan") {
         json{{"index", 1}, {"count", 4}, {"plan_models", 23}});
 }
 
-TEST_CASE("shard: SLURM_ARRAY_TASK_ID/COUNT give K/N; half of them or junk is refused") {
+TEST_CASE("shard: SLURM_ARRAY_TASK_ID/COUNT give K/N, half of them or junk is refused") {
   std::map<std::string, std::string> env;
   fake_env = &env;
   CHECK_FALSE(shard_from_slurm(fake_getenv));
@@ -344,7 +344,7 @@ TEST_CASE("compare: linear in groups (each group's models found through one inde
   CHECK(t_large < 9 * std::max(t_small, 1e-3));
 }
 
-TEST_CASE("merge: shards become the whole plan's campaign, idempotently; another plan refused") {
+TEST_CASE("merge: shards become the whole plan's campaign, idempotently, another plan refused") {
   test::TempDir dir;
   json whole = {{"seed", 3}, {"models", 6}, {"ort", "1.20.1"}};
   auto shard_config = [&](int k) {

@@ -89,7 +89,7 @@ TEST_CASE("campaign lock: locks/ as a link is refused and its target's file left
   CHECK(slurp(victim) == "host file, unchanged");
 }
 
-TEST_CASE("campaign lock: a lock folder others can write is refused; convfail-data may be a link") {
+TEST_CASE("campaign lock: a lock folder others can write is refused, convfail-data may be a link") {
   test::TempDir t;
   std::string db = t.write("db", "x");
   fs::path lock = campaign_lock_path(db, 1);

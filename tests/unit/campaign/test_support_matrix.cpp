@@ -135,7 +135,7 @@ TEST_CASE("support: missing cells, the draw's pairs and the matrix's identity") 
   CHECK(n[kNoKernel] == 2);
 }
 
-TEST_CASE("support: cells stored per versions, replaced, forgotten; gaps across releases") {
+TEST_CASE("support: cells stored per versions, replaced, forgotten, gaps across releases") {
   test::TempDir dir;
   auto db = open_database(dir.file("s.db"));
   SupportVersions old{"1.13.1", "1.13.0", "1.14.0", kSyntheticGenerator};

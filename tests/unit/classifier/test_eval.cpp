@@ -43,7 +43,7 @@ TEST_CASE("eval: stage abstains as not_distinguishable") {
   CHECK(d.all.accuracy == doctest::Approx(2.0 / 3));
 }
 
-TEST_CASE("eval: gold CSV with quotes, folds and label names; errors name file:line") {
+TEST_CASE("eval: gold CSV with quotes, folds and label names, errors name file:line") {
   test::TempDir dir;
   auto path = dir.write("g.csv",
                         "repo,number,fold,symptom,cause,subtype,stage,title\n"

@@ -17,7 +17,7 @@ classifier::GoldItem item(const std::string& repo, std::int64_t number, int fold
 }
 }  // namespace
 
-TEST_CASE("eval --by-rule: precision, base rate and lift by hand; folds and unknown issues") {
+TEST_CASE("eval --by-rule: precision, base rate and lift by hand, folds and unknown issues") {
   classifier::GoldSet gold;
   gold.has_folds = true;
   gold.items = {item("a/b", 1, 0, "crash"), item("a/b", 2, 0, "crash"),

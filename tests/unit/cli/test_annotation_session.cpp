@@ -205,7 +205,7 @@ TEST_CASE("sample queue: reproducible, stratified by repository") {
   CHECK(stratified_sample(groups, 500, 1).size() == 100);
 }
 
-TEST_CASE("adjudicate: walks only disagreements; consensus = adjudication, else agreed value") {
+TEST_CASE("adjudicate: walks only disagreements, consensus = adjudication, else agreed value") {
   LabelingFixture f(3);
   auto label = [&](int issue, const char* who, labeling::LabelChoice c) {
     labeling::record_labels(*f.db, f.tax, f.issues[issue], who, c, "cli");

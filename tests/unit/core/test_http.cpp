@@ -13,7 +13,7 @@
 
 using namespace convfail;
 
-TEST_CASE("http: easy client returns status, lower-cased headers and body; reuses the handle") {
+TEST_CASE("http: easy client returns status, lower-cased headers and body, reuses the handle") {
   fake::FakeGitHub server({});
   http::Client client;
   http::Request req;
@@ -119,7 +119,7 @@ struct LimitsServer : test::LoopbackHttp {
 
 }  // namespace
 
-TEST_CASE("http: the body cap holds by Content-Length and while streaming; streamed bodies") {
+TEST_CASE("http: the body cap holds by Content-Length and while streaming, streamed bodies") {
   LimitsServer srv;
   http::Client client;
   for (const char* path : {"/big", "/big-chunked"}) {

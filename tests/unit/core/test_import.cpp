@@ -56,7 +56,7 @@ TEST_CASE("import: REST array, idempotent on re-import") {
   CHECK(fingerprint(*db) == before);
 }
 
-TEST_CASE("import: flattened JSONL with comments; newer updated_at replaces, older is ignored") {
+TEST_CASE("import: flattened JSONL with comments, newer updated_at replaces, older is ignored") {
   test::TempDir dir;
   auto db = open_database(dir.file("i.db"));
   std::string v1 = dir.write(

@@ -92,7 +92,7 @@ TEST_CASE("issue queries: show returns the thread with associations and timeline
   CHECK(!get_issue(*db, {"other/repo", 10}));
 }
 
-TEST_CASE("issue queries: a page of a filter by ids, counted in SQL; search pages the same way") {
+TEST_CASE("issue queries: a page of a filter by ids, counted in SQL, search pages the same way") {
   test::TempDir dir;
   auto db = fixture_db(dir);
   IssueFilter f;

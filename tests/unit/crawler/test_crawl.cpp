@@ -287,7 +287,7 @@ TEST_CASE("crawl: 403 with Retry-After waits as told") {
   CHECK(s.api.rate_limit_wait_s >= 1.0);
 }
 
-TEST_CASE("crawl: retries are bounded; the error names the URL and the next run resumes") {
+TEST_CASE("crawl: retries are bounded, the error names the URL and the next run resumes") {
   test::TempDir dir;
   fake::FakeGitHubOptions so;
   so.issues = 120;
@@ -450,7 +450,7 @@ TEST_CASE("crawl: an issue updated during the crawl neither hides another one no
   CHECK(dump(*db) == dump(*ref_db));
 }
 
-TEST_CASE("crawl: a renamed repository moves to its new name; the next run is not redirected") {
+TEST_CASE("crawl: a renamed repository moves to its new name, the next run is not redirected") {
   test::TempDir dir;
   fake::FakeGitHubOptions so;
   so.issues = 40;

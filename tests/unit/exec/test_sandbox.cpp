@@ -88,7 +88,7 @@ TEST_CASE("sandbox: file-size limit") {
   CHECK(std::filesystem::file_size(dir.file("big")) <= (1u << 20));
 }
 
-TEST_CASE("sandbox: no descriptors are inherited beyond the pipes; working dir is set") {
+TEST_CASE("sandbox: no descriptors are inherited beyond the pipes, working dir is set") {
   convfail::test::TempDir dir;
   int fd = open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
   REQUIRE(fd > 2);
@@ -221,7 +221,7 @@ TEST_CASE("sandbox: only the writable directory is writable, read-only paths are
   CHECK(m.error.find("nope") != std::string::npos);
 }
 
-TEST_CASE("sandbox: fresh /tmp, /dev/shm and /proc; nobody; no capabilities; seccomp refuses") {
+TEST_CASE("sandbox: fresh /tmp, /dev/shm and /proc, nobody, no capabilities, seccomp refuses") {
   REQUIRE(exec::sandbox_available());
   std::string marker = "convfail-unit-" + std::to_string(getpid());
   auto s = shell(
@@ -268,7 +268,7 @@ TEST_CASE("sandbox: fresh /tmp, /dev/shm and /proc; nobody; no capabilities; sec
         "ptrace -1 Operation not permitted\nkeyctl -1 Operation not permitted\n");
 }
 
-TEST_CASE("sandbox: RLIMIT_NPROC bounds a fork bomb; nothing outlives the run") {
+TEST_CASE("sandbox: RLIMIT_NPROC bounds a fork bomb, nothing outlives the run") {
   REQUIRE(exec::sandbox_available());
   exec::SandboxSpec s;
   s.argv = {"/usr/bin/python3", "-c",

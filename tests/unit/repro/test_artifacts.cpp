@@ -196,7 +196,7 @@ TEST_CASE("artifact scan: code blocks that export or build a model") {
   CHECK(blob[0].url == "https://github.com/o/r/blob/main/m.onnx?raw=true");
 }
 
-TEST_CASE("fetch: a model is stored by sha256; a redirect is followed") {
+TEST_CASE("fetch: a model is stored by sha256, a redirect is followed") {
   LoopbackServer srv;
   convfail::test::TempDir dir;
   auto r = fetch_url(srv.url("/hop"), dir.path().string(), quick());
@@ -423,7 +423,7 @@ TEST_CASE("unpack: a file then a folder of that name, a 300-byte name, a duplica
     CHECK(e.path().filename().string().find(".part-") == std::string::npos);
 }
 
-TEST_CASE("fetch batch: bad archives are their own errors; the same bytes are one shared folder") {
+TEST_CASE("fetch batch: bad archives are their own errors, the same bytes are one shared folder") {
   LoopbackServer srv;
   convfail::test::TempDir dir;
   convfail::Db db(dir.file("c.db"));

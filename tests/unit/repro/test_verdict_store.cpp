@@ -47,7 +47,7 @@ struct StoreFixture {
 
 }  // namespace
 
-TEST_CASE("verdict store: every column lands; empty text and unset numbers are NULL") {
+TEST_CASE("verdict store: every column lands, empty text and unset numbers are NULL") {
   StoreFixture f;
   RunVerdict v;
   v.model_path = "/store/abc";

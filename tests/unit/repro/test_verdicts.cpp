@@ -243,7 +243,7 @@ TEST_CASE("runner protocol: hello, bad request, crash and restart, timeout") {
   CHECK(runner.process_starts() == starts + 1);
 }
 
-TEST_CASE("reproduce: a model that floods memory is a crash verdict; the runner carries on") {
+TEST_CASE("reproduce: a model that floods memory is a crash verdict, the runner carries on") {
   exec::RunnerOptions ro;
   ro.limits.memory_bytes = 2ull << 30;
   exec::OrtRunner runner(ro);
