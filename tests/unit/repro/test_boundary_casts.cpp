@@ -12,6 +12,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "exec/tensor.h"
+#include "protobuf_files.h"
 #include "repro/boundary_casts.h"
 #include "repro/reproduce.h"
 #include "test_helpers.h"
@@ -20,6 +21,8 @@ using namespace convfail;
 using namespace convfail::repro;
 namespace fs = std::filesystem;
 using OnnxTensor = onnx::TensorProto;
+
+using convfail::test::save;
 
 namespace {
 
@@ -69,13 +72,6 @@ onnx::ModelProto add_one_model(int type) {
   value(g->add_output(), "y", type);
   value(g->add_output(), "k", OnnxTensor::INT64);
   return m;
-}
-
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const onnx::ModelProto& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
 }
 
 exec::Tensor tensor16(int type, std::vector<std::uint16_t> bits) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 
+#include "protobuf_files.h"
 #include "repro/reproduce.h"
 #include "test_helpers.h"
 
@@ -15,6 +16,8 @@ using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 namespace fs = std::filesystem;
+
+using convfail::test::save;
 
 namespace {
 
@@ -49,13 +52,6 @@ onnx::ModelProto add_model(const std::vector<std::int64_t>& dims, const std::str
     for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
   return m;
-}
-
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const onnx::ModelProto& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
 }
 
 }  // namespace

@@ -9,12 +9,15 @@
 
 #include "exec/compare.h"
 #include "exec/signature.h"
+#include "protobuf_files.h"
 #include "repro/reproduce.h"
 #include "test_helpers.h"
 
 using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
+
+using convfail::test::save;
 
 namespace {
 
@@ -48,13 +51,6 @@ onnx::ModelProto binary_model(const std::string& op, const std::string& domain =
   out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   out->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
   return m;
-}
-
-std::string save(const convfail::test::TempDir& dir, const std::string& name,
-                 const google::protobuf::Message& m) {
-  std::ofstream out(dir.file(name), std::ios::binary);
-  m.SerializeToOstream(&out);
-  return dir.file(name);
 }
 
 onnx::TensorProto proto(const std::string& name, std::vector<float> v) {
