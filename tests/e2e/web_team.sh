@@ -116,6 +116,9 @@ for pair in "bob:alice:$BOB" "alice:bob:$ALICE"; do
   expect_status 200 GET "/api/agreement?a=$me&b=classifier" "${H[@]}"
   expect_status 403 GET "/api/queue?mode=adjudicate&annotators=alice,bob" "${H[@]}"
   expect_status 403 GET "/api/queue?queue=disagreement" "${H[@]}"
+  # The questions of an adjudication read the first rater's cause: adjudicators only.
+  expect_status 403 GET "/api/issues/acme/conv/1/questions?mode=adjudicate&annotators=alice,bob" "${H[@]}"
+  expect_status 200 GET /api/issues/acme/conv/1/questions "${H[@]}"
   expect_status 200 GET "/api/queue?queue=unlabeled" "${H[@]}"
   json_check "d['annotator'] == '$me'"
   expect_status 200 GET /api/session "${H[@]}"
@@ -129,6 +132,7 @@ json_check 'set(d["current"]) == {"alice", "bob"}'
 expect_status 200 GET "/api/labels?repo=acme/conv&number=1&annotator=alice" "${C[@]}"
 expect_status 200 GET "/api/queue?mode=adjudicate&annotators=alice,bob" "${C[@]}"
 json_check '[i["number"] for i in d["items"]] == [1]'
+expect_status 200 GET "/api/issues/acme/conv/1/questions?mode=adjudicate&annotators=alice,bob" "${C[@]}"
 expect_status 201 POST /api/labels "${C[@]}" "${J[@]}" -d '{"repo":"acme/conv","number":1,"kind":"adjudication","dimension":"cause","value":"typo"}'
 json_check 'd["annotator"] == "carol"'
 expect_status 200 GET "/api/report?source=alice&compare=bob&format=json" "${C[@]}"
