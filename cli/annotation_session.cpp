@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "labeling/manual_labels.h"
+#include "labeling/question_order.h"
 
 namespace convfail::cli {
 
@@ -35,31 +36,31 @@ void AnnotationSession::replay() {
   }
 }
 
-std::optional<std::string> AnnotationSession::cause_for(std::size_t item) const {
+// What the session knows of an item: the cause answered for it in this session (a skipped
+// cause is none); adjudicating, when none is answered, the first compared annotator's cause.
+labeling::QuestionState AnnotationSession::question_state(std::size_t item) const {
+  labeling::QuestionState state{session_.items[item].dimensions, std::nullopt, std::nullopt};
   for (auto it = answers_.rbegin(); it != answers_.rend(); ++it)
-    if (it->item == item && it->dimension == "cause")
-      return it->kind == "skip" ? std::nullopt : it->value;
-  // Adjudication of a subtype where the cause is agreed: the first annotator's cause.
+    if (it->item == item && it->dimension == "cause") {
+      state.given_cause = it->kind == "skip" ? std::nullopt : it->value;
+      return state;
+    }
   if (!config_.compare.empty()) {
     labeling::ManualLabels store(db_);
-    return store.current(session_.items[item].issue_id, config_.compare.front(), "cause");
+    state.compared_cause =
+        store.current(session_.items[item].issue_id, config_.compare.front(), "cause");
   }
-  return std::nullopt;
+  return state;
 }
 
-std::vector<std::string> AnnotationSession::dimensions_for(std::size_t item) const {
-  const auto& asked = session_.items[item].dimensions;
-  std::vector<std::string> dims = asked.empty() ? labeling::manual_dimensions() : asked;
-  auto cause = cause_for(item);
-  bool has_subtypes = cause && !tax_.subtype_ids(*cause).empty();
-  if (!has_subtypes) dims.erase(std::remove(dims.begin(), dims.end(), "subtype"), dims.end());
-  return dims;
+std::vector<labeling::Question> AnnotationSession::questions_for(std::size_t item) const {
+  return labeling::item_questions(tax_, question_state(item));
 }
 
 AnnotationSession::Question AnnotationSession::first_question_from(std::size_t item) const {
   for (; item < session_.items.size(); ++item) {
-    auto dims = dimensions_for(item);
-    if (!dims.empty()) return {item, dims.front()};
+    auto questions = questions_for(item);
+    if (!questions.empty()) return {item, questions.front().dimension};
   }
   return {session_.items.size(), ""};
 }
@@ -68,9 +69,8 @@ AnnotationSession::Question AnnotationSession::next_question() const {
   if (answers_.empty()) return first_question_from(0);
   const Answer& last = answers_.back();
   if (last.kind == "skip") return first_question_from(last.item + 1);
-  auto dims = dimensions_for(last.item);
-  auto it = std::find(dims.begin(), dims.end(), last.dimension);
-  if (it != dims.end() && it + 1 != dims.end()) return {last.item, *(it + 1)};
+  if (auto next = labeling::dimension_after(questions_for(last.item), last.dimension))
+    return {last.item, *next};
   return first_question_from(last.item + 1);
 }
 
@@ -83,11 +83,9 @@ std::size_t AnnotationSession::done_items() const {
 }
 
 std::vector<std::string> AnnotationSession::choices(const Question& q) const {
-  if (q.dimension == "subtype") {
-    auto cause = cause_for(q.item);
-    return cause ? tax_.subtype_ids(*cause) : std::vector<std::string>{};
-  }
-  return tax_.label_ids(q.dimension);
+  for (const labeling::Question& asked : questions_for(q.item))
+    if (asked.dimension == q.dimension) return asked.choice_ids();
+  return {};
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include "core/taxonomy.h"
 #include "labeling/annotation_queue.h"
 #include "labeling/manual_labels.h"
+#include "labeling/question_order.h"
 
 namespace convfail::cli {
 
@@ -88,8 +89,9 @@ class AnnotationSession {
                                     labeling::ManualLabels& store, SessionSummary& summary);
   Question next_question() const;
   Question first_question_from(std::size_t item) const;
-  std::vector<std::string> dimensions_for(std::size_t item) const;
-  std::optional<std::string> cause_for(std::size_t item) const;
+  // The item's questions in order, by labeling's rule (labeling/question_order.h).
+  labeling::QuestionState question_state(std::size_t item) const;
+  std::vector<labeling::Question> questions_for(std::size_t item) const;
   std::vector<std::string> choices(const Question& q) const;
   std::size_t done_items() const;
 

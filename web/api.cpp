@@ -15,6 +15,7 @@
 #include "labeling/label_sets.h"
 #include "labeling/label_source.h"
 #include "labeling/manual_labels.h"
+#include "labeling/question_order.h"
 #include "labelsets/agreement_report.h"
 #include "labelsets/source_labels.h"
 #include "reports/render.h"
@@ -104,6 +105,24 @@ IssueRef issue_ref_of(const json& body) {
   }
 }
 
+// An issue the client names (path segments or parameters): 400 when the name is malformed.
+IssueRef client_issue_ref(const std::string& repo, const std::string& number) {
+  try {
+    return parse_issue_ref(repo + "#" + number);
+  } catch (const UsageError& e) {
+    throw HttpError(400, e.what());
+  }
+}
+
+// The stored issue's id: 404 when it is not stored.
+std::int64_t stored_issue_id(Db& db, const IssueRef& ref) {
+  try {
+    return require_issue(db, ref);
+  } catch (const UserError& e) {
+    throw HttpError(404, e.what());
+  }
+}
+
 std::optional<std::string> body_string(const json& body, const char* key) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::nullopt;
@@ -114,6 +133,11 @@ std::optional<std::string> body_string(const json& body, const char* key) {
     throw HttpError(400, std::string("body: \"") + key + "\" is not UTF-8");
   if (s.empty()) return std::nullopt;
   return s;
+}
+
+// A label as the page's pickers show it: id, title and its codebook entry.
+json codebook_json(const TaxonomyLabel& l) {
+  return {{"id", l.id}, {"title", l.title}, {"definition", l.definition}, {"example", l.example}};
 }
 
 }  // namespace
@@ -135,16 +159,10 @@ json session_json(Db& db, const Taxonomy& tax, const std::string& annotator, boo
     json labels = json::array();
     for (const TaxonomyLabel& l : d.labels) {
       json subs = json::array();
-      for (const TaxonomyLabel& s : l.subtypes)
-        subs.push_back({{"id", s.id},
-                        {"title", s.title},
-                        {"definition", s.definition},
-                        {"example", s.example}});
-      labels.push_back({{"id", l.id},
-                        {"title", l.title},
-                        {"definition", l.definition},
-                        {"example", l.example},
-                        {"subtypes", subs}});
+      for (const TaxonomyLabel& s : l.subtypes) subs.push_back(codebook_json(s));
+      json label = codebook_json(l);
+      label["subtypes"] = subs;
+      labels.push_back(label);
     }
     dims.push_back({{"id", d.id}, {"title", d.title}, {"labels", labels}});
   }
@@ -254,12 +272,7 @@ json issues_json(Db& db, const Taxonomy& tax, const Params& p) {
 
 json issue_json(Db& db, const Taxonomy& tax, const std::string& repo, const std::string& number,
                 const std::string& viewer, bool blind) {
-  IssueRef ref;
-  try {
-    ref = parse_issue_ref(repo + "#" + number);
-  } catch (const UsageError& e) {
-    throw HttpError(400, e.what());
-  }
+  IssueRef ref = client_issue_ref(repo, number);
   views::DossierOptions options;
   if (blind) options.blind_viewer = viewer;
   std::optional<views::IssueDossier> d = views::build_dossier(db, tax, ref, options);
@@ -271,18 +284,8 @@ json label_history_json(Db& db, const Params& p) {
   auto repo = param(p, "repo");
   auto number = param(p, "number");
   if (!repo || !number) throw HttpError(400, "repo and number needed");
-  IssueRef ref;
-  try {
-    ref = parse_issue_ref(*repo + "#" + *number);
-  } catch (const UsageError& e) {
-    throw HttpError(400, e.what());
-  }
-  std::int64_t id = 0;
-  try {
-    id = require_issue(db, ref);
-  } catch (const UserError& e) {
-    throw HttpError(404, e.what());
-  }
+  IssueRef ref = client_issue_ref(*repo, *number);
+  std::int64_t id = stored_issue_id(db, ref);
   labeling::ManualLabels store(db);
   json rows = json::array();
   for (const auto& r : store.history(id, param(p, "annotator")))
@@ -405,6 +408,46 @@ json queue_json(Db& db, const Taxonomy& tax, const std::string& rules_dir,
     s.reset();
   }
   return {{"mode", mode}, {"annotator", annotator}, {"items", out}};
+}
+
+json questions_json(Db& db, const Taxonomy& tax, const std::string& repo, const std::string& number,
+                    const std::string& viewer, const Params& p) {
+  std::string mode = param(p, "mode").value_or("annotate");
+  if (mode != "annotate" && mode != "adjudicate")
+    throw HttpError(400, "mode: annotate or adjudicate");
+  labeling::QuestionState state;
+  const auto& dims = labeling::manual_dimensions();
+  for (const std::string& dim : params(p, "dimensions")) {
+    if (std::find(dims.begin(), dims.end(), dim) == dims.end())
+      throw HttpError(400,
+                      "dimensions: symptom, cause, subtype or stage, got " + quoted_excerpt(dim));
+    state.asked.push_back(dim);
+  }
+  if (auto cause = param(p, "cause")) {
+    state.given_cause = tax.normalize_label("cause", *cause);
+    if (!state.given_cause) throw HttpError(400, "cause: unknown label " + quoted_excerpt(*cause));
+  }
+  std::vector<std::string> annotators = params(p, "annotators");
+  if (mode == "adjudicate" && annotators.size() < 2)
+    throw HttpError(400, "annotators: at least two, e.g. A,B");
+  IssueRef ref = client_issue_ref(repo, number);
+  std::int64_t id = stored_issue_id(db, ref);
+  labeling::ManualLabels store(db);
+  if (mode == "annotate" && !state.given_cause)
+    state.given_cause = store.current(id, viewer, "cause");
+  if (mode == "adjudicate") state.compared_cause = store.current(id, annotators.front(), "cause");
+  json questions = json::array();
+  for (const labeling::Question& q : labeling::item_questions(tax, state)) {
+    json choices = json::array();
+    for (const TaxonomyLabel* l : q.choices) choices.push_back(codebook_json(*l));
+    questions.push_back({{"dimension", q.dimension}, {"choices", choices}});
+  }
+  auto cause = labeling::subtype_cause(state);
+  return {{"repo", ref.repo},
+          {"number", ref.number},
+          {"mode", mode},
+          {"cause", cause ? json(*cause) : json()},
+          {"questions", questions}};
 }
 
 json agreement_json(Db& db, const Params& p) {

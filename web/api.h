@@ -70,6 +70,19 @@ nlohmann::json append_label(Db& db, const Taxonomy& tax, const std::string& anno
 nlohmann::json queue_json(Db& db, const Taxonomy& tax, const std::string& rules_dir,
                           const std::string& annotator, const Params& params);
 
+// GET /api/issues/{owner}/{repo}/{number}/questions: the questions of one queue item in the
+// order they are asked and the choices of each, by labeling's rule (labeling/question_order.h;
+// the page asks these, never derives them): {repo, number, mode, cause (the cause the subtype
+// question refers to, or null), questions: [{dimension, choices: [{id, title, definition,
+// example}]}]}. Parameters: dimensions (the queue item's, comma-separated; none: every manual
+// dimension), mode=annotate (default) or mode=adjudicate with annotators=A,B (as /api/queue),
+// cause (the cause given but not stored yet: the adjudication form's choice). The cause given
+// is `cause`, else, annotating, `viewer`'s current cause of the issue; adjudicating without
+// one, A's current cause is the one the subtype refers to.
+nlohmann::json questions_json(Db& db, const Taxonomy& tax, const std::string& repo,
+                              const std::string& number, const std::string& viewer,
+                              const Params& params);
+
 // GET /api/agreement?a=&b=[&dimension=]: `agreement --json` between any two label sources
 // (annotators, consensus, classifier[:RUN], hybrid[:ANNOTATOR]; labelsets::compute_agreement).
 nlohmann::json agreement_json(Db& db, const Params& params);

@@ -447,6 +447,20 @@ struct Server::Impl {
     });
   }
 
+  // The questions of a queue item (labeling's order): annotating, by the viewer's own cause;
+  // adjudicating (other raters' causes are read), adjudicators only.
+  void questions(const HttpRequest& req, HttpReply& res) {
+    const auto& at = req.path_params;
+    guard(res, [&] {
+      Viewer v = required_viewer(req);
+      if (req.param("mode") == "adjudicate") require_adjudicator(v, "mode adjudicate");
+      ReadSlot slot(*this);
+      Db& db = open_db();
+      send_json(res, questions_json(db, taxonomy, at.at("owner") + "/" + at.at("repo"),
+                                    at.at("number"), v.name, req.params));
+    });
+  }
+
   void label_history(const HttpRequest& req, HttpReply& res) {
     guard(res, [&] {
       Params asked = readable_history_params(viewer(req), req.params);
@@ -571,6 +585,7 @@ struct Server::Impl {
         {"POST", "/api/logout", to(&Impl::logout)},
         {"GET", "/api/issues", to(&Impl::issues)},
         {"GET", "/api/issues/{owner}/{repo}/{number}", to(&Impl::issue)},
+        {"GET", "/api/issues/{owner}/{repo}/{number}/questions", to(&Impl::questions)},
         {"GET", "/api/labels", to(&Impl::label_history)},
         {"POST", "/api/labels", to(&Impl::post_labels)},
         {"GET", "/api/queue", to(&Impl::queue_items)},

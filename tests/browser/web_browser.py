@@ -66,6 +66,13 @@ def answer(d, k, expect_after):
          f"after key {k!r}: {expect_after!r} (now {progress(d)!r})")
 
 
+def served_questions(d, ref, query=""):
+    """The server's questions of an issue (REF = OWNER/REPO/NUMBER) as the page's session asks them."""
+    return d.execute_async_script("""const done = arguments[arguments.length - 1];
+      fetch(arguments[0], {credentials: 'same-origin'}).then((r) => r.json()).then(done, (e) => done({error: String(e)}));""",
+                                  f"/api/issues/{ref}/questions{query}")
+
+
 def start_annotate(d, n_items):
     d.get(URL + "/#/annotate?queue=unlabeled&size=%d&go=1" % n_items)
     wait(d, lambda: progress(d).startswith("issue 1 of"), "annotation queue")
@@ -242,6 +249,18 @@ try:
         key(d2, "u")
         wait(d2, lambda: text_of(d2, "#last").startswith("undone") and "question 2 of 3" in progress(d2), f"undo {label}")
     print("keys:", " ".join(f"{k}={label}" for label, k in causes))
+    # A cause with subtypes: the subtype question follows, with exactly the server's choices.
+    key(d2, dict(causes)["type_problem"])
+    wait(d2, lambda: "question 3 of 4" in progress(d2), "the subtype question after type_problem")
+    ref = text_of(d2, "#last").split(" ")[0].replace("#", "/")
+    served = served_questions(d2, ref)
+    assert [q["dimension"] for q in served["questions"]] == ["symptom", "cause", "subtype", "stage"], served
+    assert text_of(d2, "#ask h2") == "subtype", text_of(d2, "#ask h2")
+    shown = [b.get_attribute("data-label") for b in d2.find_elements(By.CSS_SELECTOR, "#ask .options button")]
+    assert shown == [c["id"] for c in served["questions"][2]["choices"]] == ["node", "tensor", "conventional"], shown
+    key(d2, "u")
+    wait(d2, lambda: text_of(d2, "#last").startswith("undone") and "question 2 of 3" in progress(d2), "undo type_problem")
+    assert [q["dimension"] for q in served_questions(d2, ref)["questions"]] == ["symptom", "cause", "stage"]
     # Bob's own issue page: history, evidence and repro tables break no word in the middle.
     d2.get(URL + "/#/issue/acme/conv/1")
     wait(d2, lambda: d2.find_elements(By.CSS_SELECTOR, "#history tr td"), "bob's label history")
@@ -280,6 +299,20 @@ try:
     assert "acme/conv#2: symptom = wrong_model" in text_of(d2, "#last")
     rows = json.loads(cf("labels", "history", "acme/conv#2", "--annotator", "carol", "--json"))
     assert [(r["dimension"], r["kind"], r["value"], r["source"]) for r in rows] == [("symptom", "adjudication", "wrong_model", "web:adjudicate")], rows
+    # Subtypes in dispute (#3: alice type_problem/node, bob incompatibility/internal): the subtype
+    # choices are the server's, by the first rater's cause, then by the cause chosen, each time.
+    cf("label", "acme/conv#3", "--annotator", "alice", "--cause", "type_problem", "--subtype", "node")
+    cf("label", "acme/conv#3", "--annotator", "bob", "--cause", "incompatibility", "--subtype", "internal")
+    d2.get(URL + "/#/adjudicate?annotators=alice,bob&go=1")
+    d2.refresh()
+    wait(d2, lambda: text_of(d2, "#decision-form .progress").startswith("issue 1 of 1 · acme/conv#3"), "the subtype dispute")
+    subtypes = lambda: [o.get_attribute("value") for o in d2.find_elements(By.CSS_SELECTOR, '#adjudicate-form select[name="subtype"] option') if o.get_attribute("value")]
+    served = served_questions(d2, "acme/conv/3", "?mode=adjudicate&annotators=alice,bob&dimensions=symptom,cause,subtype")
+    assert served["cause"] == "type_problem" and subtypes() == [c["id"] for c in served["questions"][2]["choices"]], (served, subtypes())
+    cause = d2.find_element(By.CSS_SELECTOR, '#adjudicate-form select[name="cause"]')
+    for pick, want in [("incompatibility", ["internal", "external", "resource"]), ("shape_problem", []), ("type_problem", ["node", "tensor", "conventional"])]:
+        Select(cause).select_by_value(pick)
+        wait(d2, lambda: subtypes() == want, f"the subtypes of {pick}: {want} (shown {subtypes()})")
 
     cli = json.loads(cf("agreement", "--annotators", "alice,bob", "--json"))
     d2.get(URL + "/#/agreement?a=alice&b=bob")

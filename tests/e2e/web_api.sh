@@ -233,6 +233,36 @@ expect_status 400 GET '/api/queue?mode=adjudicate&annotators=ann' -H 'X-Convfail
 expect_status 200 GET '/api/queue?mode=adjudicate&annotators=ann,bob' -H 'X-Convfail-Annotator: judge'
 json_check 'd["items"] and d["items"][0]["number"] == 1 and "cause" in d["items"][0]["dimensions"]'
 
+# --- Questions: an item's questions in order with their choices, labeling's rule served to the
+# page (which asks, never derives them): subtype only when the cause has subtypes.
+Q=/api/issues/acme/conv/1/questions
+expect_status 401 GET "$Q"
+# ann's cause is type_problem (subtypes node, tensor, conventional): the subtype follows it.
+expect_status 200 GET "$Q" -H 'X-Convfail-Annotator: ann'
+json_check 'd["mode"] == "annotate" and d["cause"] == "type_problem" and [q["dimension"] for q in d["questions"]] == ["symptom", "cause", "subtype", "stage"]'
+json_check '[c["id"] for c in d["questions"][2]["choices"]] == ["node", "tensor", "conventional"] and all(c["title"] and c["definition"] for q in d["questions"] for c in q["choices"])'
+# A cause without subtypes, and no cause at all: no subtype question.
+expect_status 201 POST /api/labels -H 'X-Convfail-Annotator: cat' "${J[@]}" -d '{"repo":"acme/conv","number":1,"cause":"typo"}'
+expect_status 200 GET "$Q" -H 'X-Convfail-Annotator: cat'
+json_check 'd["cause"] == "typo" and [q["dimension"] for q in d["questions"]] == ["symptom", "cause", "stage"]'
+expect_status 200 GET "$Q" -H 'X-Convfail-Annotator: dan'
+json_check 'd["cause"] is None and [q["dimension"] for q in d["questions"]] == ["symptom", "cause", "stage"]'
+# The item's dimensions only, in their order.
+expect_status 200 GET "$Q?dimensions=stage,symptom" -H 'X-Convfail-Annotator: ann'
+json_check '[q["dimension"] for q in d["questions"]] == ["stage", "symptom"]'
+# Adjudicating: the first rater's cause, unless the form's cause is given.
+expect_status 200 GET "$Q?mode=adjudicate&annotators=ann,bob&dimensions=cause,subtype" -H 'X-Convfail-Annotator: judge'
+json_check 'd["cause"] == "type_problem" and [q["dimension"] for q in d["questions"]] == ["cause", "subtype"]'
+expect_status 200 GET "$Q?mode=adjudicate&annotators=bob,ann&dimensions=cause,subtype" -H 'X-Convfail-Annotator: judge'
+json_check 'd["cause"] == "incompatibility" and [c["id"] for c in d["questions"][1]["choices"]] == ["internal", "external", "resource"]'
+expect_status 200 GET "$Q?mode=adjudicate&annotators=ann,bob&dimensions=cause,subtype&cause=typo" -H 'X-Convfail-Annotator: judge'
+json_check 'd["cause"] == "typo" and [q["dimension"] for q in d["questions"]] == ["cause"]'
+for bad in 'dimensions=mood' 'cause=boom' 'mode=review' 'mode=adjudicate&annotators=ann'; do
+  expect_status 400 GET "$Q?$bad" -H 'X-Convfail-Annotator: judge'
+done
+expect_status 404 GET /api/issues/acme/conv/99/questions -H 'X-Convfail-Annotator: judge'
+expect_status 405 POST "$Q" -H 'X-Convfail-Annotator: judge'
+
 expect_status 200 GET '/api/agreement?a=r1&b=r2'
 cf agreement --annotators r1,r2 --json >"$T/agree.json"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$T/body" "$T/agree.json" ||

@@ -63,7 +63,10 @@ D=(-H "Authorization: Bearer $DAVE")
 # --- Sign-in: only a member's own token ----------------------------------------------------
 expect_status 403 GET /api/session
 expect_status 403 GET /api/session -H 'X-Convfail-Annotator: alice'
-expect_status 403 GET /api/session -H "Authorization: Bearer ${ALICE%?}0"
+# alice's token with its last digit changed (to 1 when it is 0: "${ALICE%?}0" was her own token
+# one time in 16).
+last=${ALICE: -1}
+expect_status 403 GET /api/session -H "Authorization: Bearer ${ALICE%?}$([ "$last" = 0 ] && echo 1 || echo 0)"
 expect_status 403 GET /api/session -H "Authorization: Bearer $(sqlite3 "$DB" "SELECT token_sha256 FROM team_members WHERE name='alice'")"
 expect_status 303 GET "/?token=$ALICE"
 grep -qi "^set-cookie: convfail_token=$ALICE; Path=/; HttpOnly; SameSite=Strict" "$T/headers" ||
@@ -116,6 +119,9 @@ for pair in "bob:alice:$BOB" "alice:bob:$ALICE"; do
   expect_status 200 GET "/api/agreement?a=$me&b=classifier" "${H[@]}"
   expect_status 403 GET "/api/queue?mode=adjudicate&annotators=alice,bob" "${H[@]}"
   expect_status 403 GET "/api/queue?queue=disagreement" "${H[@]}"
+  # The questions of an adjudication read the first rater's cause: adjudicators only.
+  expect_status 403 GET "/api/issues/acme/conv/1/questions?mode=adjudicate&annotators=alice,bob" "${H[@]}"
+  expect_status 200 GET /api/issues/acme/conv/1/questions "${H[@]}"
   expect_status 200 GET "/api/queue?queue=unlabeled" "${H[@]}"
   json_check "d['annotator'] == '$me'"
   expect_status 200 GET /api/session "${H[@]}"
@@ -129,6 +135,7 @@ json_check 'set(d["current"]) == {"alice", "bob"}'
 expect_status 200 GET "/api/labels?repo=acme/conv&number=1&annotator=alice" "${C[@]}"
 expect_status 200 GET "/api/queue?mode=adjudicate&annotators=alice,bob" "${C[@]}"
 json_check '[i["number"] for i in d["items"]] == [1]'
+expect_status 200 GET "/api/issues/acme/conv/1/questions?mode=adjudicate&annotators=alice,bob" "${C[@]}"
 expect_status 201 POST /api/labels "${C[@]}" "${J[@]}" -d '{"repo":"acme/conv","number":1,"kind":"adjudication","dimension":"cause","value":"typo"}'
 json_check 'd["annotator"] == "carol"'
 expect_status 200 GET "/api/report?source=alice&compare=bob&format=json" "${C[@]}"

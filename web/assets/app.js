@@ -433,25 +433,13 @@ async function viewAnnotate(params, mode) {
   await showQuestion();
 }
 
-// The questions of the current item: its dimensions, subtype only when the cause has subtypes.
-function questionsOf(item, current) {
-  const dims = item.dimensions.length ? item.dimensions : state.session.manual_dimensions;
-  return dims.filter((d) => {
-    if (d !== 'subtype') return true;
-    const cause = current.cause;
-    const l = cause && dimension('cause').labels.find((x) => x.id === cause);
-    return !!(l && l.subtypes.length);
-  });
-}
-
-// [id, title, definition, example] of each choice (the codebook comes with /api/session).
-function optionsOf(dim, current) {
-  const row = (l) => [l.id, l.title, l.definition || '', l.example || ''];
-  if (dim === 'subtype') {
-    const l = dimension('cause').labels.find((x) => x.id === current.cause);
-    return l ? l.subtypes.map(row) : [];
-  }
-  return dimension(dim).labels.map(row);
+// The questions of a queue item in the order they are asked, with the choices of each
+// ({id, title, definition, example}): the server's answer (labeling's order: subtype only when
+// the cause has subtypes), never derived here. `extra`: mode, annotators, cause (adjudicate).
+async function questionsOf(item, extra) {
+  const asked = { dimensions: item.dimensions.join(',') };
+  const r = await api(`/api/issues/${item.repo}/${item.number}/questions?` + query(Object.assign(asked, extra || {})));
+  return r.questions;
 }
 
 // The key of the i-th choice: 1-9, 0, then letters other than the command keys (s, u, n).
@@ -468,22 +456,20 @@ async function showQuestion() {
   }
   const item = a.items[a.item];
   // Blind labeling: only the adjudicate view asks for the other raters' labels (blind=0).
+  // The questions depend on the answers stored so far (the cause): asked again with the issue.
   if (!a.issue || a.issue.repo !== item.repo || a.issue.number !== item.number)
-    a.issue = await api(`/api/issues/${item.repo}/${item.number}`);
+    [a.issue, a.questions] = await Promise.all([api(`/api/issues/${item.repo}/${item.number}`), questionsOf(item)]);
   const d = a.issue;
-  const mine = (d.current[state.session.annotator] || {});
-  const current = {};
-  for (const [dim, v] of Object.entries(mine)) if (v.value) current[dim] = v.value;
-  const questions = questionsOf(item, current);
+  const questions = a.questions;
   if (a.step >= questions.length) { a.item += 1; a.step = 0; a.issue = null; return showQuestion(); }
-  const dim = questions[a.step];
-  const options = optionsOf(dim, current);
+  const dim = questions[a.step].dimension;
+  const options = questions[a.step].choices.map((c) => [c.id, c.title, c.definition || '', c.example || '']);
   let suggestion = null;
   if (d.classifier && d.classifier.dimensions[dim === 'subtype' ? 'cause' : dim]) {
     const c = d.classifier.dimensions[dim === 'subtype' ? 'cause' : dim];
     suggestion = dim === 'subtype' ? c.subtype : c.label;
   }
-  a.current = { dim, options, suggestion, item, questions };
+  a.current = { dim, options, suggestion, item };
   const box = el('div', { class: 'ask', id: 'ask' },
     el('div', { class: 'progress' }, `issue ${a.item + 1} of ${a.items.length} · question ${a.step + 1} of ${questions.length}`),
     el('h2', {}, `${dim}`),
@@ -593,11 +579,11 @@ async function viewAdjudicate(params) {
   await showDispute();
 }
 
-// The choices of a dimension: [id, title]; subtypes of `cause` only.
-function choicesOf(dim, cause) {
-  if (dim !== 'subtype') return dimension(dim).labels.map((l) => [l.id, l.title]);
-  const l = dimension('cause').labels.find((x) => x.id === cause);
-  return l ? l.subtypes.map((x) => [x.id, x.title]) : [];
+// The choices of a dimension among the server's questions: [id, title]; none when it asks no
+// such question (the subtype of a cause without subtypes).
+function choicesOf(questions, dim) {
+  const q = questions.find((x) => x.dimension === dim);
+  return q ? q.choices.map((c) => [c.id, c.title]) : [];
 }
 
 function decisionSelect(dim, choices, picks, current) {
@@ -621,33 +607,34 @@ async function showDispute() {
     return;
   }
   const item = a.items[a.item];
-  const d = await api(`/api/issues/${item.repo}/${item.number}?blind=0`);
+  // The questions of the adjudication: the subtype's cause is the one chosen here, else the
+  // first rater's (the server's rule, as the terminal's adjudicate).
+  const rated = { mode: 'adjudicate', annotators: a.raters.join(',') };
+  const [d, questions] = await Promise.all([api(`/api/issues/${item.repo}/${item.number}?blind=0`), questionsOf(item, rated)]);
   const disputed = item.dimensions.length ? item.dimensions : s.manual_dimensions;
   const valueOf = (who, dim) => ((d.current[who] || {})[dim] || {}).value || null;
   const table = el('table', { id: 'adjudicate-form' },
     el('tr', {}, el('th', {}, 'dimension'), a.raters.map((r) => el('th', { class: 'rater' }, r)), el('th', {}, 'your decision')));
-  const causeOf = () => { const c = table.querySelector('select[name=cause]'); return c ? c.value : valueOf(a.raters[0], 'cause'); };
   for (const dim of s.manual_dimensions) {
     const picks = a.raters.map((r) => [r, valueOf(r, dim)]);
     const open = disputed.includes(dim);
     if (!open && picks.every(([, v]) => v === null)) continue;  // e.g. no subtype for this cause
     const cells = picks.map(([, v]) => el('td', { class: open ? 'diff' : null }, v ? labelTitle(dim, v) : '–'));
-    let decision;
-    if (!open) decision = el('td', { class: 'muted' }, 'agreed');
-    else {
-      const raterCauses = [...new Set(a.raters.map((r) => valueOf(r, 'cause')).filter(Boolean))];
-      const choices = dim === 'subtype' ? raterCauses.flatMap((c) => choicesOf('subtype', c)) : choicesOf(dim);
-      decision = el('td', {}, decisionSelect(dim, choices, picks, null));
-    }
+    const decision = open ? el('td', {}, decisionSelect(dim, choicesOf(questions, dim), picks, null)) : el('td', { class: 'muted' }, 'agreed');
     table.appendChild(el('tr', { 'data-dimension': dim }, el('th', { scope: 'row' }, dim), cells, decision));
   }
-  // The subtype choices follow the cause chosen.
+  // The subtype choices follow the cause chosen: the server's questions given that cause (a
+  // decision is saved once they are in).
   const causeSelect = table.querySelector('select[name=cause]');
-  const subSelect = table.querySelector('select[name=subtype]');
-  if (causeSelect && subSelect)
+  let choicesReady = Promise.resolve();
+  if (causeSelect && table.querySelector('select[name=subtype]'))
     causeSelect.addEventListener('change', () => {
-      const picks = a.raters.map((r) => [r, valueOf(r, 'subtype')]);
-      subSelect.replaceWith(decisionSelect('subtype', choicesOf('subtype', causeOf()), picks, null));
+      const cause = causeSelect.value;
+      choicesReady = questionsOf(item, Object.assign({ cause }, rated)).then((asked) => {
+        if (causeSelect.value !== cause) return;  // changed again meanwhile: that answer follows
+        const picks = a.raters.map((r) => [r, valueOf(r, 'subtype')]);
+        table.querySelector('select[name=subtype]').replaceWith(decisionSelect('subtype', choicesOf(asked, 'subtype'), picks, null));
+      }, (e) => showError(e.message));
     });
   const note = el('input', { id: 'note', name: 'note', placeholder: 'why (optional)', maxlength: '2000' });
   const form = el('form', { id: 'decision-form', class: 'ask' },
@@ -659,6 +646,7 @@ async function showDispute() {
     last);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    await choicesReady;
     const body = { repo: item.repo, number: item.number, kind: 'adjudication' };
     const missing = [];
     for (const sel of form.querySelectorAll('select.decision')) {

@@ -142,6 +142,56 @@ TEST_CASE("web: the issue JSON is blind by default (the viewer's labels only)") 
   CHECK(all["history"].size() == 3);
 }
 
+TEST_CASE("web: an item's questions are labeling's, by the stored cause or the first rater's") {
+  LabelingFixture f(1);
+  auto questions = [&](const std::string& viewer, const web::Params& p) {
+    return web::questions_json(*f.db, f.tax, "acme/conv", "1", viewer, p);
+  };
+  auto dims = [](const Json& j) {
+    std::vector<std::string> out;
+    for (const Json& q : j["questions"]) out.push_back(q["dimension"]);
+    return out;
+  };
+  using Strings = std::vector<std::string>;
+  // No cause stored: no subtype question; every question with the taxonomy's choices.
+  Json j = questions("ann", {});
+  CHECK(j["mode"] == "annotate");
+  CHECK(j["cause"].is_null());
+  CHECK(dims(j) == Strings{"symptom", "cause", "stage"});
+  CHECK(j["questions"][1]["choices"].size() == f.tax.label_ids("cause").size());
+  CHECK(j["questions"][0]["choices"][0]["title"] == f.tax.dimension("symptom").labels[0].title);
+  // The viewer's own stored cause decides: with subtypes, the subtype follows it.
+  web::post_label(*f.db, f.tax, "ann",
+                  {{"repo", "acme/conv"}, {"number", 1}, {"cause", "type_problem"}});
+  web::post_label(*f.db, f.tax, "bob", {{"repo", "acme/conv"}, {"number", 1}, {"cause", "typo"}});
+  j = questions("ann", {});
+  CHECK(j["cause"] == "type_problem");
+  CHECK(dims(j) == Strings{"symptom", "cause", "subtype", "stage"});
+  Strings subs;
+  for (const Json& c : j["questions"][2]["choices"]) subs.push_back(c["id"]);
+  CHECK(subs == f.tax.subtype_ids("type_problem"));
+  CHECK(dims(questions("bob", {})) == Strings{"symptom", "cause", "stage"});  // typo: none
+  CHECK(dims(questions("ann", {{"dimensions", "stage,symptom"}})) == Strings{"stage", "symptom"});
+  // Adjudicating: the first rater's cause unless the form's cause is given.
+  web::Params adj = {
+      {"mode", "adjudicate"}, {"annotators", "ann,bob"}, {"dimensions", "cause,subtype"}};
+  j = questions("carol", adj);
+  CHECK(j["cause"] == "type_problem");
+  CHECK(dims(j) == Strings{"cause", "subtype"});
+  adj.emplace("cause", "typo");
+  CHECK(dims(questions("carol", adj)) == Strings{"cause"});
+  adj = {{"mode", "adjudicate"}, {"annotators", "bob,ann"}, {"dimensions", "cause,subtype"}};
+  CHECK(dims(questions("carol", adj)) == Strings{"cause"});
+  // Refused: an unknown dimension, cause or mode, one rater, an issue not stored.
+  for (const web::Params& bad :
+       std::vector<web::Params>{{{"dimensions", "colour"}},
+                                {{"cause", "no_such_cause"}},
+                                {{"mode", "review"}},
+                                {{"mode", "adjudicate"}, {"annotators", "ann"}}})
+    CHECK_THROWS_AS(questions("ann", bad), web::HttpError);
+  CHECK_THROWS_AS(web::questions_json(*f.db, f.tax, "acme/conv", "9", "ann", {}), web::HttpError);
+}
+
 TEST_CASE("web: the route table answers its routes, 405 with Allow, and 404") {
   std::vector<std::string> ran;
   auto h = [&](const char* name) {
