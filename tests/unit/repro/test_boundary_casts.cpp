@@ -21,8 +21,6 @@ using namespace convfail::repro;
 namespace fs = std::filesystem;
 using OnnxTensor = onnx::TensorProto;
 
-using convfail::test::save;
-
 namespace {
 
 void value(onnx::ValueInfoProto* v, const std::string& name, int type) {

@@ -16,8 +16,6 @@ using namespace convfail::repro;
 using namespace convfail::exec;
 namespace fs = std::filesystem;
 
-using convfail::test::save;
-
 namespace {
 
 // y = Add(x, w): x fed with `dims`, w an initializer (external data at `location` when given).

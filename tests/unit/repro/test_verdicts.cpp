@@ -16,8 +16,6 @@ using namespace convfail;
 using namespace convfail::repro;
 using namespace convfail::exec;
 
-using convfail::test::save;
-
 namespace {
 
 // y = op(a, b) over float[2].
