@@ -219,12 +219,59 @@ std::deque<Checked> check_files(const std::vector<std::string>& paths, const Imp
   return kept;
 }
 
+// The WAL checkpoints of an import (kImportCheckpointBytes): while it lives, a WAL hook counts the
+// WAL's pages after each commit instead of SQLite's automatic checkpoint, restored at the end.
+class Checkpoints {
+ public:
+  explicit Checkpoints(Db& db)
+      : db_(db),
+        autocheckpoint_(static_cast<int>(db.scalar("PRAGMA wal_autocheckpoint"))),
+        page_size_(static_cast<std::size_t>(db.scalar("PRAGMA page_size"))) {
+    sqlite3_wal_hook(db_.handle(), &Checkpoints::on_commit, this);
+  }
+  ~Checkpoints() { sqlite3_wal_autocheckpoint(db_.handle(), autocheckpoint_); }
+  Checkpoints(const Checkpoints&) = delete;
+  Checkpoints& operator=(const Checkpoints&) = delete;
+
+  // Between slices: a checkpoint once the WAL has grown by kImportCheckpointBytes.
+  void maybe() {
+    if (static_cast<std::size_t>(pages_ - backfilled_) * page_size_ >= kImportCheckpointBytes)
+      now();
+  }
+  // A passive checkpoint (SQLITE_BUSY, another checkpoint running, is no error: it copies too).
+  void now() {
+    int log = 0, copied = 0;
+    int rc =
+        sqlite3_wal_checkpoint_v2(db_.handle(), "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) db_.fail("checkpoint");
+    backfilled_ = copied > 0 ? copied : 0;
+  }
+
+ private:
+  static int on_commit(void* self, sqlite3*, const char*, int pages) {
+    auto* c = static_cast<Checkpoints*>(self);
+    if (pages < c->backfilled_) c->backfilled_ = 0;  // the WAL started again from its beginning
+    c->pages_ = pages;
+    return SQLITE_OK;
+  }
+
+  Db& db_;
+  int autocheckpoint_;
+  std::size_t page_size_;
+  int pages_ = 0, backfilled_ = 0;  // WAL pages after the last commit; of them, checkpointed
+};
+
 // The second pass: the records written a slice at a time, each slice one transaction.
 class SliceWriter {
  public:
   SliceWriter(Db& db, IssueStore& store, const std::vector<std::string>& paths,
-              const ImportOptions& options, ImportCounts& counts)
-      : db_(db), store_(store), paths_(paths), options_(options), counts_(counts) {}
+              const ImportOptions& options, ImportCounts& counts, Checkpoints& checkpoints)
+      : db_(db),
+        store_(store),
+        paths_(paths),
+        options_(options),
+        counts_(counts),
+        checkpoints_(checkpoints) {}
 
   void add(Checked&& checked) {
     pending_.push_back(std::move(checked));
@@ -256,6 +303,7 @@ class SliceWriter {
     double next = took > 0 ? static_cast<double>(slice_) * target / took : kImportSliceMaxIssues;
     slice_ =
         std::clamp(static_cast<std::size_t>(next), kImportSliceMinIssues, kImportSliceMaxIssues);
+    checkpoints_.maybe();  // outside the slice: its time is not the slice's
   }
 
  private:
@@ -264,6 +312,7 @@ class SliceWriter {
   const std::vector<std::string>& paths_;
   const ImportOptions& options_;
   ImportCounts& counts_;
+  Checkpoints& checkpoints_;
   std::vector<Checked> pending_;
   std::size_t slice_ = kImportSliceMinIssues;  // objects of the next slice
   std::map<std::size_t, std::int64_t> in_file_;
@@ -357,7 +406,8 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
   IssueStore store(db);
   store.set_limits(options.limits);
   store.begin_bulk();
-  SliceWriter writer(db, store, paths, options, counts);
+  Checkpoints checkpoints(db);
+  SliceWriter writer(db, store, paths, options, counts, checkpoints);
   for (; !kept.empty(); kept.pop_front()) writer.add(std::move(kept.front()));
   // The objects the first pass did not keep: parsed again.
   for (std::size_t f = resume.file; f < paths.size(); ++f) {
@@ -369,6 +419,7 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
     }
   }
   writer.write();
+  checkpoints.now();  // the rest of the WAL: the import does it, not whoever closes the database
   return counts;
 }
 
