@@ -187,6 +187,9 @@ std::string format_iso8601(std::int64_t epoch) {
 
 std::optional<std::string> utc_time(std::string_view text) {
   std::optional<std::int64_t> t = parse_iso8601(text);
+  // Already canonical (GitHub's own form), a second below 60: the text is what formatting gives.
+  if (t && text.size() == 20 && text[10] == 'T' && text[19] == 'Z' && text[17] < '6')
+    return std::string(text);
   if (!t && text.size() == 10) t = parse_iso8601(std::string(text) + "T00:00:00Z");
   if (!t) return std::nullopt;
   return format_iso8601(*t);

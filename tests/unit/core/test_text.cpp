@@ -55,6 +55,17 @@ TEST_CASE("text: parse_iso8601 rejects what is not a time") {
   }
 }
 
+TEST_CASE("text: utc_time keeps canonical times and rewrites the others") {
+  CHECK(utc_time("2024-01-02T01:04:05Z") == "2024-01-02T01:04:05Z");
+  CHECK(utc_time("2024-01-02T01:04:60Z") == "2024-01-02T01:05:00Z");  // a leap second, folded
+  CHECK(utc_time("2024-01-02t01:04:05z") == "2024-01-02T01:04:05Z");
+  CHECK(utc_time("2024-01-02 01:04:05Z") == "2024-01-02T01:04:05Z");
+  CHECK(utc_time("2024-01-02T03:04:05+02:00") == "2024-01-02T01:04:05Z");
+  CHECK(utc_time("2024-01-02") == "2024-01-02T00:00:00Z");
+  CHECK_FALSE(utc_time("2023-02-29T00:00:00Z"));
+  CHECK_FALSE(utc_time("2024-01-02T01:04:05Y"));
+}
+
 TEST_CASE("text: format_iso8601 is UTC and round-trips") {
   CHECK(format_iso8601(0) == "1970-01-01T00:00:00Z");
   CHECK(format_iso8601(1704157445) == "2024-01-02T01:04:05Z");
