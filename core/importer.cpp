@@ -390,7 +390,6 @@ ImportCounts import_files(Db& db, const std::vector<std::string>& paths,
   // give this import up to 256 MiB of cache (allocated only as used), then restore the setting.
   std::int64_t cache = db.scalar("PRAGMA cache_size");
   db.exec("PRAGMA cache_size=-262144");
-  db.exec("PRAGMA temp.cache_size=-262144");  // the bulk staging tables (issue_store.h)
   struct RestoreCache {
     Db& db;
     std::int64_t value;

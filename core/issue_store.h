@@ -68,13 +68,16 @@ class IssueStore {
   std::optional<std::int64_t> find_issue(const std::string& repo, std::int64_t number);
 
   // Bulk mode, for a caller that writes in transactions (the importer): new issues and their
-  // labels, comments and events are staged in TEMP tables and moved into the store by flush()
-  // with one INSERT ... SELECT per table, every `batch` issues. Row-by-row inserts would make
-  // FTS5 flush its index at every statement (it syncs on each statement savepoint), which cost
-  // ~80% of import time. The caller MUST call flush() before each commit. The statements of
-  // both are prepared once and reused by every batch.
+  // labels, comments and events wait in memory (copied) and are moved into the store by flush()
+  // with one INSERT ... SELECT per table, every `batch` issues, from a virtual table of this
+  // connection that reads them (convfail_pending). Row-by-row inserts would make FTS5 flush its
+  // index at every statement (it syncs on each statement savepoint), which cost ~80% of import
+  // time. The caller MUST call flush() before each commit. The statements are prepared once and
+  // reused by every batch.
   void begin_bulk(std::size_t batch = 20000);
   void flush();
+  // Issues waiting for flush().
+  std::size_t pending() const;
 
  private:
   struct Staging;
