@@ -292,18 +292,22 @@ class SliceWriter {
     }
     store_.flush();
     tx.commit();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+    // At once, before anything else: a writer that waited for this slice (a label post of serve)
+    // then finds the checkpoint running and leaves it to us, instead of running it itself after
+    // its own commit (SQLite's automatic checkpoint), which made the post wait for it. Not in
+    // `took`: the slice's lock is released.
+    checkpoints_.maybe();
     ++counts_.transactions;
     counts_.largest_transaction =
         std::max(counts_.largest_transaction, static_cast<std::int64_t>(pending_.size()));
     pending_.clear();
     // The next slice holds as many objects as kImportSlice of writing took (issues with long
     // threads cost more), within [kImportSliceMinIssues, kImportSliceMaxIssues].
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
     double target = std::chrono::duration<double>(kImportSlice).count();
     double next = took > 0 ? static_cast<double>(slice_) * target / took : kImportSliceMaxIssues;
     slice_ =
         std::clamp(static_cast<std::size_t>(next), kImportSliceMinIssues, kImportSliceMaxIssues);
-    checkpoints_.maybe();  // outside the slice: its time is not the slice's
   }
 
  private:
