@@ -22,10 +22,8 @@ namespace {
 std::vector<const TaxonomyLabel*> subtypes_of(const Taxonomy& tax,
                                               const std::optional<std::string>& cause) {
   std::vector<const TaxonomyLabel*> out;
-  if (!cause || !tax.has_dimension("cause")) return out;
-  for (const TaxonomyLabel& l : tax.dimension("cause").labels)
-    if (l.id == *cause)
-      for (const TaxonomyLabel& s : l.subtypes) out.push_back(&s);
+  if (const TaxonomyLabel* c = cause ? tax.find_label("cause", *cause) : nullptr)
+    for (const TaxonomyLabel& s : c->subtypes) out.push_back(&s);
   return out;
 }
 
